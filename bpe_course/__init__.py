@@ -1,0 +1,41 @@
+"""bpe_course: the public library the course notebooks import.
+
+It holds what the lessons show but do not ask students to write: the GPT-2-style
+pre-tokenizer, a demonstration BPE engine, compression measurements, the course texts,
+vectorized pair counting, the "Watch it learn" widget and the plots. The exercise answers are
+not here; students write those.
+"""
+
+from bpe_course.compression import CompressionCurve, bytes_per_token, compression_curve
+from bpe_course.counting import byte_pair_counts
+from bpe_course.display import show_pair, show_tokens, visible
+from bpe_course.engine import ChunkTable, Encoder, Merge, Trainer, learn_merges
+from bpe_course.pretokenize import GPT2_PATTERN, chunk_counts, pretokenize
+from bpe_course.texts import (
+    COURSE_TEXT,
+    load_text,
+    shakespeare_text,
+    split_train_heldout,
+)
+
+__all__ = [
+    "COURSE_TEXT",
+    "GPT2_PATTERN",
+    "ChunkTable",
+    "CompressionCurve",
+    "Encoder",
+    "Merge",
+    "Trainer",
+    "byte_pair_counts",
+    "bytes_per_token",
+    "chunk_counts",
+    "compression_curve",
+    "learn_merges",
+    "load_text",
+    "pretokenize",
+    "shakespeare_text",
+    "show_pair",
+    "show_tokens",
+    "split_train_heldout",
+    "visible",
+]

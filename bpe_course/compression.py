@@ -1,0 +1,81 @@
+"""Compression, in bytes per token, and how it moves as a merge table grows.
+
+ρ (rho) is the number of UTF-8 bytes of a text divided by the number of tokens it encodes
+to: higher means each token carries more text. The curve function trains on one text and
+measures ρ on it and on held-out text after every merge, the picture of a tokenizer that
+overfits its training data. Plotting lives in ``bpe_course.plots``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from tqdm.auto import tqdm
+
+from bpe_course.engine import ChunkTable, Encoder, Pair, Trainer
+from bpe_course.pretokenize import chunk_counts
+
+
+def bytes_per_token(text: str, merges: Sequence[Pair]) -> float:
+    """ρ of ``text`` encoded with ``merges``: UTF-8 bytes divided by tokens."""
+    tokens = Encoder(merges).encode(text)
+    if not tokens:
+        raise ValueError("the text is empty, so it has no tokens to measure; pass some text")
+    return len(text.encode("utf-8")) / len(tokens)
+
+
+@dataclass
+class CompressionCurve:
+    """ρ after 0, 1, 2, … merges: ``train_rho[k]`` and ``heldout_rho[k]`` after ``k`` merges."""
+
+    merges: list[Pair] = field(default_factory=list)
+    train_rho: list[float] = field(default_factory=list)
+    heldout_rho: list[float] = field(default_factory=list)
+
+    @property
+    def num_merges(self) -> int:
+        return len(self.merges)
+
+
+def compression_curve(
+    train_text: str,
+    heldout_text: str,
+    num_merges: int | None = None,
+    progress: bool = True,
+) -> CompressionCurve:
+    """Train on ``train_text`` and record ρ on both texts after every merge.
+
+    ``num_merges=None`` goes on until every training chunk is a single token. The held-out
+    side replays each merge as it is learned, which encodes it exactly as ``Encoder`` would,
+    at the cost of touching only the chunks the merge changes.
+    """
+    for name, text in (("train_text", train_text), ("heldout_text", heldout_text)):
+        if not isinstance(text, str) or not text:
+            raise ValueError(f"{name} must be a non-empty str")
+    trainer = Trainer(chunk_counts(train_text))
+    heldout = ChunkTable(chunk_counts(heldout_text))
+    train_bytes = len(train_text.encode("utf-8"))
+    heldout_bytes = len(heldout_text.encode("utf-8"))
+    curve = CompressionCurve()
+
+    def record() -> None:
+        curve.train_rho.append(train_bytes / trainer.total_tokens)
+        curve.heldout_rho.append(heldout_bytes / heldout.total_tokens)
+
+    # Each merge shortens at least one distinct chunk, so this bounds the merges to come.
+    bound = sum(len(symbols) - 1 for symbols in trainer.symbols)
+    total = bound if num_merges is None else min(num_merges, bound)
+    record()
+    with tqdm(total=total, desc="merges", unit="merge", disable=not progress) as bar:
+        while num_merges is None or curve.num_merges < num_merges:
+            merge = trainer.step()
+            if merge is None:
+                break
+            heldout.apply(merge.pair)
+            curve.merges.append(merge.pair)
+            record()
+            bar.update()
+        bar.total = bar.n
+        bar.refresh()
+    return curve

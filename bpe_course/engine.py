@@ -1,0 +1,181 @@
+"""A small BPE engine for the course's demonstrations: the widget, the curve, the timings.
+
+It trains one merge at a time with counts kept up to date (so a widget can step quickly and
+show the competing candidates), replays a merge table on other text, and encodes text by
+merge rank. It is deliberately separate from the exercises: students write their own
+``train_bpe`` and ``encode_bpe``; the lessons use this engine to show what those functions do
+at a scale where the naive loop would be slow.
+
+>>> trainer = Trainer({"tea": 6, "teas": 2, "eat": 5, "eats": 3, "seat": 4, "set": 3})
+>>> trainer.total_tokens
+78
+>>> trainer.step()
+Merge(rank=0, pair=('e', 'a'), count=20)
+>>> trainer.total_tokens
+58
+>>> Encoder([("e", "a"), ("ea", "t"), ("t", "ea"), ("s", "eat")]).encode_chunk("seats")
+['seat', 's']
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable, Mapping, Sequence
+from typing import NamedTuple
+
+from bpe_course.pretokenize import pretokenize
+
+Pair = tuple[str, str]
+
+
+class Merge(NamedTuple):
+    """One learned merge: its rank (0 for the first), the pair, and its count when chosen."""
+
+    rank: int
+    pair: Pair
+    count: int
+
+
+def _join(symbols: list[str], pair: Pair) -> list[str]:
+    left, right = pair
+    out: list[str] = []
+    i = 0
+    while i < len(symbols):
+        if symbols[i] == left and i + 1 < len(symbols) and symbols[i + 1] == right:
+            out.append(left + right)
+            i += 2
+        else:
+            out.append(symbols[i])
+            i += 1
+    return out
+
+
+class ChunkTable:
+    """Distinct chunks as symbol lists, with their counts, an index from each pair to the
+    chunks that hold it, and the running number of tokens of the whole text.
+
+    Applying merges in table order to a ChunkTable is the same as encoding its text with the
+    table (lesson 2 proves it), so the held-out side of the overfitting curve is one
+    ChunkTable that replays the training merges.
+    """
+
+    def __init__(self, chunk_counts: Mapping[str, int]) -> None:
+        self.chunks = [chunk for chunk in chunk_counts if chunk]
+        self.counts = [chunk_counts[chunk] for chunk in self.chunks]
+        self.symbols = [list(chunk) for chunk in self.chunks]
+        self.index: dict[Pair, set[int]] = {}
+        for i, symbols in enumerate(self.symbols):
+            for pair in zip(symbols, symbols[1:]):
+                self.index.setdefault(pair, set()).add(i)
+        self.total_tokens = sum(len(s) * n for s, n in zip(self.symbols, self.counts))
+
+    def apply(self, pair: Pair) -> list[tuple[int, list[str]]]:
+        """Join ``pair`` wherever it occurs; returns ``(chunk id, symbols before)`` per change."""
+        changed = []
+        for i in sorted(self.index.pop(pair, ())):
+            before = self.symbols[i]
+            after = _join(before, pair)
+            if len(after) == len(before):
+                continue  # the index may name chunks that lost the pair to an earlier merge
+            self.symbols[i] = after
+            self.total_tokens -= (len(before) - len(after)) * self.counts[i]
+            for new_pair in zip(after, after[1:]):
+                self.index.setdefault(new_pair, set()).add(i)
+            changed.append((i, before))
+        return changed
+
+    def segmentation(self, chunk: str) -> list[str]:
+        """The current tokens of one of this table's chunks."""
+        return list(self.symbols[self.chunks.index(chunk)])
+
+
+class Trainer(ChunkTable):
+    """The lesson's training loop, one merge per :meth:`step`, with incremental counts.
+
+    Ties go to the smallest pair in Python's tuple order, exactly as in the exercises.
+    """
+
+    def __init__(self, chunk_counts: Mapping[str, int]) -> None:
+        super().__init__(chunk_counts)
+        self.pair_counts: dict[Pair, int] = {}
+        for symbols, count in zip(self.symbols, self.counts):
+            for pair in zip(symbols, symbols[1:]):
+                self.pair_counts[pair] = self.pair_counts.get(pair, 0) + count
+        self._heap = [(-count, pair) for pair, count in self.pair_counts.items()]
+        heapq.heapify(self._heap)
+        self.merges: list[Merge] = []
+
+    def candidates(self, k: int = 5) -> list[tuple[Pair, int]]:
+        """The ``k`` pairs that would win next, best first, with their counts."""
+        best = heapq.nsmallest(k, self.pair_counts.items(), key=lambda item: (-item[1], item[0]))
+        return [(pair, count) for pair, count in best]
+
+    def step(self) -> Merge | None:
+        """Learn and apply the next merge; ``None`` once every chunk is a single token."""
+        while self._heap:
+            negative, pair = heapq.heappop(self._heap)
+            if self.pair_counts.get(pair) == -negative:
+                break
+        else:
+            return None
+        merge = Merge(len(self.merges), pair, -negative)
+        touched: dict[Pair, int] = {}
+        for i, before in self.apply(pair):
+            after, weight = self.symbols[i], self.counts[i]
+            for gone in zip(before, before[1:]):
+                touched[gone] = touched.get(gone, 0) - weight
+            for born in zip(after, after[1:]):
+                touched[born] = touched.get(born, 0) + weight
+        for p, change in touched.items():
+            count = self.pair_counts.get(p, 0) + change
+            if count:
+                self.pair_counts[p] = count
+                if change:
+                    heapq.heappush(self._heap, (-count, p))
+            else:
+                self.pair_counts.pop(p, None)
+        self.merges.append(merge)
+        return merge
+
+
+def learn_merges(chunk_counts: Mapping[str, int], num_merges: int | None = None) -> list[Pair]:
+    """Train on ``chunk_counts``; ``num_merges=None`` runs until every chunk is one token."""
+    if num_merges is not None and (not isinstance(num_merges, int) or num_merges < 0):
+        raise ValueError(
+            f"num_merges must be a whole number 0 or more, or None; got {num_merges!r}"
+        )
+    trainer = Trainer(chunk_counts)
+    while num_merges is None or len(trainer.merges) < num_merges:
+        if trainer.step() is None:
+            break
+    return [merge.pair for merge in trainer.merges]
+
+
+class Encoder:
+    """Encode text with a merge table: lowest rank first, with a cache per distinct chunk."""
+
+    def __init__(self, merges: Iterable[Sequence[str]]) -> None:
+        self.ranks: dict[Pair, int] = {}
+        for rank, (left, right) in enumerate(merges):
+            self.ranks.setdefault((left, right), rank)
+        self._cache: dict[str, tuple[str, ...]] = {}
+
+    def encode_chunk(self, chunk: str) -> list[str]:
+        """The tokens of one chunk, by repeatedly joining the lowest-ranked pair present."""
+        cached = self._cache.get(chunk)
+        if cached is None:
+            cached = self._cache[chunk] = tuple(self._merge_by_rank(list(chunk)))
+        return list(cached)
+
+    def _merge_by_rank(self, symbols: list[str]) -> list[str]:
+        ranks, never = self.ranks, len(self.ranks)
+        while len(symbols) > 1:
+            rank, i = min((ranks.get(p, never), i) for i, p in enumerate(zip(symbols, symbols[1:])))
+            if rank == never:
+                break
+            symbols[i : i + 2] = [symbols[i] + symbols[i + 1]]
+        return symbols
+
+    def encode(self, text: str) -> list[str]:
+        """Pre-tokenize ``text`` and encode every chunk; joining the result gives ``text``."""
+        return [token for chunk in pretokenize(text) for token in self.encode_chunk(chunk)]

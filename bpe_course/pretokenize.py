@@ -1,0 +1,36 @@
+"""Split text into GPT-2-style chunks, the units BPE trains and encodes on.
+
+Each chunk keeps the space in front of its word (" the", not "the"), so the spaces live
+inside the tokens and decoding is plain concatenation. Merges never cross a chunk boundary,
+which is why BPE learns "␣the" rather than junk such as "e␣t". This module only splits and
+counts; it knows nothing of merges.
+
+>>> pretokenize("The cat's hat, 42 times!")
+['The', ' cat', "'s", ' hat', ',', ' 42', ' times', '!']
+>>> counts = chunk_counts("the cat saw the hat and the mat")
+>>> counts[" the"], counts["the"]
+(2, 1)
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import regex
+
+# The pattern GPT-2 published: contractions, then letters, digits or other symbols, each
+# with at most one leading space; runs of whitespace stay apart from the words after them.
+GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+_compiled = regex.compile(GPT2_PATTERN)
+
+
+def pretokenize(text: str) -> list[str]:
+    """The chunks of ``text`` in order; joining them gives ``text`` back."""
+    if not isinstance(text, str):
+        raise TypeError(f"pretokenize takes a str, got {type(text).__name__}")
+    return _compiled.findall(text)
+
+
+def chunk_counts(text: str) -> Counter[str]:
+    """How often each distinct chunk occurs: the deduplicated table that training reads."""
+    return Counter(pretokenize(text))
