@@ -1,0 +1,117 @@
+"""The overfitting curve: compression on training and held-out text as merges are learned.
+
+:func:`plot_compression_curve` draws a :class:`~bpe_course.compression.CompressionCurve`
+(ρ, bytes per token, against the number of merges) and marks where the two lines part.
+:func:`overfitting_curve` is the one call for a learner's own text or file: it splits it,
+trains on the first part and measures both parts. Measuring lives in
+``bpe_course.compression``; this file only loads, splits and draws.
+
+>>> from bpe_course.compression import CompressionCurve
+>>> curve = CompressionCurve([("a", "b")] * 4, [1.0, 1.2, 1.5, 2.0, 2.6], [1.0, 1.2, 1.4, 1.5, 1.5])
+>>> separation_point(curve)
+2
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
+
+from bpe_course.compression import CompressionCurve, compression_curve
+from bpe_course.texts import load_text, split_train_heldout
+
+
+def separation_point(curve: CompressionCurve, gap: float = 0.05) -> int | None:
+    """The first merge count from which training ρ stays more than ``gap`` (5 %) above
+    held-out ρ, compared with where they started; ``None`` if they never part that much."""
+    start = curve.train_rho[0] / curve.heldout_rho[0]
+    apart = [t / h / start - 1 > gap for t, h in zip(curve.train_rho, curve.heldout_rho)]
+    if not apart or not apart[-1]:
+        return None
+    k = len(apart) - 1
+    while k > 0 and apart[k - 1]:
+        k -= 1
+    return k
+
+
+def plot_compression_curve(curve: CompressionCurve, title: str | None = None) -> Figure:
+    """Training and held-out ρ against the number of merges, one line each.
+
+    The figure is made with pyplot, so a notebook shows it at the end of the cell even
+    when it is assigned (``fig = plot_compression_curve(curve)``).
+    """
+    if not isinstance(curve, CompressionCurve) or not curve.train_rho:
+        raise ValueError(
+            "plot_compression_curve needs the result of compression_curve(train_text, "
+            f"heldout_text); got {type(curve).__name__}"
+        )
+    merges = range(len(curve.train_rho))
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    ax.plot(merges, curve.train_rho, label="training text", color="tab:blue")
+    ax.plot(merges, curve.heldout_rho, label="held-out text", color="tab:orange")
+    split = separation_point(curve)
+    if split is not None:
+        ax.axvline(split, color="grey", linestyle=":", linewidth=1)
+        ax.annotate(
+            f"they part here\n({split} merges)",
+            xy=(split, curve.heldout_rho[split]),
+            xytext=(8, -40),
+            textcoords="offset points",
+            color="grey",
+            arrowprops={"arrowstyle": "->", "color": "grey"},
+        )
+    ax.set_xlabel("number of merges")
+    ax.set_ylabel("ρ, bytes per token (higher compresses more)")
+    ax.set_title(title or "Compression on training vs held-out text")
+    ax.set_xlim(0, max(1, len(curve.train_rho) - 1))
+    ax.grid(alpha=0.3)
+    ax.legend(loc="upper left")
+    fig.tight_layout()
+    return fig
+
+
+def overfitting_curve(
+    source: str | os.PathLike[str],
+    train_fraction: float = 2 / 3,
+    num_merges: int | None = None,
+    progress: bool = True,
+) -> CompressionCurve:
+    """The compression curve of your own text: train on its start, hold out the rest.
+
+    ``source`` is the text itself, or the path of a UTF-8 file or of a folder of ``.txt``
+    files. A ``str`` counts as a path when it has no whitespace and either exists or looks
+    like a file name (it holds a ``/`` or ends in ``.txt`` or ``.md``), so a mistyped path
+    gets a FileNotFoundError instead of being trained on. Long runs show a progress bar.
+
+    >>> curve = overfitting_curve("the cat sat on the mat " * 30, progress=False)
+    >>> curve.train_rho[0], curve.num_merges
+    (1.0, 12)
+    """
+    text = load_text(source) if _looks_like_path(source) else source
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(
+            "overfitting_curve needs some text, or the path of a text file; got "
+            + (repr(text) if isinstance(text, str) else type(text).__name__)
+        )
+    train, heldout = split_train_heldout(text, train_fraction)
+    if not heldout.strip() or not heldout[0].isspace():  # no word left to hold out
+        raise ValueError(
+            "the text is too short to hold part of it out; give it a few sentences at least"
+        )
+    return compression_curve(train, heldout, num_merges=num_merges, progress=progress)
+
+
+def _looks_like_path(source: object) -> bool:
+    if isinstance(source, os.PathLike):
+        return True
+    if not isinstance(source, str) or not source or any(c.isspace() for c in source):
+        return False
+    if "/" in source or source.endswith((".txt", ".md")):
+        return True
+    try:
+        return Path(source).expanduser().exists()
+    except OSError:  # e.g. a long run of text with no spaces is too long to be a file name
+        return False

@@ -1,0 +1,191 @@
+"""The "Watch it learn" widget without a browser: its default text, its steps and its panes.
+
+Every expectation about merges comes from an independent run of the engine's trainer (or
+from the Encoder replaying the merges), never from the widget itself.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from bpe_course.display import visible
+from bpe_course.engine import Encoder, Trainer, learn_merges
+from bpe_course.pretokenize import chunk_counts, pretokenize
+from bpe_course.texts import COURSE_TEXT
+from bpe_course.widget import (
+    DEFAULT_TEXT,
+    MAX_CHARS,
+    MergeStepper,
+    watch_it_learn,
+)
+
+TOKEN_SPAN = re.compile(r'<span class="bpe-token[^"]*">(.*?)</span>')
+MERGE_ROW = re.compile(r'<tr class="bpe-merge-row"><td>(\d+)</td>')
+
+
+def shown_tokens(widget) -> list[str]:
+    """The token boxes of the segmentation pane, as the page draws them."""
+    import html
+
+    return [html.unescape(t) for t in TOKEN_SPAN.findall(widget.segmentation_pane.value)]
+
+
+def trainer_after(text: str, k: int) -> Trainer:
+    trainer = Trainer(chunk_counts(text))
+    for _ in range(k):
+        trainer.step()
+    return trainer
+
+
+# --- the default text does what the lesson says ---------------------------------------------
+
+
+def test_default_text_first_merges_are_the_lessons():
+    trainer = trainer_after(DEFAULT_TEXT, 0)
+    first = trainer.step()
+    assert (first.pair, first.count) == (("a", "t"), 15)
+    following = [trainer.step().pair for _ in range(3)]
+    assert following == [("h", "e"), ("t", "he"), (" ", "the")]
+
+
+def test_default_text_has_the_with_and_without_a_space():
+    tokens = MergeStepper(DEFAULT_TEXT)
+    tokens.goto(4)
+    segmentation = tokens.segmentation()
+    assert "the" in segmentation and " the" in segmentation
+
+
+def test_default_text_makes_space_cat_one_token_after_six_merges():
+    stepper = MergeStepper(DEFAULT_TEXT)
+    stepper.goto(5)
+    assert " cat" not in stepper.segmentation()
+    stepper.next()
+    tokens = Encoder([m.pair for m in stepper.merges]).encode(DEFAULT_TEXT)
+    assert stepper.segmentation() == tokens
+    assert tokens.count(" cat") == pretokenize(DEFAULT_TEXT).count(" cat") >= 2
+
+
+# --- the stepper moves exactly like the trainer ---------------------------------------------
+
+
+@pytest.mark.parametrize("text", [DEFAULT_TEXT, COURSE_TEXT])
+def test_next_back_and_goto_match_the_trainer(text):
+    stepper = MergeStepper(text)
+    full = learn_merges(chunk_counts(text))
+    assert stepper.total_merges == len(full)
+    for k in range(1, 9):
+        merge = stepper.next()
+        assert merge.pair == full[k - 1] and stepper.position == k
+    for k in (7, 3, 0, 25, 2, len(full), 0):
+        stepper.goto(k)
+        reference = trainer_after(text, k)
+        assert [m.pair for m in stepper.merges] == full[:k]
+        assert stepper.merges == reference.merges
+        assert stepper.segmentation() == Encoder(full[:k]).encode(text)
+        assert [(c.pair, c.count) for c in stepper.candidates()] == reference.candidates(8)
+    stepper.goto(6)
+    stepper.back()
+    assert stepper.merges == trainer_after(text, 5).merges
+
+
+def test_back_at_zero_and_next_at_the_end_do_nothing():
+    stepper = MergeStepper("the cat")
+    stepper.back()
+    assert stepper.position == 0
+    stepper.goto(10_000)
+    assert stepper.position == stepper.total_merges and stepper.at_end
+    assert stepper.next() is None and stepper.candidates() == []
+    assert all(len(symbols) == 1 for symbols in stepper.trainer.symbols)
+    assert "nothing is left to merge" in stepper.status()
+
+
+def test_candidates_mark_the_tie_and_the_winner_is_the_next_merge():
+    stepper = MergeStepper(DEFAULT_TEXT)
+    stepper.goto(4)  # (␣, c) and (c, at) both have count 4 here
+    candidates = stepper.candidates()
+    top = [(c.pair, c.count, c.winner, c.tied) for c in candidates[:3]]
+    assert top[0] == ((" ", "c"), 4, True, True)
+    assert top[1] == (("c", "at"), 4, False, True)
+    assert not top[2][3]  # a lower count is not part of the tie
+    assert stepper.next().pair == (" ", "c")
+
+
+def test_segmentation_joins_back_to_the_text():
+    text = "Two lines\nof  text, with 42 numbers!\n"
+    stepper = MergeStepper(text)
+    for k in (0, 3, stepper.total_merges):
+        stepper.goto(k)
+        assert "".join(stepper.segmentation()) == text
+
+
+# --- the ipywidgets layer -------------------------------------------------------------------
+
+
+def test_buttons_and_slider_redraw_the_panes_like_the_trainer():
+    widget = watch_it_learn()
+    assert widget.text_box.value == DEFAULT_TEXT
+    assert widget.back_button.disabled and not widget.next_button.disabled
+    assert shown_tokens(widget) == [visible(c) for c in DEFAULT_TEXT]
+    for _ in range(3):
+        widget.next_button.click()
+    reference = trainer_after(DEFAULT_TEXT, 3)
+    expected = Encoder([m.pair for m in reference.merges]).encode(DEFAULT_TEXT)
+    assert widget.slider.value == 3
+    assert shown_tokens(widget) == [visible(t) for t in expected]
+    assert MERGE_ROW.findall(widget.merges_pane.value) == ["0", "1", "2"]
+    assert "<td>15</td>" in widget.merges_pane.value
+    widget.back_button.click()
+    assert widget.slider.value == 2 and len(widget.stepper.merges) == 2
+    widget.slider.value = 6
+    assert widget.stepper.merges == trainer_after(DEFAULT_TEXT, 6).merges
+    assert visible(" cat") in shown_tokens(widget)
+    assert "(tie)" in widget.candidates_pane.value or "◀ next" in widget.candidates_pane.value
+    widget.reset_button.click()
+    assert widget.slider.value == 0 and widget.stepper.merges == []
+
+
+def test_the_last_merge_disables_next_and_says_so():
+    widget = watch_it_learn("the cat ate the hat")
+    widget.slider.value = widget.slider.max
+    assert widget.next_button.disabled and not widget.back_button.disabled
+    assert "nothing is left to merge" in widget.status.value
+    widget.next_button.click()  # a stray click from Python must not raise
+    assert widget.stepper.at_end
+
+
+def test_typing_a_new_text_restarts_on_it():
+    widget = watch_it_learn()
+    widget.next_button.click()
+    widget.text_box.value = "banana bandana"
+    assert widget.stepper.position == 0 and widget.stepper.text == "banana bandana"
+    widget.next_button.click()
+    assert widget.stepper.merges[0].pair == learn_merges(chunk_counts("banana bandana"), 1)[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("", "empty"),
+        ("   \n ", "empty"),
+        ("a", "No pair to merge"),
+        ("a\n", "No pair to merge"),
+        (None, "must be a str"),
+        ("x" * (MAX_CHARS + 1), "at most"),
+    ],
+)
+def test_bad_input_shows_a_line_and_disables_the_buttons(text, says):
+    widget = watch_it_learn(text)
+    assert says in widget.status.value and "bpe-problem" in widget.status.value
+    for control in (widget.next_button, widget.back_button, widget.reset_button, widget.slider):
+        assert control.disabled
+    widget.next_button.click()
+    widget.back_button.click()
+    assert widget.stepper.position == 0
+
+
+def test_a_long_text_draws_only_its_start():
+    widget = watch_it_learn(COURSE_TEXT * 3)
+    assert "more characters" in widget.segmentation_pane.value
+    assert len(shown_tokens(widget)) < len(COURSE_TEXT * 3)
