@@ -1,0 +1,255 @@
+"""The inputs every exercise is graded on: the section's worked examples, edge cases, random cases.
+
+``cases(name, group)`` returns a fresh list of argument tuples for exercise ``name``:
+
+- ``"core"``: the lesson's own examples (the six-word corpus, ``seats``/``steat``, ``abcd``,
+  ``a a a``) and the edge cases each known mistake trips on (ties, overlaps, symbols that
+  hold more than one character or a space, empty inputs, stale indices).
+- ``"random"``: small random inputs from a fixed seed, the same on every machine and under
+  any ``PYTHONHASHSEED``. Small alphabets make ties and repeated pairs common.
+
+Every case is plain data (str, int, tuple, list, dict, set) and is built anew on each call, so
+a caller may hand it to student code. This module says nothing about expected answers;
+``autograder.checks`` asks ``solutions`` for those.
+
+>>> cases("merge_pair", "core")[0]
+(('a', 'a', 'a'), ('a', 'a'))
+>>> len(cases("train_bpe", "random")) == len(cases("train_bpe", "random"))
+True
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from solutions import merge_and_update, train_bpe
+
+EXERCISES = ("pair_counts", "merge_pair", "train_bpe", "encode_bpe", "merge_and_update")
+GROUPS = ("core", "random")
+
+# The six-word corpus of lesson 1 and its first six merges (steps 1-6 of the hand computation).
+TOY = {"tea": 6, "teas": 2, "eat": 5, "eats": 3, "seat": 4, "set": 3}
+TOY_MERGES = [("e", "a"), ("ea", "t"), ("t", "ea"), ("s", "eat"), ("e", "t"), ("eat", "s")]
+# Lesson 2's example of BPE not finding the shortest encoding.
+ABCD = {"ab": 10, "bcd": 6}
+ABCD_MERGES = [("a", "b"), ("b", "c"), ("bc", "d")]
+
+Case = tuple
+
+
+def _as_symbols(word_counts: dict[str, int]) -> dict[tuple[str, ...], int]:
+    return {tuple(word): count for word, count in word_counts.items()}
+
+
+# ---- pair_counts(words) -------------------------------------------------------------------
+
+
+def _pair_counts_core() -> list[Case]:
+    return [
+        (_as_symbols(TOY),),
+        ({("t", "e", "a"): 6},),
+        ({("a", "a", "a"): 3},),  # overlapping positions both count
+        ({("b", "a", "a", "a"): 3, ("a", "a", "a", "a"): 1},),
+        ({("a", "b", "a", "b"): 3, ("c", "d"): 1},),  # one pair twice in a word
+        ({("t", "ea"): 6, ("t", "ea", "s"): 2, ("ea", "t"): 5, ("s", "e", "t"): 3},),
+        ({(" ", "t", "he"): 4, ("t", "he"): 1},),  # symbols with spaces and several letters
+        (_as_symbols(ABCD),),
+        ({("a",): 5, ("b", "c"): 1},),  # a one-symbol word has no pairs
+        ({},),
+    ]
+
+
+def _pair_counts_random(rng: random.Random) -> list[Case]:
+    out = []
+    for _ in range(30):
+        corpus = _random_corpus(rng)
+        out.append((_as_symbols(corpus),))
+    return out
+
+
+# ---- merge_pair(symbols, pair) ------------------------------------------------------------
+
+
+def _merge_pair_core() -> list[Case]:
+    return [
+        (("a", "a", "a"), ("a", "a")),  # the lesson's example: left to right, no overlap
+        (("t", "e", "a", "t", "e", "a"), ("t", "e")),  # the lesson's second example
+        (("b", "a", "a", "a"), ("a", "a")),
+        (("a", "a", "a", "a", "a"), ("a", "a")),
+        (("a", "b", "a", "b", "a"), ("a", "b")),
+        (("ab", "c"), ("b", "c")),  # "b c" only exists across a symbol boundary
+        (("a", "bc"), ("a", "b")),
+        ((" ", "t", "h", "e"), (" ", "t")),  # a symbol that is a space
+        (("s", "e", "a", "t", "s"), ("e", "a")),
+        (("x", "y"), ("a", "b")),  # pair absent: same symbols back, still a tuple
+        (("a",), ("a", "a")),
+        ((), ("a", "b")),
+    ]
+
+
+def _merge_pair_random(rng: random.Random) -> list[Case]:
+    out = []
+    for _ in range(40):
+        symbols = tuple(rng.choice("ab") for _ in range(rng.randint(0, 9)))
+        if rng.random() < 0.3:  # multi-letter symbols, as after a few merges
+            symbols = tuple(rng.choice(["a", "b", "ab", "ba"]) for _ in symbols)
+        if len(symbols) > 1 and rng.random() < 0.6:  # a pair that occurs, often in runs
+            i = rng.randrange(len(symbols) - 1)
+            pair = (symbols[i], symbols[i + 1])
+        else:
+            pair = (rng.choice(["a", "b", "ab"]), rng.choice(["a", "b", "ba"]))
+        out.append((symbols, pair))
+    return out
+
+
+# ---- train_bpe(word_counts, num_merges) ---------------------------------------------------
+
+
+def _train_bpe_core() -> list[Case]:
+    return [
+        (dict(TOY), 4),  # steps 1-4 of the hand computation
+        (dict(TOY), 6),  # steps 5 and 6 are both ties
+        (dict(TOY), 50),  # more merges than the corpus allows: stop when every word is one symbol
+        (dict(TOY), 0),
+        (dict(ABCD), 3),
+        ({"aaaa": 1}, 3),  # overlapping pairs; the last merge has count 1
+        ({"aaa": 2, "b": 1}, 2),  # a a a joins as aa a, so the next merge is (aa, a)
+        ({"cdcd": 1, "ab": 1}, 1),  # (c, d) occurs twice in one word
+        ({"ab": 1, "cd": 5}, 1),  # weighting decides
+        ({"ab": 5, "abc": 2, "bc": 3, "cd": 1}, 3),  # (b, c) must not join across ab|c
+        ({"b": 2, "a": 3}, 2),  # nothing to merge
+        ({}, 2),
+    ]
+
+
+def _train_bpe_random(rng: random.Random) -> list[Case]:
+    return [(_random_corpus(rng), rng.randint(1, 12)) for _ in range(30)]
+
+
+# ---- encode_bpe(word, merges) -------------------------------------------------------------
+
+
+def _encode_bpe_core() -> list[Case]:
+    return [
+        ("seats", list(TOY_MERGES)),  # the lesson's walk-through
+        ("steat", list(TOY_MERGES)),  # rank order, not leftmost
+        ("abcd", list(ABCD_MERGES)),  # not the shortest encoding
+        ("tease", list(TOY_MERGES)),
+        ("east", list(TOY_MERGES)),
+        ("zest", list(TOY_MERGES)),  # a character never seen in training
+        ("aaa", [("a", "a"), ("aa", "aa")]),
+        ("aaaaa", [("a", "a"), ("aa", "aa")]),
+        ("abc", [("b", "c"), ("a", "b")]),
+        (" the", [(" ", "t"), ("h", "e"), (" t", "he")]),  # spaces live inside tokens
+        ("tea", []),
+        ("", list(TOY_MERGES)),
+    ]
+
+
+def _encode_bpe_random(rng: random.Random) -> list[Case]:
+    out = []
+    for _ in range(40):
+        # Tables come from training, the only kind of table the encoder is promised.
+        merges = train_bpe(_random_corpus(rng), rng.randint(0, 10))
+        word = "".join(rng.choice("abcd") for _ in range(rng.randint(0, 9)))
+        out.append((word, merges))
+    return out
+
+
+# ---- merge_and_update(words, counts, stats, where, pair) ----------------------------------
+
+
+def _index(words: list[list[str]], counts: list[int]) -> tuple[dict, dict]:
+    stats: dict[tuple[str, str], int] = {}
+    where: dict[tuple[str, str], set[int]] = {}
+    for i, symbols in enumerate(words):
+        for pair in zip(symbols, symbols[1:]):
+            stats[pair] = stats.get(pair, 0) + counts[i]
+            where.setdefault(pair, set()).add(i)
+    return stats, where
+
+
+def _state_after(word_counts: dict[str, int], merges: list[tuple[str, str]]) -> tuple:
+    """The trainer's state after ``merges``, applied the incremental way (so ``where`` may
+    hold stale indices, exactly as in a real trainer)."""
+    words = [list(word) for word in word_counts]
+    counts = list(word_counts.values())
+    stats, where = _index(words, counts)
+    for pair in merges:
+        merge_and_update(words, counts, stats, where, pair)
+    return words, counts, stats, where
+
+
+def _update_case(word_counts: dict[str, int], merges: list, pair: tuple[str, str]) -> Case:
+    words, counts, stats, where = _state_after(word_counts, merges)
+    return (words, counts, stats, where, pair)
+
+
+def _merge_and_update_core() -> list[Case]:
+    return [
+        _update_case(TOY, [], ("e", "a")),  # step 1 of the hand computation
+        _update_case(TOY, TOY_MERGES[:2], ("t", "ea")),  # step 3
+        _update_case(TOY, TOY_MERGES[:4], ("e", "t")),  # step 5: where holds stale indices
+        _update_case({"aaaa": 2, "aaa": 1}, [], ("a", "a")),  # overlapping occurrences
+        _update_case({"abc": 3, "bcb": 1}, [], ("a", "b")),  # (b, c) drops, must not stay at 0
+        _update_case({"abab": 1, "ba": 2}, [], ("a", "b")),  # (b, a) loses one of its three
+        _update_case({"ab": 1, "cd": 1, "ef": 1, "gh": 1}, [], ("c", "d")),
+        _update_case({"xab": 2, "ab": 1}, [("a", "b")], ("x", "ab")),
+        _update_case({"abc": 1, "bc": 2}, [("a", "b")], ("b", "c")),  # where[pair] has a stale 0
+    ]
+
+
+def _merge_and_update_random(rng: random.Random) -> list[Case]:
+    out = []
+    for _ in range(30):
+        corpus = _random_corpus(rng)
+        earlier = train_bpe(corpus, rng.randint(0, 4))
+        _, _, stats, _ = _state_after(corpus, earlier)
+        if not stats:
+            continue
+        pair = rng.choice(sorted(stats))
+        out.append(_update_case(corpus, earlier, pair))
+    return out
+
+
+# ---- shared --------------------------------------------------------------------------------
+
+
+def _random_corpus(rng: random.Random) -> dict[str, int]:
+    """A few distinct short words over a small alphabet, with counts from 1 to 9."""
+    alphabet = rng.choice(["ab", "abc", "abcd"])
+    corpus: dict[str, int] = {}
+    for _ in range(rng.randint(1, 7)):
+        word = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 7)))
+        corpus[word] = rng.randint(1, 9)
+    return corpus
+
+
+_CORE: dict[str, Callable[[], list[Case]]] = {
+    "pair_counts": _pair_counts_core,
+    "merge_pair": _merge_pair_core,
+    "train_bpe": _train_bpe_core,
+    "encode_bpe": _encode_bpe_core,
+    "merge_and_update": _merge_and_update_core,
+}
+_RANDOM: dict[str, Callable[[random.Random], list[Case]]] = {
+    "pair_counts": _pair_counts_random,
+    "merge_pair": _merge_pair_random,
+    "train_bpe": _train_bpe_random,
+    "encode_bpe": _encode_bpe_random,
+    "merge_and_update": _merge_and_update_random,
+}
+# One fixed seed per exercise, so adding cases to one exercise leaves the others unchanged.
+_SEEDS = {name: 2024 + i for i, name in enumerate(EXERCISES)}
+
+
+def cases(name: str, group: str) -> list[Case]:
+    """The argument tuples exercise ``name`` is graded on in ``group`` ("core" or "random")."""
+    if name not in _CORE:
+        raise ValueError(f"unknown exercise {name!r}; expected one of {', '.join(EXERCISES)}")
+    if group == "core":
+        return _CORE[name]()
+    if group == "random":
+        return _RANDOM[name](random.Random(_SEEDS[name]))
+    raise ValueError(f"unknown group {group!r}; expected 'core' or 'random'")
