@@ -9,10 +9,11 @@ STAMP := $(VENV)/.installed
 # Jupyter refuses to run as root unless told it is on purpose (containers, CI machines).
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 JOBS ?= $(shell nproc)
+WIDGET_PORT ?= 8866
 # Instructors' tools import solutions/ and autograder/ from the course root, never installed.
 GRADING := PYTHONPATH=$(CURDIR) $(BIN)/python
 
-.PHONY: help venv lab test lint format notebooks bench clean
+.PHONY: help venv lab test lint format notebooks bench clean widget
 
 help:  ## list every target with what it does
 	@grep -hE '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | sort | \
@@ -45,6 +46,9 @@ lint: venv  ## ruff check and ruff format --check
 format: venv  ## apply ruff's formatting and safe fixes
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
+
+widget: venv  ## serve the "Watch it learn" widget alone with Voila, for a projector (WIDGET_PORT=8866)
+	$(BIN)/voila --port=$(WIDGET_PORT) --Voila.ip=127.0.0.1 widget/watch_it_learn.ipynb
 
 notebooks: venv  ## regenerate the student notebooks in notebooks/ from source/ (nbgrader)
 	$(BIN)/nbgrader generate_assignment bpe --force --log-level=WARN

@@ -179,9 +179,9 @@ def _count_all_merges(counts: dict[str, int]) -> int:
 STYLE = """<style>
 .bpe-pane { font-size: 14px; }
 .bpe-pane h4 { margin: 0 0 6px 0; }
-.bpe-seg { font-family: monospace; line-height: 2.1; }
-.bpe-token { border: 1px solid #8a8a8a; border-radius: 3px; padding: 1px 2px; margin: 0 1px;
-  background: #f4f4f4; white-space: pre; }
+.bpe-seg { font-family: monospace; line-height: 1.4; }
+.bpe-token { display: inline-block; border: 1px solid #8a8a8a; border-radius: 3px;
+  padding: 0 2px; margin: 2px 1px; background: #f4f4f4; white-space: pre; }
 .bpe-token.bpe-new { background: #ffe08a; border-color: #b08800; }
 .bpe-pane table { border-collapse: collapse; font-family: monospace; }
 .bpe-pane td, .bpe-pane th { padding: 1px 8px; text-align: left; border-bottom: 1px solid #ddd; }
@@ -202,7 +202,8 @@ def render_segmentation(stepper: MergeStepper, max_chars: int = SHOWN_CHARS) -> 
             spans.append("<br>")
     hidden = len(stepper.text) - sum(len(chunk) for chunk in stepper._chunks_up_to(max_chars))
     note = f'<div class="bpe-note">… and {hidden:,} more characters.</div>' if hidden > 0 else ""
-    return f'<div class="bpe-seg">{"".join(spans)}</div>{note}'
+    # <wbr> lets a long line of boxes wrap between tokens, never inside one.
+    return f'<div class="bpe-seg">{"<wbr>".join(spans)}</div>{note}'
 
 
 def render_merge_table(stepper: MergeStepper, max_rows: int = SHOWN_MERGES) -> str:
@@ -279,7 +280,12 @@ class WatchItLearn(widgets.VBox):
         self.back_button = widgets.Button(description="Back")
         self.reset_button = widgets.Button(description="Reset")
         self.slider = widgets.IntSlider(
-            value=0, min=0, max=0, description="merges", continuous_update=False
+            value=0,
+            min=0,
+            max=0,
+            description="merges",
+            continuous_update=False,
+            layout=widgets.Layout(width="28em"),
         )
         self.status = widgets.HTML()
         self.segmentation_pane = widgets.HTML()

@@ -1,0 +1,264 @@
+"""The widget in a real browser: JupyterLab running the student notebook, and the Voila page.
+
+Each test starts its own server on 127.0.0.1 in its own process group with fresh Jupyter
+folders under the test's tmp folder, drives headless Chromium (Debian's ``chromium``)
+through Playwright, clicks Next merge three times and compares the page with an independent
+run of the engine's trainer. Screenshots go to ``artifacts/browser/`` (git-ignored).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bpe_course.display import show_pair, visible
+from bpe_course.engine import Encoder, Trainer
+from bpe_course.pretokenize import chunk_counts
+from bpe_course.widget import DEFAULT_TEXT
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parent.parent
+STUDENT_NOTEBOOK = ROOT / "notebooks" / "01_bpe_by_hand.ipynb"
+VOILA_NOTEBOOK = ROOT / "widget" / "watch_it_learn.ipynb"
+ARTIFACTS = ROOT / "artifacts" / "browser"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+CLICKS = 3
+
+
+def find_chromium() -> str:
+    """Debian's Chromium, or a skip that says how to get it (never a silent pass)."""
+    path = shutil.which("chromium") or (
+        "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None
+    )
+    if path is None:
+        how = (
+            "run `.ci/run` (it installs it) or `apt-get install -y chromium`"
+            if os.geteuid() == 0
+            else "ask an administrator to `apt-get install -y chromium`, then re-run"
+        )
+        pytest.skip(f"browser tests need Chromium at /usr/bin/chromium; {how}")
+    return path
+
+
+@pytest.fixture(scope="module")
+def browser():
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="browser tests need playwright: run `make venv`"
+    )
+    executable = find_chromium()
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=executable, headless=True, args=CHROMIUM_ARGS
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1500, "height": 1000})
+    page = context.new_page()
+    try:
+        yield page
+    finally:
+        context.close()
+
+
+# --- servers --------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def jupyter_env(tmp: Path) -> dict[str, str]:
+    """Fresh config, data-free runtime and workspace folders, with JupyterLab's news off."""
+    env = dict(os.environ)
+    for name in ("config", "runtime", "workspaces"):
+        (tmp / name).mkdir(parents=True, exist_ok=True)
+    env["JUPYTER_CONFIG_DIR"] = str(tmp / "config")
+    env["JUPYTER_RUNTIME_DIR"] = str(tmp / "runtime")
+    labconfig = tmp / "config" / "labconfig"
+    labconfig.mkdir(parents=True, exist_ok=True)
+    page_config = {"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}}
+    (labconfig / "page_config.json").write_text(json.dumps(page_config))
+    return env
+
+
+def start(command: list[str], cwd: Path, env: dict[str, str], log: Path) -> subprocess.Popen:
+    """Start a server in its own process group, so stopping it stops its kernels too."""
+    with open(log, "wb") as out:
+        return subprocess.Popen(
+            command, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
+
+
+def stop(process: subprocess.Popen) -> None:
+    for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 5)):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            process.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def wait_until(ready, process: subprocess.Popen, log: Path, what: str, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"{what} exited with code {process.returncode}:\n{log.read_text()[-3000:]}")
+        if ready():
+            return
+        time.sleep(0.2)
+    pytest.fail(f"{what} was not ready after {timeout} s:\n{log.read_text()[-3000:]}")
+
+
+def answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
+def port_open(port: int) -> bool:
+    with socket.socket() as sock:
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+@pytest.fixture
+def server(tmp_path) -> Iterator:
+    """A function that starts a server and registers it to be stopped after the test."""
+    started: list[subprocess.Popen] = []
+
+    def run(command: list[str], cwd: Path, log_name: str) -> tuple[subprocess.Popen, Path]:
+        log = tmp_path / log_name
+        process = start(command, cwd, jupyter_env(tmp_path / "jupyter"), log)
+        started.append(process)
+        return process, log
+
+    try:
+        yield run
+    finally:
+        for process in started:
+            stop(process)
+
+
+# --- what the page must show ----------------------------------------------------------------
+
+
+def expected_after(clicks: int) -> tuple[list[str], list[tuple[str, str, str]]]:
+    """Segmentation tokens and merge-table rows as the widget draws them, from the trainer."""
+    trainer = Trainer(chunk_counts(DEFAULT_TEXT))
+    merges = [trainer.step() for _ in range(clicks)]
+    tokens = Encoder([m.pair for m in merges]).encode(DEFAULT_TEXT)
+    rows = [(str(m.rank), show_pair(m.pair), str(m.count)) for m in merges]
+    return [visible(token) for token in tokens], rows
+
+
+def click_next_and_check(page, widget, name: str) -> None:
+    from playwright.sync_api import expect
+
+    expect(widget.locator(".bpe-token").first).to_be_visible(timeout=30_000)
+    expect(widget.locator(".bpe-token")).to_have_count(len(DEFAULT_TEXT))
+    next_button = widget.get_by_role("button", name="Next merge")
+    for k in range(1, CLICKS + 1):
+        next_button.click()
+        expect(widget.locator(".bpe-merge-row")).to_have_count(k)
+    tokens, rows = expected_after(CLICKS)
+    expect(widget.locator(".bpe-status")).to_contain_text(f"After {CLICKS} of")
+    assert widget.locator(".bpe-token").all_inner_texts() == tokens
+    shown_rows = [
+        tuple(row.locator("td").all_inner_texts()[:3])
+        for row in widget.locator(".bpe-merge-row").all()
+    ]
+    assert shown_rows == rows
+    assert widget.locator(".bpe-winner").count() == 1
+    page.mouse.move(0, 0)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    widget.screenshot(path=ARTIFACTS / f"{name}.png", animations="disabled")
+    page.screenshot(path=ARTIFACTS / f"{name}_page.png", animations="disabled")
+
+
+# --- the tests ------------------------------------------------------------------------------
+
+
+def test_widget_in_jupyterlab_student_notebook(page, server, tmp_path):
+    if not STUDENT_NOTEBOOK.exists():
+        pytest.fail(f"{STUDENT_NOTEBOOK.relative_to(ROOT)} is missing; run `make notebooks`")
+    notebooks = tmp_path / "lab"
+    notebooks.mkdir()
+    # A copy, so that Lab's autosave never writes outputs into the repository's notebook.
+    shutil.copy(STUDENT_NOTEBOOK, notebooks / STUDENT_NOTEBOOK.name)
+    port, token = free_port(), "browser-test-token"
+    command = [
+        sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}",
+        "--ServerApp.ip=127.0.0.1", f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={notebooks}", "--LabApp.news_url=None",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        "--LabApp.extension_manager=readonly",
+        f"--LabApp.workspaces_dir={tmp_path / 'jupyter' / 'workspaces'}",
+    ]  # fmt: skip
+    if os.geteuid() == 0:
+        command.append("--allow-root")
+    process, log = server(command, notebooks, "lab.log")
+    base = f"http://127.0.0.1:{port}"
+    wait_until(lambda: answers(f"{base}/api/status?token={token}"), process, log, "JupyterLab")
+
+    page.goto(f"{base}/lab/tree/{STUDENT_NOTEBOOK.name}?reset&token={token}")
+    from playwright.sync_api import expect
+
+    # The kernel indicator says idle before the kernel exists; the status bar text does not.
+    expect(page.get_by_text("Python 3 (ipykernel) | Idle")).to_be_visible(timeout=60_000)
+    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+    page.locator('[data-command="runmenu:run-all"]').click()
+    widget = page.locator(".jp-OutputArea .bpe-watch-it-learn")
+    expect(widget).to_be_visible(timeout=60_000)
+    widget.scroll_into_view_if_needed()
+    click_next_and_check(page, widget, "jupyterlab_watch_it_learn")
+
+
+def test_widget_on_the_voila_page(page, server, tmp_path):
+    port = free_port()
+    command = [
+        sys.executable, "-m", "voila", "--no-browser", f"--port={port}",
+        "--Voila.ip=127.0.0.1", str(VOILA_NOTEBOOK),
+    ]  # fmt: skip
+    process, log = server(command, VOILA_NOTEBOOK.parent, "voila.log")
+    # Wait for the port, not for GET /: a GET runs the whole notebook.
+    wait_until(lambda: port_open(port), process, log, "Voila")
+    page.goto(f"http://127.0.0.1:{port}/", timeout=60_000)
+    widget = page.locator(".bpe-watch-it-learn")
+    from playwright.sync_api import expect
+
+    expect(widget).to_be_visible(timeout=60_000)
+    click_next_and_check(page, widget, "voila_watch_it_learn")
