@@ -1,0 +1,140 @@
+"""The public engine (``bpe_course``) against the reference (``solutions``).
+
+The notebooks show students ``Trainer``, ``Encoder``, ``ChunkTable`` and the compression
+curve, and grade them on ``train_bpe`` and ``encode_bpe``; the two must never disagree.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bpe_course import (
+    COURSE_TEXT,
+    ChunkTable,
+    Encoder,
+    Trainer,
+    chunk_counts,
+    compression_curve,
+    learn_merges,
+    pretokenize,
+    split_train_heldout,
+)
+from bpe_course.compression import bytes_per_token
+from solutions import encode_bpe, pair_counts, train_bpe
+
+SETTINGS = settings(max_examples=200, deadline=None, derandomize=True)
+
+words_st = st.text(alphabet="abc ", max_size=8) | st.text(alphabet="a", min_size=1, max_size=6)
+corpora = st.dictionaries(words_st, st.integers(1, 4), max_size=8)
+
+
+@pytest.fixture(scope="module")
+def course_split() -> tuple[str, str]:
+    return split_train_heldout(COURSE_TEXT)
+
+
+@pytest.fixture(scope="module")
+def course_merges(course_split) -> list[tuple[str, str]]:
+    return train_bpe(chunk_counts(course_split[0]), 150)
+
+
+@SETTINGS
+@given(corpora, st.integers(0, 20))
+def test_trainer_learns_what_train_bpe_learns(corpus, num_merges) -> None:
+    assert learn_merges(corpus, num_merges) == train_bpe(corpus, num_merges)
+
+
+@SETTINGS
+@given(corpora, st.integers(0, 20))
+def test_trainer_counts_and_candidates_are_true_counts(corpus, num_merges) -> None:
+    trainer = Trainer(corpus)
+    for _ in range(num_merges):
+        words = {tuple(symbols): count for symbols, count in zip(trainer.symbols, trainer.counts)}
+        truth = pair_counts(words)
+        assert trainer.pair_counts == truth
+        expected = sorted(truth.items(), key=lambda item: (-item[1], item[0]))[:3]
+        assert trainer.candidates(3) == expected
+        merge = trainer.step()
+        if merge is None:
+            assert not truth
+            break
+        assert merge.count == truth[merge.pair]
+        assert trainer.total_tokens == sum(
+            len(s) * n for s, n in zip(trainer.symbols, trainer.counts)
+        )
+
+
+def test_trainer_learns_what_train_bpe_learns_on_course_text(course_split, course_merges) -> None:
+    assert learn_merges(chunk_counts(course_split[0]), 150) == course_merges
+
+
+@SETTINGS
+@given(corpora, st.integers(0, 20), st.text(alphabet="abcz ", max_size=10))
+def test_encoder_encodes_as_encode_bpe(corpus, num_merges, word) -> None:
+    merges = train_bpe(corpus, num_merges)
+    assert Encoder(merges).encode_chunk(word) == encode_bpe(word, merges)
+
+
+def test_encoder_matches_encode_bpe_on_held_out_course_text(course_split, course_merges) -> None:
+    encoder = Encoder(course_merges)
+    for chunk in pretokenize(course_split[1]):
+        assert encoder.encode_chunk(chunk) == encode_bpe(chunk, course_merges)
+
+
+def test_encoder_cache_returns_fresh_lists(course_merges) -> None:
+    encoder = Encoder(course_merges)
+    first = encoder.encode_chunk(" the")
+    first.append("junk")
+    assert encoder.encode_chunk(" the") == encode_bpe(" the", course_merges)
+
+
+def test_encode_joins_back_to_the_text(course_split, course_merges) -> None:
+    assert "".join(Encoder(course_merges).encode(course_split[1])) == course_split[1]
+
+
+def test_chunk_table_replay_equals_encoding(course_split, course_merges) -> None:
+    heldout = chunk_counts(course_split[1])
+    table = ChunkTable(heldout)
+    for pair in course_merges:
+        table.apply(pair)
+    encoder = Encoder(course_merges)
+    for chunk in heldout:
+        assert table.segmentation(chunk) == encoder.encode_chunk(chunk)
+    assert table.total_tokens == len(encoder.encode(course_split[1]))
+
+
+@pytest.fixture(scope="module")
+def curve(course_split):
+    return compression_curve(*course_split, num_merges=120, progress=False)
+
+
+def test_curve_merges_are_the_trainer_merges(curve, course_merges) -> None:
+    assert curve.merges == course_merges[:120]
+    assert len(curve.train_rho) == len(curve.heldout_rho) == 121
+
+
+@pytest.mark.parametrize("k", [0, 1, 7, 40, 120])
+def test_curve_rho_equals_rho_measured_with_the_encoder(curve, course_split, k) -> None:
+    train, heldout = course_split
+    assert curve.heldout_rho[k] == pytest.approx(bytes_per_token(heldout, curve.merges[:k]))
+    assert curve.train_rho[k] == pytest.approx(bytes_per_token(train, curve.merges[:k]))
+
+
+def test_curve_overfits(curve) -> None:
+    # Training compression only rises; by the end it is above held-out compression.
+    assert curve.train_rho == sorted(curve.train_rho)
+    assert curve.train_rho[-1] > curve.heldout_rho[-1] > curve.heldout_rho[0]
+
+
+def test_curve_to_the_end_makes_every_training_chunk_one_token(course_split) -> None:
+    train, heldout = course_split
+    full = compression_curve(train, heldout, progress=False)
+    chunks = chunk_counts(train)
+    assert full.train_rho[-1] == pytest.approx(len(train.encode()) / sum(chunks.values()))
+
+
+def test_curve_names_an_empty_text() -> None:
+    with pytest.raises(ValueError, match="heldout_text"):
+        compression_curve("some text", "", progress=False)
