@@ -1,0 +1,541 @@
+"""The project's catalogue of student answers: known-wrong ones, each making one named mistake,
+and correct ones written in different styles.
+
+Every entry is source code, exactly what a student would type into an answer cell, so the
+same text can be run in-process by the unit tests and pasted into a notebook for the real
+nbgrader pipeline. ``WRONG[name]`` maps each mistake name (as ``autograder.mistakes`` names it)
+to an answer making that mistake; ``CORRECT[name]`` maps a label to a correct answer.
+
+This file holds no expected scores: the tests derive them from the notebooks' points.
+"""
+
+from __future__ import annotations
+
+from textwrap import dedent
+
+
+def _src(text: str) -> str:
+    return dedent(text).strip() + "\n"
+
+
+# A plain correct answer of each exercise, used to fill the other exercises of a student
+# whose one answer under test is wrong.
+_MERGE = """
+def _join(symbols, pair):
+    out, i = [], 0
+    while i < len(symbols):
+        if i + 1 < len(symbols) and symbols[i] == pair[0] and symbols[i + 1] == pair[1]:
+            out.append(pair[0] + pair[1])
+            i += 2
+        else:
+            out.append(symbols[i])
+            i += 1
+    return tuple(out)
+"""
+
+CORRECT: dict[str, dict[str, str]] = {
+    "pair_counts": {
+        "counter": _src("""
+            from collections import Counter
+
+            def pair_counts(words):
+                counts = Counter()
+                for symbols, count in words.items():
+                    for pair in zip(symbols, symbols[1:]):
+                        counts[pair] += count
+                return counts
+            """),
+        "defaultdict to dict": _src("""
+            from collections import defaultdict
+
+            def pair_counts(words):
+                counts = defaultdict(int)
+                for symbols, count in words.items():
+                    for i in range(len(symbols) - 1):
+                        counts[symbols[i], symbols[i + 1]] += count
+                return dict(counts)
+            """),
+        "comprehension": _src("""
+            def pair_counts(words):
+                pairs = [(p, n) for w, n in words.items() for p in zip(w, w[1:])]
+                out = {}
+                for p, n in pairs:
+                    out[p] = out.get(p, 0) + n
+                return out
+            """),
+    },
+    "merge_pair": {
+        "recursion": _src("""
+            def merge_pair(symbols, pair):
+                if len(symbols) < 2:
+                    return tuple(symbols)
+                if (symbols[0], symbols[1]) == tuple(pair):
+                    return (symbols[0] + symbols[1],) + merge_pair(symbols[2:], pair)
+                return (symbols[0],) + merge_pair(symbols[1:], pair)
+            """),
+        "skip flag": _src("""
+            def merge_pair(symbols, pair):
+                out = []
+                skip = False
+                for i, s in enumerate(symbols):
+                    if skip:
+                        skip = False
+                        continue
+                    if i + 1 < len(symbols) and (s, symbols[i + 1]) == pair:
+                        out.append(s + symbols[i + 1])
+                        skip = True
+                    else:
+                        out.append(s)
+                return tuple(out)
+            """),
+        "while loop": _src(
+            _MERGE + "\n\ndef merge_pair(symbols, pair):\n    return _join(symbols, pair)\n"
+        ),
+    },
+    "train_bpe": {
+        "naive loop": _src(
+            _MERGE
+            + """
+
+def train_bpe(word_counts, num_merges):
+    words = {tuple(w): n for w, n in word_counts.items()}
+    merges = []
+    for _ in range(num_merges):
+        counts = {}
+        for symbols, n in words.items():
+            for p in zip(symbols, symbols[1:]):
+                counts[p] = counts.get(p, 0) + n
+        if not counts:
+            break
+        best = min(counts, key=lambda p: (-counts[p], p))
+        merges.append(best)
+        words = {_join(s, best): n for s, n in words.items()}
+    return merges
+"""
+        ),
+        "sorted candidates": _src(
+            _MERGE
+            + """
+
+def train_bpe(word_counts, num_merges):
+    words = [(list(w), n) for w, n in word_counts.items()]
+    merges = []
+    while len(merges) < num_merges:
+        counts = {}
+        for symbols, n in words:
+            for p in zip(symbols, symbols[1:]):
+                counts[p] = counts.get(p, 0) + n
+        if not counts:
+            break
+        ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+        best = ranked[0][0]
+        merges.append(best)
+        words = [(list(_join(s, best)), n) for s, n in words]
+    return merges
+"""
+        ),
+        "heap trainer": _src("""
+            import heapq
+
+            def train_bpe(word_counts, num_merges):
+                words = [list(w) for w in word_counts]
+                counts = list(word_counts.values())
+                stats, where = {}, {}
+                for i, w in enumerate(words):
+                    for p in zip(w, w[1:]):
+                        stats[p] = stats.get(p, 0) + counts[i]
+                        where.setdefault(p, set()).add(i)
+                heap = [(-n, p) for p, n in stats.items()]
+                heapq.heapify(heap)
+                merges = []
+                while heap and len(merges) < num_merges:
+                    neg, best = heapq.heappop(heap)
+                    if stats.get(best) != -neg:
+                        continue
+                    merges.append(best)
+                    touched = set()
+                    for i in sorted(where.pop(best, ())):
+                        old = words[i]
+                        new, j = [], 0
+                        while j < len(old):
+                            if j + 1 < len(old) and (old[j], old[j + 1]) == best:
+                                new.append(old[j] + old[j + 1])
+                                j += 2
+                            else:
+                                new.append(old[j])
+                                j += 1
+                        if len(new) == len(old):
+                            continue
+                        for p in zip(old, old[1:]):
+                            stats[p] -= counts[i]
+                            touched.add(p)
+                        for p in zip(new, new[1:]):
+                            stats[p] = stats.get(p, 0) + counts[i]
+                            where.setdefault(p, set()).add(i)
+                            touched.add(p)
+                        words[i] = new
+                    for p in touched:
+                        if stats.get(p) == 0:
+                            del stats[p]
+                        elif p in stats:
+                            heapq.heappush(heap, (-stats[p], p))
+                return merges
+            """),
+    },
+    "encode_bpe": {
+        "replay merges in order": _src(
+            _MERGE
+            + """
+
+def encode_bpe(word, merges):
+    symbols = tuple(word)
+    for pair in merges:
+        symbols = _join(symbols, tuple(pair))
+    return list(symbols)
+"""
+        ),
+        "lowest rank loop": _src("""
+            def encode_bpe(word, merges):
+                rank = {}
+                for r, p in enumerate(merges):
+                    rank.setdefault(tuple(p), r)
+                symbols = list(word)
+                while True:
+                    best = None
+                    for i in range(len(symbols) - 1):
+                        r = rank.get((symbols[i], symbols[i + 1]))
+                        if r is not None and (best is None or r < best[0]):
+                            best = (r, i)
+                    if best is None:
+                        return symbols
+                    i = best[1]
+                    symbols[i : i + 2] = [symbols[i] + symbols[i + 1]]
+            """),
+        "recursion": _src("""
+            def encode_bpe(word, merges):
+                rank = {tuple(p): r for r, p in reversed(list(enumerate(merges)))}
+
+                def go(symbols):
+                    pairs = list(zip(symbols, symbols[1:]))
+                    found = [(rank[p], i) for i, p in enumerate(pairs) if p in rank]
+                    if not found:
+                        return symbols
+                    _, i = min(found)
+                    return go(symbols[:i] + [symbols[i] + symbols[i + 1]] + symbols[i + 2 :])
+
+                return go(list(word))
+            """),
+    },
+    "merge_and_update": {
+        "batched deltas": _src("""
+            def merge_and_update(words, counts, stats, where, pair):
+                delta, changed = {}, []
+                for i in sorted(where.pop(pair, set())):
+                    old = words[i]
+                    new, j = [], 0
+                    while j < len(old):
+                        if j + 1 < len(old) and old[j] == pair[0] and old[j + 1] == pair[1]:
+                            new.append(pair[0] + pair[1])
+                            j += 2
+                        else:
+                            new.append(old[j])
+                            j += 1
+                    if len(new) == len(old):
+                        continue
+                    for p in zip(old, old[1:]):
+                        delta[p] = delta.get(p, 0) - counts[i]
+                    for p in zip(new, new[1:]):
+                        delta[p] = delta.get(p, 0) + counts[i]
+                        where.setdefault(p, set()).add(i)
+                    words[i] = new
+                    changed.append(i)
+                for p, d in delta.items():
+                    stats[p] = stats.get(p, 0) + d
+                    if stats[p] == 0:
+                        del stats[p]
+                return changed
+            """),
+        "one occurrence at a time": _src("""
+            def merge_and_update(words, counts, stats, where, pair):
+                changed = []
+                for i in sorted(where.get(pair, ())):
+                    w = list(words[i])
+                    j, hit = 0, False
+                    while j < len(w) - 1:
+                        if (w[j], w[j + 1]) == pair:
+                            hit = True
+                            for p in zip(w, w[1:]):
+                                stats[p] -= counts[i]
+                                if stats[p] == 0:
+                                    del stats[p]
+                            w[j : j + 2] = [w[j] + w[j + 1]]
+                            for p in zip(w, w[1:]):
+                                stats[p] = stats.get(p, 0) + counts[i]
+                                where.setdefault(p, set()).add(i)
+                        j += 1
+                    if hit:
+                        words[i] = w
+                        changed.append(i)
+                return changed
+            """),
+    },
+}
+
+
+WRONG: dict[str, dict[str, str]] = {
+    "pair_counts": {
+        "unweighted counts": _src("""
+            def pair_counts(words):
+                counts = {}
+                for symbols in words:
+                    for pair in zip(symbols, symbols[1:]):
+                        counts[pair] = counts.get(pair, 0) + 1
+                return counts
+            """),
+        "a pair counted once per word": _src("""
+            def pair_counts(words):
+                counts = {}
+                for symbols, n in words.items():
+                    for pair in set(zip(symbols, symbols[1:])):
+                        counts[pair] = counts.get(pair, 0) + n
+                return counts
+            """),
+        "wrong return types": _src("""
+            def pair_counts(words):
+                counts = {}
+                for symbols, n in words.items():
+                    for pair in zip(symbols, symbols[1:]):
+                        counts[pair] = counts.get(pair, 0.0) + n
+                return counts
+            """),
+        "changing the caller's input": _src("""
+            def pair_counts(words):
+                counts = {}
+                while words:
+                    symbols, n = words.popitem()
+                    for pair in zip(symbols, symbols[1:]):
+                        counts[pair] = counts.get(pair, 0) + n
+                return counts
+            """),
+    },
+    "merge_pair": {
+        "right-to-left merges": _src("""
+            def merge_pair(symbols, pair):
+                out, i = [], len(symbols) - 1
+                while i >= 0:
+                    if i > 0 and (symbols[i - 1], symbols[i]) == pair:
+                        out.insert(0, symbols[i - 1] + symbols[i])
+                        i -= 2
+                    else:
+                        out.insert(0, symbols[i])
+                        i -= 1
+                return tuple(out)
+            """),
+        "overlapping merges": _src("""
+            def merge_pair(symbols, pair):
+                out = []
+                for i in range(len(symbols)):
+                    if i + 1 < len(symbols) and (symbols[i], symbols[i + 1]) == pair:
+                        out.append(symbols[i] + symbols[i + 1])
+                    else:
+                        out.append(symbols[i])
+                return tuple(out)
+            """),
+        "string replacement across symbol boundaries": _src("""
+            def merge_pair(symbols, pair):
+                text = " ".join(symbols).replace(pair[0] + " " + pair[1], pair[0] + pair[1])
+                return tuple(text.split())
+            """),
+        "wrong return types": _src("""
+            def merge_pair(symbols, pair):
+                out, i = [], 0
+                while i < len(symbols):
+                    if i + 1 < len(symbols) and (symbols[i], symbols[i + 1]) == pair:
+                        out.append(symbols[i] + symbols[i + 1])
+                        i += 2
+                    else:
+                        out.append(symbols[i])
+                        i += 1
+                return out
+            """),
+    },
+    "train_bpe": {},
+    "encode_bpe": {},
+    "merge_and_update": {},
+}
+
+
+def _trainer(choose: str = "min(counts, key=lambda p: (-counts[p], p))", **change: str) -> str:
+    """A naive trainer with one line swapped, as a student might have written it."""
+    count = change.get("count", "counts[p] = counts.get(p, 0) + n")
+    pairs = change.get("pairs", "zip(s, s[1:])")
+    loop = change.get("loop", "range(num_merges)")
+    stop = change.get("stop", "")
+    merge = change.get("merge", _MERGE)
+    result = change.get("result", "merges.append(best)")
+    prelude = change.get("prelude", "")
+    return _src(
+        merge
+        + f"""
+
+def train_bpe(word_counts, num_merges):
+    {prelude}words = {{tuple(w): n for w, n in word_counts.items()}}
+    merges = []
+    for _ in {loop}:
+        counts = {{}}
+        for s, n in words.items():
+            for p in {pairs}:
+                {count}
+        if not counts:
+            break
+        best = {choose}
+        {stop}{result}
+        words = {{_join(s, tuple(best)): n for s, n in words.items()}}
+    return merges
+"""
+    )
+
+
+_RIGHT_TO_LEFT = """
+def _join(symbols, pair):
+    out, i = [], len(symbols) - 1
+    while i >= 0:
+        if i > 0 and (symbols[i - 1], symbols[i]) == pair:
+            out.insert(0, symbols[i - 1] + symbols[i])
+            i -= 2
+        else:
+            out.insert(0, symbols[i])
+            i -= 1
+    return tuple(out)
+"""
+_OVERLAPPING = """
+def _join(symbols, pair):
+    return tuple(
+        symbols[i] + symbols[i + 1]
+        if i + 1 < len(symbols) and (symbols[i], symbols[i + 1]) == pair
+        else symbols[i]
+        for i in range(len(symbols))
+    )
+"""
+_STRING = """
+def _join(symbols, pair):
+    return tuple(" ".join(symbols).replace(" ".join(pair), "".join(pair)).split(" "))
+"""
+
+WRONG["train_bpe"] = {
+    "ties broken by the largest pair": _trainer("max(counts, key=lambda p: (counts[p], p))"),
+    "ties broken by the concatenated string": _trainer(
+        "min(counts, key=lambda p: (-counts[p], p[0] + p[1]))"
+    ),
+    "ties broken by first appearance": _trainer("max(counts, key=counts.get)"),
+    "unweighted counts": _trainer(count="counts[p] = counts.get(p, 0) + 1"),
+    "a pair counted once per word": _trainer(pairs="set(zip(s, s[1:]))"),
+    "stopping when counts fall to 1": _trainer(
+        stop="if counts[best] == 1:\n            break\n        "
+    ),
+    "one merge too few": _trainer(loop="range(num_merges - 1)"),
+    "wrong return types": _trainer(result="merges.append(list(best))"),
+    "changing the caller's input": _trainer(
+        prelude="for w in list(word_counts):\n"
+        "        word_counts[tuple(w)] = word_counts.pop(w)\n    "
+    ),
+    "right-to-left merges": _trainer(merge=_RIGHT_TO_LEFT),
+    "overlapping merges": _trainer(merge=_OVERLAPPING),
+    "string replacement across symbol boundaries": _trainer(merge=_STRING),
+}
+
+
+def _replayer(merge: str, result: str = "list(symbols)") -> str:
+    return _src(
+        merge
+        + f"""
+
+def encode_bpe(word, merges):
+    symbols = tuple(word)
+    for pair in merges:
+        symbols = _join(symbols, tuple(pair))
+    return {result}
+"""
+    )
+
+
+WRONG["encode_bpe"] = {
+    "leftmost pair instead of lowest rank": _src("""
+        def encode_bpe(word, merges):
+            known = set(merges)
+            symbols = list(word)
+            i = 0
+            while i < len(symbols) - 1:
+                if (symbols[i], symbols[i + 1]) in known:
+                    symbols[i : i + 2] = [symbols[i] + symbols[i + 1]]
+                    i = 0
+                else:
+                    i += 1
+            return symbols
+        """),
+    "right-to-left merges": _replayer(_RIGHT_TO_LEFT),
+    "overlapping merges": _replayer(_OVERLAPPING),
+    "string replacement across symbol boundaries": _replayer(_STRING),
+    "wrong return types": _replayer(_MERGE, result="symbols"),
+    "changing the caller's input": _src(
+        _MERGE
+        + """
+
+def encode_bpe(word, merges):
+    symbols = tuple(word)
+    while merges:
+        symbols = _join(symbols, tuple(merges.pop(0)))
+    return list(symbols)
+"""
+    ),
+}
+
+
+def _updater(**change: str) -> str:
+    """The reference-style update with one step changed."""
+    candidates = change.get("candidates", "sorted(where.pop(pair, set()))")
+    stale = change.get("stale", "continue")
+    weight = change.get("weight", "counts[i]")
+    index = change.get("index", "where.setdefault(p, set()).add(i)")
+    clean = change.get("clean", "if stats[p] == 0:\n            del stats[p]")
+    store = change.get("store", "new")
+    return _src(f"""
+def merge_and_update(words, counts, stats, where, pair):
+    delta, changed = {{}}, []
+    for i in {candidates}:
+        old = words[i]
+        new, j = [], 0
+        while j < len(old):
+            if j + 1 < len(old) and old[j] == pair[0] and old[j + 1] == pair[1]:
+                new.append(pair[0] + pair[1])
+                j += 2
+            else:
+                new.append(old[j])
+                j += 1
+        if len(new) == len(old):
+            changed.append(i) if {stale!r} == "report" else None
+            continue
+        for p in zip(old, old[1:]):
+            delta[p] = delta.get(p, 0) - {weight}
+        for p in zip(new, new[1:]):
+            delta[p] = delta.get(p, 0) + {weight}
+            {index}
+        words[i] = {store}
+        changed.append(i)
+    for p, d in delta.items():
+        stats[p] = stats.get(p, 0) + d
+        {clean}
+    return changed
+""")
+
+
+WRONG["merge_and_update"] = {
+    "iterating over all words": _updater(
+        candidates="[k for k, w in enumerate(words) if tuple(pair) in zip(w, w[1:])]"
+    ),
+    "zero entries left in stats": _updater(clean="pass"),
+    "where not updated": _updater(index="pass"),
+    "stale indices reported as changed": _updater(stale="report"),
+    "unweighted counts": _updater(weight="1"),
+    "wrong return types": _updater(store="tuple(new)"),
+}

@@ -1,0 +1,252 @@
+"""The hidden tests' checkers, in process: every catalogued wrong answer fails with its mistake
+named, every correct one passes, and the seam (cases, run_case, judge) keeps its promises."""
+
+from __future__ import annotations
+
+import copy
+import subprocess
+import sys
+
+import pytest
+
+import solutions
+from autograder.cases import EXERCISES, GROUPS, cases
+from autograder.checks import Outcome, check, judge, run_case
+from autograder.mistakes import MISTAKES, mistake_names
+from autograder.plain import Unplain, dumps, loads, same, to_plain
+from tests.catalogue import CORRECT, WRONG
+from tests.conftest import ROOT
+
+
+def load(source: str, name: str):
+    """The function ``name`` defined by an answer's source, as a notebook would define it."""
+    namespace: dict = {}
+    exec(compile(source, f"<answer {name}>", "exec"), namespace)  # our own catalogue's code
+    return namespace[name]
+
+
+def failures(name: str, func) -> list[str]:
+    messages = []
+    for group in GROUPS:
+        try:
+            check(name, group, func)
+        except AssertionError as error:
+            messages.append(str(error))
+    return messages
+
+
+@pytest.mark.parametrize(
+    ("name", "mistake"), [(name, mistake) for name in WRONG for mistake in WRONG[name]]
+)
+def test_each_wrong_answer_fails_with_its_mistake_named(name: str, mistake: str) -> None:
+    messages = failures(name, load(WRONG[name][mistake], name))
+    assert messages, f"the wrong {name} ({mistake}) passed every hidden test"
+    assert any(f"Likely mistake: {mistake}." in m for m in messages), "\n\n".join(messages)
+
+
+@pytest.mark.parametrize(
+    ("name", "label"), [(name, label) for name in CORRECT for label in CORRECT[name]]
+)
+def test_each_correct_answer_passes(name: str, label: str) -> None:
+    assert failures(name, load(CORRECT[name][label], name)) == []
+
+
+def test_the_catalogue_covers_every_mistake_the_issue_names() -> None:
+    wanted = {
+        "leftmost pair instead of lowest rank",
+        "right-to-left merges",
+        "overlapping merges",
+        "string replacement across symbol boundaries",
+        "ties broken by the largest pair",
+        "ties broken by the concatenated string",
+        "ties broken by first appearance",
+        "unweighted counts",
+        "a pair counted once per word",
+        "stopping when counts fall to 1",
+        "one merge too few",
+        "wrong return types",
+        "changing the caller's input",
+        "iterating over all words",
+        "zero entries left in stats",
+        "where not updated",
+        "stale indices reported as changed",
+    }
+    catalogued = {mistake for name in WRONG for mistake in WRONG[name]}
+    recognised = {mistake for names in mistake_names().values() for mistake in names}
+    assert wanted <= catalogued
+    assert catalogued <= recognised
+    for name in WRONG:
+        assert set(WRONG[name]) <= set(mistake_names()[name]), name
+
+
+def test_the_reference_passes_and_each_variant_is_caught() -> None:
+    for name in EXERCISES:
+        assert failures(name, getattr(solutions, name)) == []
+        for mistake in MISTAKES[name]:
+            for variant in mistake.variants:
+                assert failures(name, variant), f"{name}: variant of {mistake.name} passed"
+
+
+def test_a_failure_message_shows_input_expected_got_and_mistake() -> None:
+    wrong = load(WRONG["encode_bpe"]["leftmost pair instead of lowest rank"], "encode_bpe")
+    outcomes = [run_case("encode_bpe", wrong, args) for args in cases("encode_bpe", "core")]
+    messages = judge("encode_bpe", "core", outcomes)
+    (message,) = [m for m in messages if "encode_bpe('steat'" in m]
+    assert "encode_bpe('steat', [('e', 'a'), ('ea', 't'), ('t', 'ea'), ('s', 'eat')" in message
+    assert "expected: ['s', 't', 'eat']" in message
+    assert "got:      ['s', 'tea', 't']" in message
+    assert "Likely mistake: leftmost pair instead of lowest rank." in message
+
+
+def test_messages_put_the_smallest_failing_input_first() -> None:
+    wrong = load(WRONG["merge_pair"]["right-to-left merges"], "merge_pair")
+    args_list = cases("merge_pair", "core")
+    outcomes = [run_case("merge_pair", wrong, args) for args in args_list]
+    messages = judge("merge_pair", "core", outcomes)
+    assert len(messages) >= 2
+    shown = [m.splitlines()[1] for m in messages]
+    assert [len(s) for s in shown] == sorted(len(s) for s in shown)
+    assert messages[0].startswith(f"merge_pair is wrong on {len(messages)} of {len(args_list)}")
+
+
+class AlwaysEqual:
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    __hash__ = object.__hash__
+
+
+class SneakyStr(str):
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    __hash__ = str.__hash__
+
+
+class SneakyTuple(tuple):
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    __hash__ = tuple.__hash__
+
+
+class SneakyDict(dict):
+    def __eq__(self, other: object) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(
+    ("name", "answer"),
+    [
+        ("pair_counts", lambda words: AlwaysEqual()),
+        ("pair_counts", lambda words: SneakyDict()),
+        ("merge_pair", lambda symbols, pair: SneakyTuple()),
+        ("encode_bpe", lambda word, merges: [SneakyStr("x")]),
+        ("train_bpe", lambda word_counts, num_merges: [SneakyTuple()]),
+        ("merge_and_update", lambda *args: AlwaysEqual()),
+    ],
+)
+def test_objects_that_claim_equality_fail(name: str, answer) -> None:
+    for group in GROUPS:
+        with pytest.raises(AssertionError, match="wrong return types"):
+            check(name, group, answer)
+
+
+def test_exact_types_are_required() -> None:
+    assert not same({("a", "b"): 1}, {("a", "b"): True})
+    assert not same({("a", "b"): 1}, {("a", "b"): 1.0})
+    assert not same(["a"], ("a",))
+    assert same({("a", "b"): {1, 2}}, {("a", "b"): {2, 1}})
+    assert to_plain(SneakyStr("a")) == Unplain("SneakyStr")
+    from collections import Counter
+
+    assert same(to_plain(Counter({("a", "b"): 2})), {("a", "b"): 2})
+
+
+def test_plain_data_survives_json() -> None:
+    value = {("a", "b"): [1, (2, "x")], "s": {frozenset({1}), 3}, "u": Unplain("Foo"), None: 1.5}
+    assert same(loads(dumps(value)), value)
+
+
+def test_run_case_protects_the_case_data() -> None:
+    args = cases("train_bpe", "core")[0]
+    pristine = copy.deepcopy(args)
+
+    def vandal(word_counts, num_merges):
+        word_counts.clear()
+        return []
+
+    outcome = run_case("train_bpe", vandal, args)
+    assert args == pristine
+    assert outcome.after == ({}, args[1])
+
+
+def test_merge_and_update_cannot_loop_over_words() -> None:
+    args = cases("merge_and_update", "core")[0]
+
+    def looks_at_everything(words, counts, stats, where, pair):
+        return [i for i in range(len(words)) if words[i]]
+
+    outcome = run_case("merge_and_update", looks_at_everything, args)
+    assert outcome.error is not None and outcome.error.startswith("WordsLoopError")
+
+
+def test_judge_never_runs_what_it_is_given() -> None:
+    # Outcomes are plain data: a callable smuggled into one is just a wrong value.
+    calls = []
+    bad = Outcome(value=lambda: calls.append(1), error=None, after=())
+    with pytest.raises(TypeError):
+        judge("merge_pair", "core", [bad] * len(cases("merge_pair", "core")))
+    assert calls == []
+    with pytest.raises(ValueError, match="cases but"):
+        judge("merge_pair", "core", [])
+
+
+def test_cases_are_plain_deterministic_and_hashseed_free() -> None:
+    script = (
+        "from autograder.cases import cases, EXERCISES;"
+        "from autograder.plain import dumps;"
+        "print(dumps([cases(n, g) for n in EXERCISES for g in ('core', 'random')]))"
+    )
+    runs = {
+        subprocess.run(
+            [sys.executable, "-c", script],
+            env={"PYTHONPATH": str(ROOT), "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in ("0", "1", "12345")
+    }
+    assert len(runs) == 1
+    for name in EXERCISES:
+        for group in GROUPS:
+            for args in cases(name, group):
+                assert same(to_plain(args), args), (name, group, args)
+
+
+def test_unknown_names_are_explained() -> None:
+    with pytest.raises(ValueError, match="unknown exercise"):
+        cases("train", "core")
+    with pytest.raises(ValueError, match="unknown group"):
+        cases("train_bpe", "hidden")
+
+
+def test_docstring_examples_of_the_checkers_run() -> None:
+    import doctest
+
+    import autograder.cases
+    import autograder.checks
+    import autograder.mistakes
+    import autograder.plain
+    import autograder.synthetic
+
+    for module in (
+        autograder.cases,
+        autograder.checks,
+        autograder.mistakes,
+        autograder.plain,
+        autograder.synthetic,
+    ):
+        result = doctest.testmod(module)
+        assert result.attempted > 0 and result.failed == 0, module.__name__
