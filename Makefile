@@ -55,6 +55,11 @@ notebooks: venv  ## regenerate the student notebooks in notebooks/ from source/ 
 	rm -f notebooks/*.ipynb
 	cp release/bpe/*.ipynb notebooks/
 
+bench: venv  ## run every bench/bench_*.py in turn; prints speed and memory tables (a few minutes)
+	@for script in bench/bench_*.py; do \
+	  echo "== $$script"; $(GRADING) $$script || exit 1; \
+	done
+
 clean:  ## remove nbgrader's generated folders, caches and artifacts (keeps .venv)
 	rm -rf release submitted autograded feedback .exchange gradebook.db artifacts dist \
 	  .pytest_cache .ruff_cache .hypothesis
