@@ -203,6 +203,12 @@ def click_next_and_check(page, widget, name: str) -> None:
     ]
     assert shown_rows == rows
     assert widget.locator(".bpe-winner").count() == 1
+    widget.get_by_role("button", name="Back").click()
+    expect(widget.locator(".bpe-merge-row")).to_have_count(CLICKS - 1)
+    expect(widget.locator(".bpe-status")).to_contain_text(f"After {CLICKS - 1} of")
+    next_button.click()
+    expect(widget.locator(".bpe-merge-row")).to_have_count(CLICKS)
+    assert widget.locator(".bpe-token").all_inner_texts() == tokens
     page.mouse.move(0, 0)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     widget.screenshot(path=ARTIFACTS / f"{name}.png", animations="disabled")
