@@ -268,3 +268,9 @@ def test_widget_on_the_voila_page(page, server, tmp_path):
 
     expect(widget).to_be_visible(timeout=60_000)
     click_next_and_check(page, widget, "voila_watch_it_learn")
+    # A new text takes effect when the box loses focus: back to zero merges, on that text.
+    widget.locator("textarea").fill("banana bandana")
+    widget.locator("textarea").press("Tab")
+    expect(widget.locator(".bpe-status")).to_contain_text("After 0 of")
+    expect(widget.locator(".bpe-token")).to_have_count(len("banana bandana"))
+    expect(widget.locator(".bpe-merge-row")).to_have_count(0)

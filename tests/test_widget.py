@@ -6,7 +6,11 @@ from the Encoder replaying the merges), never from the widget itself.
 
 from __future__ import annotations
 
+import html
+import os
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -27,8 +31,6 @@ MERGE_ROW = re.compile(r'<tr class="bpe-merge-row"><td>(\d+)</td>')
 
 def shown_tokens(widget) -> list[str]:
     """The token boxes of the segmentation pane, as the page draws them."""
-    import html
-
     return [html.unescape(t) for t in TOKEN_SPAN.findall(widget.segmentation_pane.value)]
 
 
@@ -189,3 +191,22 @@ def test_a_long_text_draws_only_its_start():
     widget = watch_it_learn(COURSE_TEXT * 3)
     assert "more characters" in widget.segmentation_pane.value
     assert len(shown_tokens(widget)) < len(COURSE_TEXT * 3)
+
+
+def test_the_widget_steps_the_same_under_any_hash_seed():
+    program = (
+        "from bpe_course.widget import MergeStepper, DEFAULT_TEXT\n"
+        "from bpe_course.texts import COURSE_TEXT\n"
+        "for text in (DEFAULT_TEXT, COURSE_TEXT):\n"
+        "    s = MergeStepper(text)\n"
+        "    while not s.at_end:\n"
+        "        print(s.candidates(), s.next())\n"
+    )
+    runs = []
+    for seed in ("0", "12345"):
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        done = subprocess.run(
+            [sys.executable, "-c", program], env=env, capture_output=True, text=True, check=True
+        )
+        runs.append(done.stdout)
+    assert runs[0] == runs[1] and runs[0].count("Merge(") > 400
