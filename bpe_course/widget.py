@@ -22,14 +22,14 @@ Merge(rank=0, pair=('a', 't'), count=2)
 from __future__ import annotations
 
 import html
-from collections.abc import Iterator
+from collections import Counter
 from typing import NamedTuple
 
 import ipywidgets as widgets
 
 from bpe_course.display import show_pair, visible
 from bpe_course.engine import Merge, Pair, Trainer
-from bpe_course.pretokenize import chunk_counts, pretokenize
+from bpe_course.pretokenize import pretokenize
 
 # Chosen so the first merges are the ones the lesson describes: (a, t) with count 15, then
 # (h, e), (t, he) and (␣, the); "the" occurs both with a space (" the") and without one
@@ -65,7 +65,8 @@ class MergeStepper:
     def __init__(self, text: object) -> None:
         self.text = text if isinstance(text, str) else ""
         self.problem = _problem_with(text)
-        self._counts = chunk_counts(self.text) if self.problem is None else {}
+        self._chunks = pretokenize(self.text) if self.problem is None else []
+        self._counts = Counter(self._chunks)
         self.trainer = Trainer(self._counts)
         self._chunk_ids = {chunk: i for i, chunk in enumerate(self.trainer.chunks)}
         self.tokens_before = self.trainer.total_tokens
@@ -112,17 +113,13 @@ class MergeStepper:
         """The tokens of the text in order (of its first ``max_chars`` characters, rounded
         up to a whole chunk); joined, they give the text back."""
         tokens: list[str] = []
-        for chunk in self._chunks_up_to(max_chars):
+        shown = 0
+        for chunk in self._chunks:
+            if max_chars is not None and shown >= max_chars:
+                break
+            shown += len(chunk)
             tokens.extend(self.trainer.symbols[self._chunk_ids[chunk]])
         return tokens
-
-    def _chunks_up_to(self, max_chars: int | None) -> Iterator[str]:
-        shown = 0
-        for chunk in pretokenize(self.text):
-            if max_chars is not None and shown >= max_chars:
-                return
-            shown += len(chunk)
-            yield chunk
 
     def candidates(self, k: int = SHOWN_CANDIDATES) -> list[Candidate]:
         """The ``k`` best pairs for the next merge, best first; the first one wins."""
@@ -195,12 +192,13 @@ def render_segmentation(stepper: MergeStepper, max_chars: int = SHOWN_CHARS) -> 
     """Each token in a box, the tokens made by the latest merge highlighted."""
     newest = "".join(stepper.merges[-1].pair) if stepper.merges else None
     spans = []
-    for token in stepper.segmentation(max_chars):
+    tokens = stepper.segmentation(max_chars)
+    for token in tokens:
         css = "bpe-token bpe-new" if token == newest else "bpe-token"
         spans.append(f'<span class="{css}">{html.escape(visible(token))}</span>')
         if "\n" in token:
             spans.append("<br>")
-    hidden = len(stepper.text) - sum(len(chunk) for chunk in stepper._chunks_up_to(max_chars))
+    hidden = len(stepper.text) - sum(len(token) for token in tokens)
     note = f'<div class="bpe-note">… and {hidden:,} more characters.</div>' if hidden > 0 else ""
     # <wbr> lets a long line of boxes wrap between tokens, never inside one.
     return f'<div class="bpe-seg">{"<wbr>".join(spans)}</div>{note}'
