@@ -173,17 +173,18 @@ def _count_all_merges(counts: dict[str, int]) -> int:
 
 # --- HTML for the three panes ---------------------------------------------------------------
 
+# Boxes and the winner's row set their own text colour, so they stay legible in a dark theme.
 STYLE = """<style>
 .bpe-pane { font-size: 14px; }
 .bpe-pane h4 { margin: 0 0 6px 0; }
 .bpe-seg { font-family: monospace; line-height: 1.4; }
 .bpe-token { display: inline-block; border: 1px solid #8a8a8a; border-radius: 3px;
-  padding: 0 2px; margin: 2px 1px; background: #f4f4f4; white-space: pre; }
+  padding: 0 2px; margin: 2px 1px; background: #f4f4f4; color: #111; white-space: pre; }
 .bpe-token.bpe-new { background: #ffe08a; border-color: #b08800; }
 .bpe-pane table { border-collapse: collapse; font-family: monospace; }
 .bpe-pane td, .bpe-pane th { padding: 1px 8px; text-align: left; border-bottom: 1px solid #ddd; }
-.bpe-pane tr.bpe-winner { background: #d6f5d6; font-weight: bold; }
-.bpe-note { color: #555; font-size: 12px; }
+.bpe-pane tr.bpe-winner { background: #d6f5d6; color: #111; font-weight: bold; }
+.bpe-note { opacity: 0.75; font-size: 12px; }
 .bpe-problem { color: #b00020; font-weight: bold; }
 </style>"""
 
