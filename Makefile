@@ -13,7 +13,7 @@ WIDGET_PORT ?= 8866
 # Instructors' tools import solutions/ and autograder/ from the course root, never installed.
 GRADING := PYTHONPATH=$(CURDIR) $(BIN)/python
 
-.PHONY: help venv lab test lint format notebooks bench clean widget
+.PHONY: help venv lab test lint format notebooks bench clean widget autograde verify
 
 help:  ## list every target with what it does
 	@grep -hE '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | sort | \
@@ -59,6 +59,12 @@ bench: venv  ## run every bench/bench_*.py in turn; prints speed and memory tabl
 	@for script in bench/bench_*.py; do \
 	  echo "== $$script"; $(GRADING) $$script || exit 1; \
 	done
+
+autograde: venv  ## grade every submission in submitted/ on JOBS workers (default: all cores), verify, summarize
+	$(GRADING) -m autograder.grade_class --jobs $(JOBS)
+
+verify: venv  ## re-grade autograded submissions out of the students' kernels; the verified score is the grade
+	$(GRADING) -m autograder.verify --jobs $(JOBS)
 
 clean:  ## remove nbgrader's generated folders, caches and artifacts (keeps .venv)
 	rm -rf release submitted autograded feedback .exchange gradebook.db artifacts dist \

@@ -1,0 +1,98 @@
+"""Move one student's grading results between nbgrader gradebooks, as plain rows.
+
+Parallel grading gives each submission a private copy of the gradebook (see
+``autograder.grade_class``), so no two processes ever write the same SQLite file. This module
+does the two ends of that: :func:`make_template` strips a copy of the class gradebook down to
+the assignment itself, :func:`student_rows` reads back what nbgrader wrote for one student,
+and :func:`merge_student` writes those rows into the class gradebook in one transaction,
+replacing any earlier grading of that student. Rows are lists of plain values, so they can
+come back from a worker on another machine.
+
+It does not grade, and it relies on nbgrader's schema (gradebook version 0.9): a student's
+results live in ``submitted_assignment``, ``submitted_notebook``, ``grade`` and ``comment``,
+all keyed by UUID strings, so rows from different files never collide.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+Rows = dict[str, dict[str, Any]]  # table -> {"columns": [...], "rows": [[...], ...]}
+
+_SUBMISSION_TABLES = ("comment", "grade", "submitted_notebook", "submitted_assignment")
+
+
+def make_template(class_db: Path, template: Path) -> None:
+    """Copy the class gradebook to ``template`` without any student or submission in it."""
+    shutil.copyfile(class_db, template)
+    with sqlite3.connect(template) as db:
+        for table in (*_SUBMISSION_TABLES, "student"):
+            db.execute(f"DELETE FROM {table}")
+    with sqlite3.connect(template) as db:
+        db.execute("VACUUM")
+
+
+def _select(db: sqlite3.Connection, sql: str, params: tuple) -> dict[str, Any]:
+    cursor = db.execute(sql, params)
+    return {"columns": [d[0] for d in cursor.description], "rows": [list(r) for r in cursor]}
+
+
+def student_rows(db_path: Path, assignment: str, student: str) -> Rows:
+    """Everything nbgrader stored about ``student``'s submission of ``assignment``."""
+    with sqlite3.connect(db_path) as db:
+        sub = "SELECT s.id FROM submitted_assignment s JOIN assignment a ON s.assignment_id = a.id"
+        sub += " WHERE a.name = ? AND s.student_id = ?"
+        notebooks = f"SELECT id FROM submitted_notebook WHERE assignment_id IN ({sub})"
+        key = (assignment, student)
+        return {
+            "student": _select(db, "SELECT * FROM student WHERE id = ?", (student,)),
+            "submitted_assignment": _select(
+                db, f"SELECT * FROM submitted_assignment WHERE id IN ({sub})", key
+            ),
+            "submitted_notebook": _select(
+                db, f"SELECT * FROM submitted_notebook WHERE assignment_id IN ({sub})", key
+            ),
+            "grade": _select(db, f"SELECT * FROM grade WHERE notebook_id IN ({notebooks})", key),
+            "comment": _select(
+                db, f"SELECT * FROM comment WHERE notebook_id IN ({notebooks})", key
+            ),
+        }
+
+
+def _delete_submission(db: sqlite3.Connection, assignment: str, student: str) -> None:
+    sub = "SELECT s.id FROM submitted_assignment s JOIN assignment a ON s.assignment_id = a.id"
+    sub += " WHERE a.name = ? AND s.student_id = ?"
+    notebooks = f"SELECT id FROM submitted_notebook WHERE assignment_id IN ({sub})"
+    key = (assignment, student)
+    db.execute(f"DELETE FROM comment WHERE notebook_id IN ({notebooks})", key)
+    db.execute(f"DELETE FROM grade WHERE notebook_id IN ({notebooks})", key)
+    db.execute(f"DELETE FROM submitted_notebook WHERE assignment_id IN ({sub})", key)
+    db.execute(f"DELETE FROM submitted_assignment WHERE id IN ({sub})", key)
+
+
+def _insert(db: sqlite3.Connection, table: str, data: dict[str, Any], verb: str) -> None:
+    if not data["rows"]:
+        return
+    columns = ", ".join(data["columns"])
+    marks = ", ".join("?" for _ in data["columns"])
+    db.executemany(f"{verb} INTO {table} ({columns}) VALUES ({marks})", data["rows"])
+
+
+def merge_student(class_db: Path, assignment: str, student: str, rows: Rows) -> None:
+    """Replace ``student``'s results for ``assignment`` in the class gradebook with ``rows``.
+
+    One transaction: a reader sees either the old grading or the new one, never a mix.
+    A student already in the class gradebook keeps their name and email.
+    """
+    db = sqlite3.connect(class_db, timeout=60)
+    try:
+        with db:
+            _delete_submission(db, assignment, student)
+            _insert(db, "student", rows["student"], "INSERT OR IGNORE")
+            for table in ("submitted_assignment", "submitted_notebook", "grade", "comment"):
+                _insert(db, table, rows[table], "INSERT")
+    finally:
+        db.close()

@@ -1,0 +1,191 @@
+"""Run a student's answer on the grading cases in a separate, limited process; get plain data back.
+
+:func:`run_answer` starts ``autograder/sandbox_child.py`` with ``python -I`` (no ``PYTHONPATH``,
+no user site, not even the script's own folder on ``sys.path``) in an empty temporary folder,
+with a bare environment, its own session (so the whole process group can be killed), an
+address-space limit and a file-size limit. ``solutions`` and ``autograder`` are therefore not
+importable there. Each group of cases gets a time limit; when it runs out, or the process dies,
+the case that was running and the rest of its group are recorded as errors and the next group
+starts in a fresh process.
+
+What comes back is only what ``autograder.plain.loads`` can rebuild: plain data with exact
+types. Anything malformed becomes an error outcome. This module never imports or runs student
+code in this process and does not judge the outcomes (``autograder.verify`` does).
+
+>>> code = ["def merge_pair(symbols, pair):\\n    return list(symbols)"]
+>>> outs = run_answer(code, "merge_pair", {"core": [(("a",), ("a", "a"))]})
+>>> outs["core"][0].value, outs["core"][0].error
+(['a'], None)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import resource
+import selectors
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from autograder.checks import Outcome
+from autograder.plain import dumps, loads
+
+HERE = Path(__file__).resolve().parent
+CHILD = HERE / "sandbox_child.py"
+DEFAULT_SECONDS = 10.0  # per group of cases, like nbgrader's per-cell timeout
+DEFAULT_MEMORY_GB = 2.0
+_STARTUP_SECONDS = 5.0  # Python's own start, on a busy machine
+_MAX_OUTPUT = 50 * 2**20
+
+
+def _limits(memory_gb: float):
+    def apply() -> None:
+        if memory_gb > 0:
+            size = int(memory_gb * 2**30)
+            resource.setrlimit(resource.RLIMIT_AS, (size, size))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (10 * 2**20, 10 * 2**20))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+    return apply
+
+
+def _failed(args: tuple, why: str) -> Outcome:
+    return Outcome(value=None, error=why, after=tuple(args))
+
+
+def _decode(text: str, args: tuple) -> Outcome:
+    """An Outcome from the child's line; anything that is not [value, error, after] with a
+    str-or-None error and one entry per argument becomes an error outcome."""
+    try:
+        value, error, after = loads(text)
+    except Exception:
+        return _failed(args, "the sandbox sent back something that is not plain data")
+    if (error is not None and type(error) is not str) or type(after) is not list:
+        return _failed(args, "the sandbox sent back a malformed result")
+    if len(after) != len(args):
+        return _failed(args, "the sandbox sent back a malformed result")
+    return Outcome(value=value, error=error, after=tuple(after))
+
+
+def _run_child(job: dict, seconds: float, memory_gb: float) -> tuple[list[dict], str]:
+    """Run one child on ``job``; return the result lines it wrote and, if it did not finish
+    cleanly, why. Each group of cases gets ``seconds`` from the moment the child starts it."""
+    with tempfile.TemporaryDirectory(prefix="verify-sandbox-") as home:
+        env = {"PATH": "/usr/bin:/bin", "HOME": home, "LANG": "C.UTF-8", "TMPDIR": home}
+        child = subprocess.Popen(
+            [sys.executable, "-I", str(CHILD)],
+            cwd=home,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            preexec_fn=_limits(memory_gb),
+            start_new_session=True,
+        )
+        try:
+            lines, timed_out = _read_lines(child, json.dumps(job).encode(), seconds)
+        finally:
+            _kill(child)
+    if timed_out:
+        return lines, f"did not finish within {seconds:.0f} s"
+    return lines, "" if child.returncode == 0 else _exit_reason(child.returncode)
+
+
+def _read_lines(child: subprocess.Popen, job: bytes, seconds: float) -> tuple[list[dict], bool]:
+    """Send the job, then collect JSON lines until EOF or until a group runs out of time."""
+    assert child.stdin is not None and child.stdout is not None
+    try:
+        child.stdin.write(job)
+        child.stdin.close()
+    except BrokenPipeError:  # the child died before reading its job
+        return [], False
+    fd = child.stdout.fileno()
+    deadline = time.monotonic() + _STARTUP_SECONDS + seconds
+    buffer, lines, size = b"", [], 0
+    with selectors.DefaultSelector() as selector:
+        selector.register(fd, selectors.EVENT_READ)
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return lines, True
+            if not selector.select(timeout=left):
+                continue
+            chunk = os.read(fd, 1 << 16)
+            size += len(chunk)
+            if not chunk or size > _MAX_OUTPUT:
+                return lines, False
+            buffer += chunk
+            *complete, buffer = buffer.split(b"\n")
+            for raw in complete:
+                try:
+                    line = json.loads(raw)
+                except ValueError:
+                    continue
+                if type(line) is not dict:
+                    continue
+                if "start" in line:  # a new group: a fresh time limit
+                    deadline = time.monotonic() + seconds
+                else:
+                    lines.append(line)
+
+
+def _exit_reason(code: int) -> str:
+    if code < 0:
+        return f"the process was killed by signal {signal.Signals(-code).name}"
+    return f"the process exited with status {code}"
+
+
+def _kill(child: subprocess.Popen) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(child.pid, signal.SIGKILL)
+    child.wait()
+
+
+def run_answer(
+    statements: list[str],
+    name: str,
+    groups: dict[str, list[tuple]],
+    seconds: float = DEFAULT_SECONDS,
+    memory_gb: float = DEFAULT_MEMORY_GB,
+) -> dict[str, list[Outcome]]:
+    """Define the student's code from ``statements``, call ``name`` on every case of every
+    group in the sandbox, and return one Outcome per case, in order."""
+    plain_src = (HERE / "plain.py").read_text()
+    checks_src = (HERE / "checks.py").read_text()
+    results: dict[str, list[Outcome | None]] = {g: [None] * len(c) for g, c in groups.items()}
+    todo = [g for g, c in groups.items() if c]
+    while todo:
+        work = [[g, i, dumps(tuple(args))] for g in todo for i, args in enumerate(groups[g])]
+        job = {
+            "plain_src": plain_src,
+            "checks_src": checks_src,
+            "statements": statements,
+            "name": name,
+            "cases": work,
+        }
+        lines, why = _run_child(job, seconds, memory_gb)
+        for line in lines:
+            group, index = line.get("group"), line.get("index")
+            if group in results and type(index) is int and 0 <= index < len(groups[group]):
+                outcome = line.get("outcome")
+                args = tuple(groups[group][index])
+                results[group][index] = (
+                    _decode(outcome, args) if type(outcome) is str else _failed(args, "no result")
+                )
+        # The group that was running when the child stopped loses its remaining cases; the
+        # groups after it get a fresh process.
+        stopped_in = next((g for g in todo if None in results[g]), None)
+        if stopped_in is None:
+            break
+        reason = why or "the sandbox stopped before this case"
+        results[stopped_in] = [
+            out if out is not None else _failed(tuple(groups[stopped_in][i]), reason)
+            for i, out in enumerate(results[stopped_in])
+        ]
+        todo = [g for g in todo if None in results[g]]
+    return {g: [o for o in outs if o is not None] for g, outs in results.items()}

@@ -1,0 +1,31 @@
+"""A throw-away copy of the course for tests and benchmarks of class grading.
+
+:func:`make_scratch_course` copies ``source/`` and ``nbgrader_config.py`` into an empty folder
+and runs ``nbgrader generate_assignment`` there, so a synthetic class can be submitted, graded
+and verified without touching the real course's ``submitted/``, ``autograded/`` or
+``gradebook.db``. The grading code itself still comes from this repository (the grading
+workers put it on the kernels' ``PYTHONPATH``). It writes no submissions itself
+(``autograder.synthetic`` does).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def make_scratch_course(folder: Path, assignment: str = "bpe") -> Path:
+    """Copy the course masters into ``folder`` (created) and generate the release there."""
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(REPO / "source" / assignment, folder / "source" / assignment)
+    shutil.copyfile(REPO / "nbgrader_config.py", folder / "nbgrader_config.py")
+    bin_dir = str(Path(sys.executable).parent)
+    env = dict(os.environ, PATH=bin_dir + os.pathsep + os.environ.get("PATH", ""))
+    command = [sys.executable, "-m", "nbgrader", "generate_assignment", assignment, "--force"]
+    subprocess.run([*command, "--log-level=ERROR"], cwd=folder, env=env, check=True)
+    return folder

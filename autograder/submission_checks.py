@@ -1,0 +1,176 @@
+"""What is wrong with one student's submission, before and after nbgrader grades it.
+
+Before grading, :func:`inspect_submission` compares the submitted folder with the master
+notebooks: a missing notebook, a file that is not valid notebook JSON, an extra file, a locked
+test cell that was deleted (nbgrader then leaves it for manual grading) or edited (nbgrader
+puts the master version back). After grading, :func:`read_outcomes` reads the autograded
+notebooks for what went wrong while they ran: a kernel that died or froze (see
+``autograder.kernel_guard``), a cell that timed out, memory running out, or a test cell that
+failed, with the first line of its error (``NameError: name 'train_bpe' is not defined``).
+
+Each finding is a :class:`Problem` of plain data. This module does not grade and does not
+touch the gradebook.
+
+>>> Problem("extra_file", "", "notes.txt").text()
+'extra file: notes.txt (ignored)'
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import nbformat
+
+from autograder.kernel_guard import KERNEL_LOST
+
+# How each kind of finding reads in the summary, and whether a person must look at it.
+_WORDING = {
+    "missing_notebook": ("missing notebook", True),
+    "invalid_json": ("not a readable notebook", True),
+    "extra_file": ("extra file", False),
+    "deleted_test_cell": ("locked test cell deleted, needs manual grading", True),
+    "edited_locked_cell": ("locked cell edited, restored from the master", False),
+    "kernel_lost": ("kernel lost", False),
+    "timeout": ("cell timed out", False),
+    "memory": ("memory limit reached", False),
+    "test_failed": ("test failed", False),
+    "grading_error": ("grading failed", True),
+}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One finding: its kind, the notebook it is in ("" for the whole submission), details."""
+
+    kind: str
+    notebook: str
+    detail: str
+
+    def text(self) -> str:
+        words = _WORDING[self.kind][0]
+        where = f"{self.notebook}: " if self.notebook else ""
+        ignored = " (ignored)" if self.kind == "extra_file" else ""
+        return f"{words}: {where}{self.detail}{ignored}"
+
+    @property
+    def needs_person(self) -> bool:
+        return _WORDING[self.kind][1]
+
+    def as_dict(self) -> dict[str, str]:
+        return asdict(self)
+
+
+def graded_ids(notebook: nbformat.NotebookNode) -> dict[str, nbformat.NotebookNode]:
+    """The cells nbgrader tracks (grade, solution or locked), by grade_id."""
+    out = {}
+    for cell in notebook.cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if meta.get("grade_id") and (
+            meta.get("grade") or meta.get("solution") or meta.get("locked")
+        ):
+            out[meta["grade_id"]] = cell
+    return out
+
+
+def has_graded_cells(notebook: nbformat.NotebookNode) -> bool:
+    return any(c.get("metadata", {}).get("nbgrader", {}).get("grade") for c in notebook.cells)
+
+
+def read_notebook(path: Path) -> nbformat.NotebookNode:
+    """Read a notebook, raising ValueError with the reason when it is not one."""
+    try:
+        return nbformat.read(path, as_version=4)
+    except (json.JSONDecodeError, nbformat.reader.NotJSONError, UnicodeDecodeError) as error:
+        raise ValueError(f"invalid JSON ({str(error).splitlines()[0][:120]})") from error
+    except Exception as error:  # nbformat raises many kinds for a broken file
+        raise ValueError(f"{type(error).__name__}: {str(error).splitlines()[0][:120]}") from error
+
+
+def inspect_submission(
+    submitted: Path, masters: dict[str, nbformat.NotebookNode], released: Path | None
+) -> tuple[list[Problem], set[str]]:
+    """Problems found in ``submitted`` (one student's assignment folder), and the names of the
+    notebooks nbgrader cannot open. ``masters`` maps notebook name to its source notebook;
+    ``released`` is the release folder, for telling an edited locked cell from the master."""
+    problems: list[Problem] = []
+    unreadable: set[str] = set()
+    present = {p.name for p in submitted.iterdir()} if submitted.is_dir() else set()
+    for extra in sorted(present - {f"{name}.ipynb" for name in masters} - {"timestamp.txt"}):
+        problems.append(Problem("extra_file", "", extra))
+    for name, master in masters.items():
+        path = submitted / f"{name}.ipynb"
+        if not path.exists():
+            problems.append(Problem("missing_notebook", name, "not submitted; scored 0"))
+            continue
+        try:
+            notebook = read_notebook(path)
+        except ValueError as error:
+            unreadable.add(name)
+            problems.append(Problem("invalid_json", name, f"{error}; left ungraded"))
+            continue
+        problems += _locked_cell_problems(name, notebook, master, released)
+    return problems, unreadable
+
+
+def _locked_cell_problems(
+    name: str,
+    notebook: nbformat.NotebookNode,
+    master: nbformat.NotebookNode,
+    released: Path | None,
+) -> list[Problem]:
+    problems = []
+    theirs = graded_ids(notebook)
+    ours = graded_ids(master)
+    for grade_id, cell in ours.items():
+        meta = cell.metadata.nbgrader
+        if meta.get("grade") and not meta.get("solution") and grade_id not in theirs:
+            problems.append(Problem("deleted_test_cell", name, grade_id))
+    release_path = released / f"{name}.ipynb" if released else None
+    if release_path and release_path.exists():
+        release = graded_ids(nbformat.read(release_path, as_version=4))
+        for grade_id, cell in release.items():
+            locked = cell.metadata.nbgrader.get("locked") and grade_id in theirs
+            if locked and theirs[grade_id].source.strip() != cell.source.strip():
+                problems.append(Problem("edited_locked_cell", name, grade_id))
+    return problems
+
+
+def _first_line(output: nbformat.NotebookNode) -> str:
+    evalue = str(output.get("evalue", "")).strip().splitlines()
+    text = f"{output.get('ename', 'Error')}: {evalue[0] if evalue else ''}".strip().rstrip(":")
+    return text[:200]
+
+
+def read_outcomes(autograded: Path, names: list[str]) -> list[Problem]:
+    """What went wrong while the autograded notebooks ran: lost kernels, timeouts, memory,
+    and every test cell that failed, with the first line of its error."""
+    problems: list[Problem] = []
+    for name in names:
+        path = autograded / f"{name}.ipynb"
+        if not path.exists():
+            continue
+        notebook = nbformat.read(path, as_version=4)
+        lost_reported = False
+        for cell in notebook.cells:
+            if cell.cell_type != "code":
+                continue
+            meta = cell.get("metadata", {}).get("nbgrader", {})
+            errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+            if not errors:
+                continue
+            error = errors[-1]
+            ename = error.get("ename", "")
+            if ename == KERNEL_LOST and not lost_reported:
+                problems.append(Problem("kernel_lost", name, str(error.get("evalue", ""))[:200]))
+                lost_reported = True
+            elif ename == "CellTimeoutError":
+                problems.append(Problem("timeout", name, meta.get("grade_id") or "a code cell"))
+            elif ename == "MemoryError":
+                problems.append(Problem("memory", name, meta.get("grade_id") or "a code cell"))
+            if meta.get("grade") and ename != KERNEL_LOST:
+                problems.append(
+                    Problem("test_failed", name, f"{meta['grade_id']}: {_first_line(error)}")
+                )
+    return problems

@@ -1,0 +1,219 @@
+"""One honest table for the whole class after grading, plus a CSV and a score-distribution figure.
+
+nbgrader's own export prints 0.0 both for a student who scored 0 and for one whose notebook
+could not be graded at all. This summary reads the gradebook through nbgrader's API instead:
+a grade with no ``auto_score`` or with ``needs_manual_grade`` is shown as ungraded or as
+waiting for a person, never as 0. For each student it shows:
+
+- status: ``graded``, ``needs manual grading`` (a deleted test cell, an unreadable notebook)
+  or ``failed`` (nbgrader could not grade the submission at all), with the reasons;
+- each exercise's score (the verified score where ``make verify`` replaced nbgrader's; ``—``
+  for a test cell nobody has graded yet) and the total;
+- disagreements: test cells where the verified score differs from nbgrader's, and why;
+- notes: what ``autograder.grade_class`` found (missing notebook, extra file, a kernel that
+  died, a timeout, a failing test's first error line).
+
+It writes ``artifacts/grading/summary.csv`` and ``artifacts/grading/scores.png`` and grades
+nothing itself.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from autograder.submission_checks import Problem
+
+ASSIGNMENT = "bpe"
+OUT = Path("artifacts") / "grading"
+EXERCISES = ("pair_counts", "merge_pair", "train_bpe", "encode_bpe", "merge_and_update")
+
+
+@dataclass
+class StudentRow:
+    """One line of the class summary."""
+
+    student: str
+    status: str = "graded"
+    scores: dict[str, float | None] = field(default_factory=dict)  # None: not graded yet
+    maxima: dict[str, float] = field(default_factory=dict)
+    nbgrader_total: float = 0.0
+    disagreements: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def total(self) -> float | None:
+        if any(score is None for score in self.scores.values()):
+            return None
+        return sum(s for s in self.scores.values() if s is not None)
+
+
+def save_grading_results(course_root: Path, results: list[dict[str, Any]]) -> Path:
+    """Keep what grade_class found about each student, for the summary (merged by student)."""
+    path = course_root / OUT / "results.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    old = {r["student"]: r for r in json.loads(path.read_text())} if path.exists() else {}
+    old.update({r["student"]: {k: v for k, v in r.items() if k != "log"} for r in results})
+    path.write_text(json.dumps([old[s] for s in sorted(old)], indent=1))
+    return path
+
+
+def _exercise_of(cell: str) -> str | None:
+    for name in EXERCISES:
+        if cell.startswith(f"test_{name}_"):
+            return name
+    return None
+
+
+def _load_json(path: Path) -> list[dict[str, Any]]:
+    return json.loads(path.read_text()) if path.exists() else []
+
+
+def collect(course_root: Path) -> list[StudentRow]:
+    """The summary rows, from the gradebook and the records grade_class and verify left."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    from autograder.grade_class import class_db_path
+
+    results = {r["student"]: r for r in _load_json(course_root / OUT / "results.json")}
+    verified = _load_json(course_root / OUT / "verify.json")
+    rows = []
+    with Gradebook(f"sqlite:///{class_db_path(course_root)}") as gb:
+        for student in sorted(s.id for s in gb.students):
+            row = StudentRow(student)
+            result = results.get(student, {})
+            problems = [Problem(**p) for p in result.get("problems", [])]
+            try:
+                submission = gb.find_submission(ASSIGNMENT, student)
+            except MissingEntry:
+                continue
+            manual = False
+            for notebook in submission.notebooks:
+                for grade in notebook.grades:
+                    name = _exercise_of(grade.name)
+                    if name is None:
+                        continue
+                    row.maxima[name] = row.maxima.get(name, 0.0) + grade.max_score
+                    row.nbgrader_total += grade.auto_score or 0.0
+                    graded = grade.manual_score is not None or (
+                        grade.auto_score is not None and not grade.needs_manual_grade
+                    )
+                    manual |= bool(grade.needs_manual_grade)
+                    old = row.scores.get(name, 0.0)
+                    row.scores[name] = (old + grade.score) if graded and old is not None else None
+            failed = result and not result.get("graded", True)
+            reasons = [p.text() for p in problems if p.needs_person]
+            if failed:
+                row.status = "failed: " + "; ".join(reasons or ["see artifacts/grading"])
+            elif manual or any(score is None for score in row.scores.values()):
+                row.status = "needs manual grading: " + "; ".join(reasons or ["ungraded cells"])
+            row.notes = [p.text() for p in problems if not p.needs_person]
+            row.disagreements = [
+                f"{v['cell']}: nbgrader {v['nbgrader']:g}, verified {v['verified']:g} ({v['why']})"
+                for v in verified
+                if v["student"] == student and v["applied"] and v["verified"] != v["nbgrader"]
+            ]
+            rows.append(row)
+    return rows
+
+
+def _score_text(score: float | None, maximum: float) -> str:
+    return "—" if score is None else f"{score:g}/{maximum:g}"
+
+
+def write_csv(rows: list[StudentRow], path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="") as out:
+        writer = csv.writer(out)
+        writer.writerow(
+            [
+                "student",
+                "status",
+                "total",
+                "max",
+                *EXERCISES,
+                "nbgrader_total",
+                "disagreements",
+                "notes",
+            ]
+        )
+        for row in rows:
+            maximum = sum(row.maxima.values())
+            writer.writerow(
+                [
+                    row.student,
+                    row.status,
+                    "" if row.total is None else f"{row.total:g}",
+                    f"{maximum:g}",
+                    *["" if row.scores.get(n) is None else f"{row.scores[n]:g}" for n in EXERCISES],
+                    f"{row.nbgrader_total:g}",
+                    " | ".join(row.disagreements),
+                    " | ".join(row.notes),
+                ]
+            )
+
+
+def plot_distribution(rows: list[StudentRow], path: Path) -> None:
+    """One histogram per exercise of the graded students' scores; ungraded ones are counted
+    in the title, not drawn as 0."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(EXERCISES), figsize=(3 * len(EXERCISES), 3), sharey=True)
+    for ax, name in zip(axes, EXERCISES):
+        scores = [r.scores[name] for r in rows if r.scores.get(name) is not None]
+        ungraded = sum(1 for r in rows if name in r.scores and r.scores[name] is None)
+        maximum = max((r.maxima.get(name, 0) for r in rows), default=0)
+        bins = [x - 0.5 for x in range(int(maximum) + 2)]
+        ax.hist(scores, bins=bins, color="#4c72b0", edgecolor="white")
+        ax.set_title(f"{name}\n({ungraded} ungraded)" if ungraded else name, fontsize=9)
+        ax.set_xlabel("score")
+    axes[0].set_ylabel("students")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def format_table(rows: list[StudentRow]) -> str:
+    """The summary as fixed-width text, reasons on indented lines under each student."""
+    short = ("pairs", "merge", "train", "encode", "update")
+    head = f"{'student':<20} {'total':>7} " + " ".join(f"{s:>7}" for s in short) + "  status"
+    lines = [head, "-" * len(head)]
+    for row in rows:
+        maximum = sum(row.maxima.values())
+        cells = " ".join(
+            f"{_score_text(row.scores.get(n), row.maxima.get(n, 0)):>7}" for n in EXERCISES
+        )
+        lines.append(
+            f"{row.student[:20]:<20} {_score_text(row.total, maximum):>7} {cells}  {row.status}"
+        )
+        for text in row.disagreements:
+            lines.append(f"{'':<22}verified: {text}")
+        for text in row.notes:
+            lines.append(f"{'':<22}note: {text}")
+    graded = sum(1 for r in rows if r.status == "graded")
+    manual = sum(1 for r in rows if r.status.startswith("needs manual"))
+    failed = sum(1 for r in rows if r.status.startswith("failed"))
+    differ = sum(1 for r in rows if r.disagreements)
+    lines.append(
+        f"{len(rows)} students: {graded} graded, {manual} need manual grading, {failed} failed; "
+        f"{differ} with verified scores that differ from nbgrader's"
+    )
+    return "\n".join(lines)
+
+
+def report(course_root: Path, quiet: bool = False) -> list[StudentRow]:
+    """Print the class summary and write the CSV and the figure; return the rows."""
+    rows = collect(course_root)
+    write_csv(rows, course_root / OUT / "summary.csv")
+    plot_distribution(rows, course_root / OUT / "scores.png")
+    if not quiet:
+        print(format_table(rows))
+        print(f"wrote {OUT / 'summary.csv'} and {OUT / 'scores.png'}")
+    return rows

@@ -1,0 +1,299 @@
+"""Re-grade every submission out of the student's kernel, and make that score the grade.
+
+nbgrader runs the hidden tests in the same kernel as the student's code, so a student can
+tamper with anything there: import the reference, plant a fake ``autograder.checks``, patch
+the checker, return objects whose ``==`` always says yes. ``make verify`` (also the last step of
+``make autograde``) grades each exercise again without trusting that kernel:
+
+1. the answer cell (and the imports and definitions before it) is taken from the autograded
+   notebook (``autograder.answer_code``);
+2. it runs in a sandbox process with time and memory limits, where neither ``solutions`` nor
+   ``autograder`` can be imported, on ``autograder.cases.cases(name, group)`` and on the
+   visible examples; only plain data with exact types comes back (``autograder.sandbox``);
+3. this process, which never runs student code, calls ``autograder.checks.judge``.
+
+Each test cell's verified score is its points if every case passed, else 0. Where it differs
+from nbgrader's score, it is written as the cell's ``manual_score`` in the gradebook (nbgrader's
+export and formgrader then use it) while ``auto_score`` keeps nbgrader's, so both stay on
+record; ``artifacts/grading/verify.json`` says why for each cell. Cells that did not run (a
+lost kernel), cells of notebooks nbgrader could not open, and deleted test cells keep
+nbgrader's verdict: a person grades those. A re-run recomputes every verified cell, so it owns
+the ``manual_score`` of the exercises' test cells.
+
+nbgrader's hidden tests stay the students' feedback; this module does not write feedback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+from autograder.answer_code import answer_statements, example_calls
+from autograder.cases import EXERCISES, cases
+from autograder.checks import agrees, judge, reference, run_case
+from autograder.kernel_guard import KERNEL_LOST
+from autograder.sandbox import DEFAULT_MEMORY_GB, DEFAULT_SECONDS, run_answer
+
+ASSIGNMENT = "bpe"
+RECORD = Path("artifacts") / "grading" / "verify.json"
+GROUP_OF_CELL = {"examples": "examples", "hidden_core": "core", "hidden_random": "random"}
+
+
+@dataclass
+class CellVerdict:
+    """One test cell: nbgrader's score, the verified one, and why they differ."""
+
+    student: str
+    notebook: str
+    cell: str
+    points: float
+    nbgrader: float | None
+    verified: float | None
+    applied: bool
+    why: str
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """Where an exercise lives and what its test cells are worth, from the master notebook."""
+
+    name: str
+    notebook: str
+    cells: dict[str, float]  # test cell grade_id -> points
+    examples: list[tuple]
+
+
+def exercises_of(course_root: Path, assignment: str = ASSIGNMENT) -> list[Exercise]:
+    """The exercises of the assignment, read from the master notebooks in source/."""
+    found = []
+    for path in sorted((course_root / "source" / assignment).glob("*.ipynb")):
+        notebook = nbformat.read(path, as_version=4)
+        metas = [(c, c.get("metadata", {}).get("nbgrader", {})) for c in notebook.cells]
+        for name in EXERCISES:
+            if not any(m.get("solution") and m.get("grade_id") == name for _, m in metas):
+                continue
+            tests = {
+                m["grade_id"]: float(m.get("points", 0))
+                for _, m in metas
+                if m.get("grade") and str(m.get("grade_id", "")).startswith(f"test_{name}_")
+            }
+            shown = [c.source for c, m in metas if m.get("grade_id") == f"test_{name}_examples"]
+            examples = example_calls(shown[0], name) if shown else []
+            found.append(Exercise(name, path.stem, tests, examples))
+    return found
+
+
+def _group(cell: str, name: str) -> str | None:
+    return GROUP_OF_CELL.get(cell.removeprefix(f"test_{name}_"))
+
+
+def _lost_cells(notebook: nbformat.NotebookNode) -> set[str]:
+    """Test cells that did not run because the kernel was lost (they keep their 0)."""
+    lost = set()
+    for cell in notebook.cells:
+        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if grade_id and any(o.get("ename") == KERNEL_LOST for o in cell.get("outputs", [])):
+            lost.add(grade_id)
+    return lost
+
+
+def _one_line(text: str, limit: int = 240) -> str:
+    """A failure message on one line, for the summary table."""
+    joined = " ".join(part.strip() for part in text.splitlines() if part.strip())
+    return joined if len(joined) <= limit else joined[: limit - 1] + "…"
+
+
+def _examples_verdict(name: str, calls: list[tuple], outcomes: list) -> str:
+    for args, got in zip(calls, outcomes):
+        if not agrees(name, run_case(name, reference(name), args), got):
+            shown = got.error or repr(got.value)
+            return f"example {name}{args!r} gave {shown[:150]}"
+    return ""
+
+
+def verify_exercise(
+    student_notebook: nbformat.NotebookNode,
+    exercise: Exercise,
+    seconds: float = DEFAULT_SECONDS,
+    memory_gb: float = DEFAULT_MEMORY_GB,
+) -> dict[str, str]:
+    """For each test cell of ``exercise``: "" if it passes out of the kernel, else why not."""
+    name = exercise.name
+    statements = answer_statements(student_notebook, name)
+    if statements is None:
+        return {cell: f"no answer cell with grade_id {name!r}" for cell in exercise.cells}
+    groups = {"core": cases(name, "core"), "random": cases(name, "random")}
+    if exercise.examples:
+        groups["examples"] = list(exercise.examples)
+    outcomes = run_answer(statements, name, groups, seconds, memory_gb)
+    verdicts = {}
+    for cell in exercise.cells:
+        group = _group(cell, name)
+        if group in ("core", "random"):
+            messages = judge(name, group, outcomes[group])
+            verdicts[cell] = messages[0] if messages else ""
+        elif group == "examples" and exercise.examples:
+            verdicts[cell] = _examples_verdict(name, exercise.examples, outcomes["examples"])
+    return verdicts
+
+
+def verify_student(
+    course_root: Path,
+    student: str,
+    exercises: list[Exercise],
+    nbgrader_scores: dict[tuple[str, str], tuple[float | None, bool]],
+    seconds: float = DEFAULT_SECONDS,
+    memory_gb: float = DEFAULT_MEMORY_GB,
+) -> list[CellVerdict]:
+    """Verified verdicts for every test cell of one student. ``nbgrader_scores`` maps
+    (notebook, cell) to (auto_score, needs_manual_grade) from the gradebook."""
+    out = []
+    for exercise in exercises:
+        path = course_root / "autograded" / student / ASSIGNMENT / f"{exercise.notebook}.ipynb"
+        notebook = nbformat.read(path, as_version=4) if path.exists() else None
+        lost = _lost_cells(notebook) if notebook is not None else set()
+        verdicts = verify_exercise(notebook, exercise, seconds, memory_gb) if notebook else {}
+        for cell, points in exercise.cells.items():
+            score, manual = nbgrader_scores.get((exercise.notebook, cell), (None, False))
+            if notebook is None or score is None or manual:
+                why = "not autograded (missing, unreadable or deleted cell): left to a person"
+                out.append(
+                    CellVerdict(student, exercise.notebook, cell, points, score, None, False, why)
+                )
+                continue
+            if cell in lost:
+                why = "did not run: the kernel was lost before this cell"
+                out.append(
+                    CellVerdict(student, exercise.notebook, cell, points, score, score, False, why)
+                )
+                continue
+            if cell not in verdicts:  # nothing to re-run it on: nbgrader's verdict stands
+                why = "no examples could be re-run outside the kernel"
+                out.append(
+                    CellVerdict(student, exercise.notebook, cell, points, score, score, False, why)
+                )
+                continue
+            failure = verdicts[cell]
+            verified = 0.0 if failure else points
+            why = "" if verified == score else (_one_line(failure) or "passes out of the kernel")
+            out.append(
+                CellVerdict(student, exercise.notebook, cell, points, score, verified, True, why)
+            )
+    return out
+
+
+def _gradebook_scores(db_url: str, student: str) -> dict[tuple[str, str], tuple[Any, bool]]:
+    from nbgrader.api import Gradebook, MissingEntry
+
+    with Gradebook(db_url) as gb:
+        try:
+            submission = gb.find_submission(ASSIGNMENT, student)
+        except MissingEntry:
+            return {}
+        return {
+            (nb.name, g.name): (g.auto_score, bool(g.needs_manual_grade))
+            for nb in submission.notebooks
+            for g in nb.grades
+        }
+
+
+def _write_scores(db_url: str, verdicts: list[CellVerdict]) -> int:
+    """Put verified scores into the gradebook as manual scores; returns how many differ."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    changed = 0
+    with Gradebook(db_url) as gb:
+        for v in verdicts:
+            if not v.applied:
+                continue
+            try:
+                grade = gb.find_grade(v.cell, v.notebook, ASSIGNMENT, v.student)
+            except MissingEntry:
+                continue
+            differs = v.verified != grade.auto_score
+            grade.manual_score = v.verified if differs else None
+            changed += differs
+        gb.db.commit()
+    return changed
+
+
+def verify_class(
+    course_root: Path,
+    jobs: int = os.cpu_count() or 1,
+    students: list[str] | None = None,
+    seconds: float = DEFAULT_SECONDS,
+    memory_gb: float = DEFAULT_MEMORY_GB,
+    progress: bool = True,
+) -> list[CellVerdict]:
+    """Verify every autograded student (or ``students``), write the gradebook and the record."""
+    from tqdm import tqdm
+
+    from autograder.grade_class import class_db_path, find_students
+
+    course_root = course_root.resolve()
+    db_url = f"sqlite:///{class_db_path(course_root)}"
+    exercises = exercises_of(course_root)
+    students = find_students(course_root) if students is None else students
+    start = time.perf_counter()
+
+    def one(student: str) -> list[CellVerdict]:
+        scores = _gradebook_scores(db_url, student)
+        return verify_student(course_root, student, exercises, scores, seconds, memory_gb)
+
+    verdicts: list[CellVerdict] = []
+    with ThreadPoolExecutor(max(1, jobs)) as pool:
+        bar = tqdm(total=len(students), unit="student", desc="verify", disable=not progress)
+        for found in pool.map(one, students):
+            verdicts += found
+            bar.update(1)
+        bar.close()
+    changed = _write_scores(db_url, verdicts)
+    record = course_root / RECORD
+    record.parent.mkdir(parents=True, exist_ok=True)
+    old = json.loads(record.read_text()) if record.exists() else []
+    kept = [v for v in old if v["student"] not in set(students)]
+    record.write_text(json.dumps(kept + [asdict(v) for v in verdicts], indent=1))
+    seconds_taken = time.perf_counter() - start
+    print(
+        f"verified {len(students)} submission(s) out of the kernel in {seconds_taken:.1f} s; "
+        f"{changed} test cell(s) where the verified score replaces nbgrader's"
+    )
+    return verdicts
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--root", type=Path, default=Path.cwd(), help="course root (default: .)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel sandboxes")
+    parser.add_argument("--student", action="append", help="verify only this student (repeatable)")
+    parser.add_argument(
+        "--seconds", type=float, default=DEFAULT_SECONDS, help="time limit per group of cases"
+    )
+    parser.add_argument(
+        "--memory-gb",
+        type=float,
+        default=DEFAULT_MEMORY_GB,
+        help="address-space limit of the sandbox",
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    verify_class(
+        args.root, args.jobs, args.student, args.seconds, args.memory_gb, not args.no_progress
+    )
+    from autograder import summary
+
+    summary.report(args.root.resolve())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
