@@ -248,7 +248,11 @@ def test_widget_in_jupyterlab_student_notebook(page, server, tmp_path):
     page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
     page.locator('[data-command="runmenu:run-all"]').click()
     widget = page.locator(".jp-OutputArea .bpe-watch-it-learn")
-    expect(widget).to_be_visible(timeout=60_000)
+    try:
+        expect(widget).to_be_visible(timeout=60_000)
+    except AssertionError:
+        errors = page.locator(".jp-OutputArea-output[data-mime-type*='stderr']").all_inner_texts()
+        pytest.fail(f"the widget never appeared; error outputs on the page: {errors[:2]}")
     widget.scroll_into_view_if_needed()
     click_next_and_check(page, widget, "jupyterlab_watch_it_learn")
 
