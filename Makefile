@@ -51,7 +51,8 @@ widget: venv  ## serve the "Watch it learn" widget alone with Voila, for a proje
 	$(BIN)/voila --port=$(WIDGET_PORT) --Voila.ip=127.0.0.1 widget/watch_it_learn.ipynb
 
 notebooks: venv  ## regenerate the student notebooks in notebooks/ from source/ (nbgrader)
-	$(BIN)/nbgrader generate_assignment bpe --force --log-level=WARN
+	@# nbgrader runs `alembic` from PATH when it creates a fresh gradebook.db.
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/nbgrader generate_assignment bpe --force --log-level=WARN
 	rm -f notebooks/*.ipynb
 	cp release/bpe/*.ipynb notebooks/
 
