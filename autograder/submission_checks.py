@@ -27,7 +27,7 @@ from autograder.kernel_guard import KERNEL_LOST
 
 # How each kind of finding reads in the summary, and whether a person must look at it.
 _WORDING = {
-    "missing_notebook": ("missing notebook", True),
+    "missing_notebook": ("missing notebook", False),
     "invalid_json": ("not a readable notebook", True),
     "extra_file": ("extra file", False),
     "deleted_test_cell": ("locked test cell deleted, needs manual grading", True),
@@ -102,7 +102,8 @@ def inspect_submission(
     for name, master in masters.items():
         path = submitted / f"{name}.ipynb"
         if not path.exists():
-            problems.append(Problem("missing_notebook", name, "not submitted; scored 0"))
+            if has_graded_cells(master):  # a lesson without tests costs nothing when missing
+                problems.append(Problem("missing_notebook", name, "not submitted; scored 0"))
             continue
         try:
             notebook = read_notebook(path)

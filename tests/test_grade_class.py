@@ -1,0 +1,265 @@
+"""Class grading end to end: bad submissions and tampering, through parallel nbgrader and verify.
+
+One scratch course, five synthetic students, graded once by ``autograder.grade_class`` with two
+workers (a 3 s cell timeout and a 2 s sandbox limit keep the loops cheap). Each student carries
+several problems that do not interfere with one another:
+
+- ``good``: correct answers everywhere (the control);
+- ``crashy``: an edited locked test cell and an extra file (01), a ``merge_pair`` that loops
+  forever (01), a kernel killed by ``os._exit`` in the ``encode_bpe`` answer (02), and a
+  ``merge_and_update`` that tries to allocate 6 GB, more than the 4 GB limit (04);
+- ``broken``: notebook 01 not submitted, ``train_bpe`` renamed (02), notebook 04 not JSON;
+- ``frozen``: a kernel that ignores interrupts in the ``merge_pair`` answer (01) and a deleted
+  locked test cell (02);
+- ``tamper``: wrong answers dressed up by tampering with the grading kernel: a planted
+  ``autograder.checks``, importing ``solutions``, reading the checker's globals, an object
+  whose ``==`` always says yes, and a patched ``judge``. nbgrader gives them points; the
+  verified score, which is the grade, gives none.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from tests.catalogue import CORRECT
+
+pytestmark = pytest.mark.nbgrader
+
+EXERCISE_POINTS = {
+    "pair_counts": 3,
+    "merge_pair": 3,
+    "train_bpe": 5,
+    "encode_bpe": 5,
+    "merge_and_update": 5,
+}
+NB1, NB2, NB4 = "01_bpe_by_hand.ipynb", "02_encoding_by_rank.ipynb", "04_making_it_fast.ipynb"
+
+
+def _correct() -> dict[str, str]:
+    # Any correct answer that also passes the visible examples' type checks.
+    return {
+        name: next(src for label, src in answers.items() if "Counter" not in src)
+        for name, answers in CORRECT.items()
+    }
+
+
+def _edit(folder: Path, notebook: str, grade_id: str, source: str | None) -> None:
+    """Replace (or, with None, delete) the cell with ``grade_id`` in a submitted notebook."""
+    path = folder / notebook
+    nb = nbformat.read(path, as_version=4)
+    cells = []
+    for cell in nb.cells:
+        if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == grade_id:
+            if source is None:
+                continue
+            cell.source = source
+        cells.append(cell)
+    assert len(cells) != len(nb.cells) or source is not None
+    nb.cells = cells
+    nbformat.write(nb, path)
+
+
+LOOP = "def merge_pair(symbols, pair):\n    while True:\n        pass\n"
+DIE = "import os\n\nos._exit(1)\n"
+BOMB = "def merge_and_update(words, counts, stats, where, pair):\n    return bytearray(6 * 2**30)\n"
+FREEZE = "import signal\n\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass\n"
+PLANT = """
+import sys, types
+
+def pair_counts(words):
+    return {}
+
+fake = types.ModuleType("autograder.checks")
+fake.check = lambda *args: None
+sys.modules["autograder.checks"] = fake
+"""
+IMPORT_REFERENCE = """
+def merge_pair(symbols, pair):
+    from solutions import merge_pair as reference
+    return reference(symbols, pair)
+"""
+READ_CHECKER = """
+import sys
+
+def train_bpe(word_counts, num_merges):
+    checker = sys._getframe(1).f_globals
+    return checker["solutions"].train_bpe(word_counts, num_merges)
+"""
+ALWAYS_EQUAL = """
+class Yes(list):
+    def __eq__(self, other):
+        return True
+
+def encode_bpe(word, merges):
+    return Yes()
+"""
+PATCH_JUDGE = """
+import autograder.checks
+
+autograder.checks.judge = lambda *args, **kwargs: []
+
+def merge_and_update(words, counts, stats, where, pair):
+    return []
+"""
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory: pytest.TempPathFactory):
+    from autograder import grade_class, summary
+    from autograder.scratch_course import make_scratch_course
+    from autograder.synthetic import write_submission
+
+    root = make_scratch_course(tmp_path_factory.mktemp("class"))
+    good = _correct()
+    write_submission(root, "good", good)
+
+    crashy = write_submission(root, "crashy", {**good, "merge_pair": LOOP}, [NB1, NB2, NB4])
+    _edit(crashy, NB1, "test_pair_counts_examples", "pass  # edited by the student\n")
+    (crashy / "scratch.txt").write_text("notes")
+    _edit(crashy, NB2, "encode_bpe", good["encode_bpe"] + "\n" + DIE)
+    _edit(crashy, NB4, "merge_and_update", BOMB)
+
+    renamed = good["train_bpe"].replace("def train_bpe(", "def train(")
+    two_books = {k: v for k, v in good.items() if k not in ("pair_counts", "merge_pair")}
+    broken = write_submission(root, "broken", {**two_books, "train_bpe": renamed}, [NB2, NB4])
+    (broken / NB4).write_text('{"cells": [ this is not JSON')
+
+    frozen_answers = {k: v for k, v in good.items() if k != "merge_and_update"}
+    frozen = write_submission(root, "frozen", frozen_answers, [NB1, NB2])
+    _edit(frozen, NB1, "merge_pair", good["merge_pair"] + "\n" + FREEZE)
+    _edit(frozen, NB2, "test_train_bpe_hidden_core", None)
+
+    tampered = {
+        "pair_counts": PLANT,
+        "merge_pair": IMPORT_REFERENCE,
+        "train_bpe": READ_CHECKER,
+        "encode_bpe": ALWAYS_EQUAL,
+        "merge_and_update": PATCH_JUDGE,
+    }
+    write_submission(root, "tamper", tampered, [NB1, NB2, NB4])
+
+    code = grade_class.main(
+        ["--root", str(root), "--jobs", "2", "--timeout", "3", "--no-progress", "--no-verify"]
+    )
+    assert code == 0
+    from autograder import verify
+
+    verify.verify_class(root, jobs=2, seconds=2, progress=False)
+    rows = {row.student: row for row in summary.report(root, quiet=True)}
+    return root, rows
+
+
+def _grades(root: Path, student: str) -> dict[str, tuple]:
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gb:
+        submission = gb.find_submission("bpe", student)
+        return {
+            g.name: (g.auto_score, g.manual_score, g.needs_manual_grade)
+            for nb in submission.notebooks
+            for g in nb.grades
+        }
+
+
+def _notes(row) -> str:
+    return " | ".join([row.status, *row.notes, *row.disagreements])
+
+
+def test_the_correct_student_gets_full_marks_and_no_disagreement(graded) -> None:
+    _, rows = graded
+    good = rows["good"]
+    assert good.status == "graded"
+    assert good.scores == {name: float(p) for name, p in EXERCISE_POINTS.items()}
+    assert good.disagreements == []
+
+
+def test_loop_dead_kernel_memory_bomb_and_edited_cell_each_cost_only_their_exercise(
+    graded,
+) -> None:
+    root, rows = graded
+    crashy = rows["crashy"]
+    notes = _notes(crashy)
+    # Edited locked cell: restored from the master, so the right pair_counts keeps its marks.
+    assert crashy.scores["pair_counts"] == 3
+    assert "locked cell edited, restored from the master: 01_bpe_by_hand: test_pair_counts" in notes
+    assert "extra file: scratch.txt (ignored)" in notes
+    # The loop: every merge_pair test cell timed out on its own, and the cells after it ran.
+    assert crashy.scores["merge_pair"] == 0
+    assert notes.count("cell timed out: 01_bpe_by_hand: test_merge_pair") == 3
+    # os._exit: train_bpe ran before the kernel died and keeps its marks; encode_bpe scores 0.
+    assert crashy.scores["train_bpe"] == 5
+    assert crashy.scores["encode_bpe"] == 0
+    assert "kernel lost: 02_encoding_by_rank: kernel died" in notes
+    grades = _grades(root, "crashy")
+    assert grades["test_encode_bpe_hidden_core"][0] == 0  # a zero, not a blank or full marks
+    # 6 GB asked, 4 GB allowed: MemoryError in the kernel, the machine untouched.
+    assert crashy.scores["merge_and_update"] == 0
+    assert "memory limit reached: 04_making_it_fast" in notes
+    assert crashy.status == "graded"
+
+
+def test_missing_renamed_and_unreadable_notebooks_are_reported_not_silent_zeros(graded) -> None:
+    root, rows = graded
+    broken = rows["broken"]
+    notes = _notes(broken)
+    assert "missing notebook: 01_bpe_by_hand" in notes
+    assert broken.scores["pair_counts"] == 0 and broken.scores["merge_pair"] == 0
+    assert "train_bpe_examples: NameError: name 'train_bpe' is not defined" in notes
+    assert broken.scores["train_bpe"] == 0 and broken.scores["encode_bpe"] == 5
+    # Not JSON: left ungraded and flagged for a person, shown as "—" and not as 0.
+    assert broken.scores["merge_and_update"] is None
+    assert broken.total is None
+    assert broken.status.startswith("needs manual grading")
+    assert "not a readable notebook: 04_making_it_fast" in broken.status
+    grades = _grades(root, "broken")
+    assert grades["test_merge_and_update_hidden_core"] == (None, None, True)
+
+
+def test_frozen_kernel_and_deleted_test_cell(graded) -> None:
+    root, rows = graded
+    frozen = rows["frozen"]
+    notes = _notes(frozen)
+    assert frozen.scores["pair_counts"] == 3
+    assert frozen.scores["merge_pair"] == 0
+    assert "kernel lost: 01_bpe_by_hand: kernel froze" in notes
+    # The deleted hidden test is waiting for a person, not a silent 0.
+    assert frozen.status.startswith("needs manual grading")
+    assert "locked test cell deleted, needs manual grading: 02_encoding_by_rank" in frozen.status
+    assert frozen.scores["train_bpe"] is None
+    assert _grades(root, "frozen")["test_train_bpe_hidden_core"][2] is True
+
+
+def test_every_tampering_attempt_gains_nothing_in_the_verified_grade(graded) -> None:
+    root, rows = graded
+    tamper = rows["tamper"]
+    grades = _grades(root, "tamper")
+    fooled = {
+        name: sum((auto or 0) for cell, (auto, _, _) in grades.items() if f"_{name}_" in cell)
+        for name in EXERCISE_POINTS
+    }
+    # The tampering did fool the in-kernel tests (else this test would prove nothing) ...
+    for name in ("pair_counts", "merge_pair", "train_bpe", "merge_and_update"):
+        assert fooled[name] > 0, name
+    # ... and the grade is the verified score: nothing.
+    assert tamper.scores == {name: 0.0 for name in EXERCISE_POINTS}
+    for cell, (auto, manual, _) in grades.items():
+        assert (manual if manual is not None else auto) == 0, cell
+    text = " | ".join(tamper.disagreements)
+    assert "ModuleNotFoundError: No module named 'solutions'" in text
+    assert "test_merge_and_update_hidden_core: nbgrader 2, verified 0" in text
+
+
+def test_summary_csv_and_figure_never_show_ungraded_as_zero(graded) -> None:
+    root, _ = graded
+    with open(root / "artifacts" / "grading" / "summary.csv", newline="") as handle:
+        table = {row["student"]: row for row in csv.DictReader(handle)}
+    assert set(table) == {"good", "crashy", "broken", "frozen", "tamper"}
+    assert table["good"]["total"] == "21"
+    assert table["broken"]["merge_and_update"] == "" and table["broken"]["total"] == ""
+    assert table["broken"]["status"].startswith("needs manual grading")
+    assert table["tamper"]["total"] == "0" and float(table["tamper"]["nbgrader_total"]) > 0
+    assert (root / "artifacts" / "grading" / "scores.png").stat().st_size > 1000
