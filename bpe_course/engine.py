@@ -169,13 +169,28 @@ class Encoder:
 
     def _merge_by_rank(self, symbols: list[str]) -> list[str]:
         ranks, never = self.ranks, len(self.ranks)
-        while len(symbols) > 1:
-            rank, i = min((ranks.get(p, never), i) for i, p in enumerate(zip(symbols, symbols[1:])))
+        # found[i] is the rank of the pair (symbols[i], symbols[i + 1]); min and index run
+        # in C, and index finds the leftmost occurrence of the lowest rank.
+        found = [ranks.get(pair, never) for pair in zip(symbols, symbols[1:])]
+        while found:
+            rank = min(found)
             if rank == never:
                 break
+            i = found.index(rank)
             symbols[i : i + 2] = [symbols[i] + symbols[i + 1]]
+            # Only the pairs that touch the new symbol change.
+            lo = max(i - 1, 0)
+            found[lo : i + 2] = [
+                ranks.get(pair, never) for pair in zip(symbols[lo : i + 2], symbols[lo + 1 : i + 2])
+            ]
         return symbols
 
     def encode(self, text: str) -> list[str]:
         """Pre-tokenize ``text`` and encode every chunk; joining the result gives ``text``."""
-        return [token for chunk in pretokenize(text) for token in self.encode_chunk(chunk)]
+        cache, tokens = self._cache, []
+        for chunk in pretokenize(text):
+            cached = cache.get(chunk)
+            if cached is None:
+                cached = cache[chunk] = tuple(self._merge_by_rank(list(chunk)))
+            tokens += cached
+        return tokens

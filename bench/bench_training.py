@@ -1,0 +1,277 @@
+"""Training and encoding speed of the course's BPE next to the real libraries, in one run.
+
+On the same chunk counts of about 1 MB of Shakespeare it times the naive ``train_bpe``, the
+incremental ``train_bpe_fast`` and Hugging Face's Rust ``BpeTrainer`` at 500, 2000 and 5000
+merges; then the throughput of ``bpe_course.Encoder`` (cold and warm per-chunk cache) next to
+tiktoken's ``encode_ordinary`` on the next megabyte, held out; then peak memory. It prints
+ratios measured side by side, so a slow or busy machine slows every column alike. It also
+shows why Hugging Face's merges differ from ours: ties, and nothing else.
+
+Run it with ``make bench``. The naive trainer takes about 95 s at 5000 merges, so by default
+it is timed at 500 and 2000 only; ``BENCH_NAIVE_5000=1 make bench`` times it there too.
+It checks results, not only times: a trainer that is fast but wrong stops the run.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from bpe_course import Encoder, Trainer, chunk_counts, shakespeare_text
+from bpe_course.real_tokenizers import hf_train, tiktoken_encoding
+from solutions import train_bpe, train_bpe_fast
+from solutions.hf_ties import train_bpe_hf_ties
+
+ROOT = Path(__file__).resolve().parent.parent
+MERGE_COUNTS = (500, 2000, 5000)
+NAIVE_AT = MERGE_COUNTS if os.environ.get("BENCH_NAIVE_5000") else (500, 2000)
+REPEATS = 3  # best of three for everything that takes under a few seconds
+
+
+def best_time(work: Callable[[], object], repeats: int = REPEATS) -> tuple[float, object]:
+    """The fastest of ``repeats`` runs, and the result of the last one."""
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        result = work()
+        times.append(time.perf_counter() - start)
+    return min(times), result
+
+
+def texts() -> tuple[str, str]:
+    """About 1 MB to train on and the following ~1 MB, held out, both cut at line ends."""
+    train = shakespeare_text(max_bytes=1_000_000)
+    both = shakespeare_text(max_bytes=2_000_000)
+    return train, both[len(train) :]
+
+
+def seconds(value: float) -> str:
+    return f"{value:.2f} s" if value >= 0.1 else f"{value * 1000:.0f} ms"
+
+
+def print_table(header: list[str], rows: list[list[str]]) -> None:
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    for row in [header, ["-" * w for w in widths], *rows]:
+        print("| " + " | ".join(cell.ljust(w) for cell, w in zip(row, widths)) + " |")
+
+
+def verdict(ok: bool) -> str:
+    return "met" if ok else "MISSED"
+
+
+def bench_training(counts: dict[str, int]) -> dict[int, dict[str, float]]:
+    times: dict[int, dict[str, float]] = {}
+    rows = []
+    for n in MERGE_COUNTS:
+        fast_time, fast = best_time(lambda n=n: train_bpe_fast(counts, n))
+        hf_time, _ = best_time(lambda n=n: hf_train(counts, n))
+        times[n] = {"fast": fast_time, "hf": hf_time}
+        naive_cell = ratio_cell = same_cell = "not run"
+        if n in NAIVE_AT:
+            naive_time, naive = best_time(lambda n=n: train_bpe(counts, n), repeats=1)
+            if naive != fast:
+                sys.exit(f"train_bpe_fast and train_bpe disagree at {n} merges")
+            times[n]["naive"] = naive_time
+            naive_cell = seconds(naive_time)
+            ratio_cell = f"{naive_time / fast_time:.0f}x"
+            same_cell = "yes"
+        rows.append(
+            [
+                str(n),
+                naive_cell,
+                seconds(fast_time),
+                seconds(hf_time),
+                ratio_cell,
+                f"{fast_time / hf_time:.2f}",
+                same_cell,
+            ]
+        )
+    print_table(
+        [
+            "merges",
+            "train_bpe (naive)",
+            "train_bpe_fast",
+            "HF BpeTrainer",
+            "naive / fast",
+            "fast / HF",
+            "fast == naive",
+        ],
+        rows,
+    )
+    return times
+
+
+def bench_ties(counts: dict[str, int], n: int) -> None:
+    ours, theirs = train_bpe_fast(counts, n), hf_train(counts, n)
+    first = next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), None)
+    if first is None:
+        print(f"HF's {n} merges equal ours: no tie was settled differently")
+        return
+    trainer = Trainer(counts)
+    for _ in range(first):
+        trainer.step()
+    ours_count = trainer.pair_counts[ours[first]]
+    their_count = trainer.pair_counts[theirs[first]]
+    replayed = train_bpe_hf_ties(counts, n) == theirs
+    print(
+        f"HF's merges equal ours up to merge {first} (0-based); there we pick {ours[first]} "
+        f"and HF picks {theirs[first]}, both with count {ours_count} == {their_count}.\n"
+        f"Our trainer with HF's tie rule (smaller token ids) reproduces all {n} of HF's "
+        f"merges: {'yes' if replayed else 'NO'}; so every difference comes from a tie."
+    )
+    if ours_count != their_count or not replayed:
+        sys.exit("Hugging Face's merges differ from ours by more than ties")
+
+
+def bench_encoding(merges: list[tuple[str, str]], train: str, heldout: str) -> dict[str, float]:
+    size_mb = len(heldout.encode()) / 1e6
+    encoding = tiktoken_encoding(merges)
+    tiktoken_time, ids = best_time(lambda: encoding.encode_ordinary(heldout))
+    cold_time, tokens = best_time(lambda: Encoder(merges).encode(heldout))
+
+    def seen_training_text() -> Encoder:
+        encoder = Encoder(merges)
+        encoder.encode(train)
+        return encoder
+
+    # A long-lived encoder has met the common chunks before; a fresh one per timed run.
+    primed = [seen_training_text() for _ in range(REPEATS)]
+    primed_time, _ = best_time(lambda: primed.pop().encode(heldout))
+    warm = Encoder(merges)
+    warm.encode(heldout)
+    warm_time, _ = best_time(lambda: warm.encode(heldout))
+    if [encoding.decode_single_token_bytes(t).decode() for t in ids] != tokens:
+        sys.exit("bpe_course.Encoder and tiktoken disagree on the held-out text")
+    rows = [
+        ["tiktoken encode_ordinary", seconds(tiktoken_time), f"{size_mb / tiktoken_time:.1f}", "1"],
+        [
+            "Encoder, cache cold",
+            seconds(cold_time),
+            f"{size_mb / cold_time:.1f}",
+            f"{cold_time / tiktoken_time:.2f}",
+        ],
+        [
+            "Encoder, cache from training text",
+            seconds(primed_time),
+            f"{size_mb / primed_time:.1f}",
+            f"{primed_time / tiktoken_time:.2f}",
+        ],
+        [
+            "Encoder, cache warm (2nd pass)",
+            seconds(warm_time),
+            f"{size_mb / warm_time:.1f}",
+            f"{warm_time / tiktoken_time:.2f}",
+        ],
+    ]
+    print_table(["encoder", "time", "MB/s", "time / tiktoken"], rows)
+    print(f"({len(tokens):,} tokens; the same tokens from both)")
+    return {"tiktoken": tiktoken_time, "cold": cold_time, "primed": primed_time, "warm": warm_time}
+
+
+MEMORY_SCRIPT = """
+import pickle, sys, tracemalloc
+from bpe_course import Encoder
+from bpe_course.real_tokenizers import hf_train, tiktoken_encoding
+from solutions import train_bpe, train_bpe_fast
+counts, heldout, merges = pickle.load(open(sys.argv[2], "rb"))
+work = {
+    "train_bpe, 50 merges": lambda: train_bpe(counts, 50),
+    "train_bpe_fast, 5000 merges": lambda: train_bpe_fast(counts, 5000),
+    "HF BpeTrainer, 5000 merges": lambda: hf_train(counts, 5000),
+    "Encoder, held-out text": lambda: Encoder(merges).encode(heldout),
+    "tiktoken, held-out text": lambda: tiktoken_encoding(merges).encode_ordinary(heldout),
+}[sys.argv[1]]
+
+def kilobytes(field):
+    for line in open("/proc/self/status"):
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+
+with open("/proc/self/clear_refs", "w") as clear:
+    clear.write("5")  # restart the kernel's peak-RSS mark (VmHWM) from the current size
+start = kilobytes("VmRSS")
+work()
+rss_growth = kilobytes("VmHWM") - start
+tracemalloc.start()
+work()
+python_peak = tracemalloc.get_traced_memory()[1] // 1024
+print(rss_growth, python_peak)
+"""
+
+MEMORY_JOBS = (
+    "train_bpe, 50 merges",
+    "train_bpe_fast, 5000 merges",
+    "HF BpeTrainer, 5000 merges",
+    "Encoder, held-out text",
+    "tiktoken, held-out text",
+)
+
+
+def bench_memory(counts: dict[str, int], heldout: str, merges: list[tuple[str, str]]) -> None:
+    """Peak memory of each job in a fresh interpreter: growth of resident memory (all of
+    it, Rust included) and the peak of Python's own allocations (tracemalloc)."""
+    with tempfile.TemporaryDirectory() as folder:
+        state = Path(folder) / "state.pickle"
+        state.write_bytes(pickle.dumps((counts, heldout, merges)))
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        rows = []
+        for job in MEMORY_JOBS:
+            out = subprocess.run(
+                [sys.executable, "-c", MEMORY_SCRIPT, job, str(state)],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.split()
+            rss_growth, python_peak = (int(kb) / 1024 for kb in out)
+            rows.append([job, f"{rss_growth:.0f} MB", f"{python_peak:.0f} MB"])
+    print_table(["job (own process)", "peak RSS growth", "Python allocations peak"], rows)
+    print(
+        "(train_bpe's memory does not grow with merges: it rebuilds its counts every step;\n"
+        " Rust's allocations show in RSS only; RSS counts whole pages the process keeps)"
+    )
+
+
+def main() -> None:
+    started = time.perf_counter()
+    train, heldout = texts()
+    counts = chunk_counts(train)
+    print(
+        f"\n## Training: {len(train.encode()) / 1e6:.2f} MB of Shakespeare, "
+        f"{len(counts):,} distinct chunks, {sum(counts.values()):,} in all; "
+        f"best of {REPEATS} (naive: one run each)\n"
+    )
+    times = bench_training(counts)
+    ratio_2000 = times[2000]["naive"] / times[2000]["fast"]
+    ratio_5000 = times[5000]["fast"] / times[5000]["hf"]
+    print(
+        f"\ntarget naive/fast >= 100 at 2000 merges: {ratio_2000:.0f}x, "
+        f"{verdict(ratio_2000 >= 100)}"
+    )
+    print(
+        f"target fast/HF <= 1.0 at 5000 merges (never above 1.5): {ratio_5000:.2f}, "
+        f"{verdict(ratio_5000 <= 1.0)}{'' if ratio_5000 <= 1.5 else ', ABOVE 1.5'}"
+    )
+    print("\n## Ties: Hugging Face's trainer against ours, 2000 merges\n")
+    bench_ties(counts, 2000)
+    merges = train_bpe_fast(counts, 5000)
+    print(
+        f"\n## Encoding {len(heldout.encode()) / 1e6:.2f} MB of held-out Shakespeare "
+        f"with the 5000-merge table; best of {REPEATS}\n"
+    )
+    enc = bench_encoding(merges, train, heldout)
+    ratio = enc["warm"] / enc["tiktoken"]
+    print(f"\ntarget cached Encoder within 2x of tiktoken: {ratio:.2f}, {verdict(ratio <= 2)}")
+    print("\n## Peak memory\n")
+    bench_memory(counts, heldout, merges)
+    print(f"\nbench_training took {time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
