@@ -1,10 +1,15 @@
 """Run a student's answer on the grading cases in a separate, limited process; get plain data back.
 
-:func:`run_answer` starts ``autograder/sandbox_child.py`` with ``python -I`` (no ``PYTHONPATH``,
+:func:`run_answer` runs ``autograder/sandbox_child.py`` with ``python -I`` (no ``PYTHONPATH``,
 no user site, not even the script's own folder on ``sys.path``) in an empty temporary folder,
 with a bare environment, its own session (so the whole process group can be killed), an
 address-space limit and a file-size limit. ``solutions`` and ``autograder`` are therefore not
-importable there. Each group of cases gets a time limit; when it runs out, or the process dies,
+importable there. Where ``unshare`` works (Linux), the child also gets its own mount namespace
+in which the reference, the graders, the masters, every student's submission, the gradebook
+and ``.git`` are covered by empty folders, and it runs without any capability, so it cannot
+uncover them: a student who searches the disk for ``solutions/bpe.py`` finds nothing.
+
+Each group of cases gets a time limit; when it runs out, or the process dies,
 the case that was running and the rest of its group are recorded as errors and the next group
 starts in a fresh process.
 
@@ -21,10 +26,13 @@ code in this process and does not judge the outcomes (``autograder.verify`` does
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import resource
 import selectors
+import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -54,6 +62,57 @@ def _limits(memory_gb: float):
     return apply
 
 
+# What a sandboxed answer must not see, under the code root and the course root.
+_HIDDEN = (
+    "solutions",
+    "autograder",
+    "source",
+    "release",
+    "submitted",
+    "autograded",
+    "feedback",
+    ".git",
+    ".exchange",
+    "artifacts",
+    "tests",
+    "bench",
+)
+_HIDDEN_FILES = ("gradebook.db", "nbgrader_config.py")
+
+
+def _hiding_command(roots: list[Path]) -> list[str]:
+    """A command prefix that runs the child with the private paths of ``roots`` covered."""
+    mounts = []
+    for root in roots:
+        for name in _HIDDEN:
+            if (root / name).is_dir():
+                mounts.append(f"mount -t tmpfs -o size=4k,ro none {shlex.quote(str(root / name))}")
+        for name in _HIDDEN_FILES:
+            if (root / name).is_file():
+                mounts.append(f"mount --bind /dev/null {shlex.quote(str(root / name))}")
+    script = " && ".join([*mounts, 'exec setpriv --no-new-privs --bounding-set=-all "$@"'])
+    user = [] if os.geteuid() == 0 else ["--map-root-user"]
+    return ["unshare", "--mount", *user, "sh", "-c", script, "sandbox"]
+
+
+@functools.cache
+def isolation_works() -> bool:
+    """True when this machine lets the sandbox hide folders (unshare and setpriv work)."""
+    if not (shutil.which("unshare") and shutil.which("setpriv")):
+        return False
+    probe = [
+        *_hiding_command([HERE.parent]),
+        sys.executable,
+        "-I",
+        "-c",
+        f"import os, sys; sys.exit(os.path.exists({str(HERE / 'checks.py')!r}))",
+    ]
+    try:
+        return subprocess.run(probe, capture_output=True, timeout=20).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
 def _failed(args: tuple, why: str) -> Outcome:
     return Outcome(value=None, error=why, after=tuple(args))
 
@@ -72,13 +131,19 @@ def _decode(text: str, args: tuple) -> Outcome:
     return Outcome(value=value, error=error, after=tuple(after))
 
 
-def _run_child(job: dict, seconds: float, memory_gb: float) -> tuple[list[dict], str]:
+def _run_child(
+    job: dict, seconds: float, memory_gb: float, hide: list[Path]
+) -> tuple[list[dict], str]:
     """Run one child on ``job``; return the result lines it wrote and, if it did not finish
     cleanly, why. Each group of cases gets ``seconds`` from the moment the child starts it."""
     with tempfile.TemporaryDirectory(prefix="verify-sandbox-") as home:
         env = {"PATH": "/usr/bin:/bin", "HOME": home, "LANG": "C.UTF-8", "TMPDIR": home}
+        # The child's own file is in a folder the child cannot see: pass its text instead.
+        command = [sys.executable, "-I", "-c", CHILD.read_text()]
+        if isolation_works():
+            command = [*_hiding_command(hide), *command]
         child = subprocess.Popen(
-            [sys.executable, "-I", str(CHILD)],
+            command,
             cwd=home,
             env=env,
             stdin=subprocess.PIPE,
@@ -152,9 +217,12 @@ def run_answer(
     groups: dict[str, list[tuple]],
     seconds: float = DEFAULT_SECONDS,
     memory_gb: float = DEFAULT_MEMORY_GB,
+    course_root: Path | None = None,
 ) -> dict[str, list[Outcome]]:
     """Define the student's code from ``statements``, call ``name`` on every case of every
-    group in the sandbox, and return one Outcome per case, in order."""
+    group in the sandbox, and return one Outcome per case, in order. The private folders of
+    this repository and of ``course_root`` are hidden from it where the machine allows."""
+    hide = sorted({HERE.parent, *([course_root.resolve()] if course_root else [])})
     plain_src = (HERE / "plain.py").read_text()
     checks_src = (HERE / "checks.py").read_text()
     results: dict[str, list[Outcome | None]] = {g: [None] * len(c) for g, c in groups.items()}
@@ -168,7 +236,7 @@ def run_answer(
             "name": name,
             "cases": work,
         }
-        lines, why = _run_child(job, seconds, memory_gb)
+        lines, why = _run_child(job, seconds, memory_gb, hide)
         for line in lines:
             group, index = line.get("group"), line.get("index")
             if group in results and type(index) is int and 0 <= index < len(groups[group]):

@@ -1,6 +1,6 @@
 """The program that runs inside the verify sandbox: it defines a student's answer and calls it.
 
-``autograder.sandbox`` starts this file as ``python -I sandbox_child.py`` in an empty temporary
+``autograder.sandbox`` runs this file's text as ``python -I -c <text>`` in an empty temporary
 folder with a bare environment, so neither ``solutions`` nor ``autograder`` can be imported
 from here. Everything it needs arrives as one JSON job on stdin:
 

@@ -120,13 +120,21 @@ def _examples_verdict(name: str, calls: list[tuple], outcomes: list) -> str:
     return ""
 
 
+def _any_core_case_passes(name: str, outcomes: list) -> bool:
+    core = cases(name, "core")
+    return any(agrees(name, run_case(name, reference(name), a), o) for a, o in zip(core, outcomes))
+
+
 def verify_exercise(
     student_notebook: nbformat.NotebookNode,
     exercise: Exercise,
     seconds: float = DEFAULT_SECONDS,
     memory_gb: float = DEFAULT_MEMORY_GB,
-) -> dict[str, str]:
-    """For each test cell of ``exercise``: "" if it passes out of the kernel, else why not."""
+    course_root: Path | None = None,
+) -> dict[str, str | None]:
+    """For each test cell of ``exercise``: "" if it passes out of the kernel, else why not;
+    None where nbgrader's verdict stands (visible examples too stateful to re-run alone, from
+    a function that does pass some hidden case outside the kernel)."""
     name = exercise.name
     statements = answer_statements(student_notebook, name)
     if statements is None:
@@ -134,8 +142,8 @@ def verify_exercise(
     groups = {"core": cases(name, "core"), "random": cases(name, "random")}
     if exercise.examples:
         groups["examples"] = list(exercise.examples)
-    outcomes = run_answer(statements, name, groups, seconds, memory_gb)
-    verdicts = {}
+    outcomes = run_answer(statements, name, groups, seconds, memory_gb, course_root)
+    verdicts: dict[str, str | None] = {}
     for cell in exercise.cells:
         group = _group(cell, name)
         if group in ("core", "random"):
@@ -143,6 +151,11 @@ def verify_exercise(
             verdicts[cell] = messages[0] if messages else ""
         elif group == "examples" and exercise.examples:
             verdicts[cell] = _examples_verdict(name, exercise.examples, outcomes["examples"])
+        elif group == "examples":
+            # The examples cannot be re-run alone; a function that fails every hidden case
+            # outside the kernel (an imported reference, a planted module) keeps nothing.
+            fails_all = not _any_core_case_passes(name, outcomes["core"])
+            verdicts[cell] = "fails every core case outside the kernel" if fails_all else None
     return verdicts
 
 
@@ -161,7 +174,9 @@ def verify_student(
         path = course_root / "autograded" / student / ASSIGNMENT / f"{exercise.notebook}.ipynb"
         notebook = nbformat.read(path, as_version=4) if path.exists() else None
         lost = _lost_cells(notebook) if notebook is not None else set()
-        verdicts = verify_exercise(notebook, exercise, seconds, memory_gb) if notebook else {}
+        verdicts = (
+            verify_exercise(notebook, exercise, seconds, memory_gb, course_root) if notebook else {}
+        )
         for cell, points in exercise.cells.items():
             score, manual = nbgrader_scores.get((exercise.notebook, cell), (None, False))
             if notebook is None or score is None or manual:
@@ -176,8 +191,8 @@ def verify_student(
                     CellVerdict(student, exercise.notebook, cell, points, score, score, False, why)
                 )
                 continue
-            if cell not in verdicts:  # nothing to re-run it on: nbgrader's verdict stands
-                why = "no examples could be re-run outside the kernel"
+            if verdicts.get(cell) is None:  # nothing to re-run it on: nbgrader's verdict stands
+                why = "examples not re-runnable outside the kernel; nbgrader's verdict stands"
                 out.append(
                     CellVerdict(student, exercise.notebook, cell, points, score, score, False, why)
                 )
