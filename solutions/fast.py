@@ -6,9 +6,11 @@ returns exactly what ``solutions.bpe.train_bpe`` returns, for every input.
 
 Why a min-heap of ``(-count, pair)`` is enough: Python compares the tuples by count first and
 then by the pair itself, so the smallest entry is the highest count with the smallest pair,
-which is the tie-break rule of the naive trainer. Entries are never updated in place; a fresh
-one is pushed whenever a pair's count changes, and an entry whose count no longer matches
-``stats`` is stale and skipped when it surfaces.
+which is the tie-break rule of the naive trainer. Entries are never updated in place. A
+fresh one is pushed when a pair's count goes up; when it goes down, the old entry now sits
+too early, so it is filed again at the true count when it surfaces. An entry that shows
+a count above the truth is always ahead of the pair's true place, and one below the truth
+has a newer entry in front of it, so the first entry that matches ``stats`` is the best pair.
 
 >>> train_bpe_fast({"tea": 6, "teas": 2, "eat": 5, "eats": 3, "seat": 4, "set": 3}, 4)
 [('e', 'a'), ('ea', 't'), ('t', 'ea'), ('s', 'eat')]
@@ -24,11 +26,7 @@ from solutions.validate import check_training_args
 
 
 def _join_in_word(symbols: list[str], pair: Pair) -> tuple[list[str], list[int]]:
-    """``symbols`` with ``pair`` joined left to right, and where the joined symbols now sit.
-
-    ``list.index`` jumps from one left half to the next in C, which is most of the speed of
-    this function: a word usually holds the pair once.
-    """
+    """``symbols`` with ``pair`` joined left to right, and where the joined symbols now sit."""
     left, right = pair
     joined, sites = [], []
     start, last = 0, len(symbols) - 1
@@ -67,35 +65,48 @@ def merge_and_update(
     and ``(ab, y)`` gain it. Two sites side by side (``a b a b``) share one neighbouring pair,
     which is why the right side is skipped when the next symbol is itself a joined one.
     Changes are summed first and applied once per pair, so a count that goes down and back
-    up never leaves a zero entry behind. ``changes``, if given, receives each pair's net
-    change (the fast trainer uses it to know which counts moved).
+    up never leaves a zero entry behind. ``changes``, if given (empty), receives each pair's
+    net change; the fast trainer uses it to know which counts moved.
     """
     left, right = pair
     merged = left + right
     delta: dict[Pair, int] = {} if changes is None else changes
     changed: list[int] = []
+
+    def trade(gone: Pair, born: Pair, weight: int, i: int) -> None:
+        """Word ``i``, seen ``weight`` times, loses one ``gone`` pair and gains one ``born``."""
+        delta[gone] = delta.get(gone, 0) - weight
+        delta[born] = delta.get(born, 0) + weight
+        holders = where.get(born)
+        if holders is None:
+            where[born] = {i}
+        else:
+            holders.add(i)
+
     for i in sorted(where.pop(pair, ())):
         old = words[i]
-        if left not in old:  # stale, and cheap to tell: an earlier merge took every left half
-            continue
-        new, sites = _join_in_word(old, pair)
-        if not sites:  # a stale index: this word no longer holds the pair
+        lefts = old.count(left)
+        if lefts == 1:
+            # The usual case, one left half: find it in C and rebuild the word with slices.
+            at = old.index(left)
+            if at + 1 == len(old) or old[at + 1] != right:
+                continue  # a stale index: this word no longer holds the pair
+            new, sites = [*old[:at], merged, *old[at + 2 :]], [at]
+        elif lefts:
+            new, sites = _join_in_word(old, pair)
+            if not sites:
+                continue
+        else:
             continue
         weight = counts[i]
         delta[pair] = delta.get(pair, 0) - weight * len(sites)
         for n, k in enumerate(sites):
             at = k + n  # where this site's left half sat in the old word
             if k > 0:
-                gone, born = (old[at - 1], left), (new[k - 1], merged)
-                delta[gone] = delta.get(gone, 0) - weight
-                delta[born] = delta.get(born, 0) + weight
-                where.setdefault(born, set()).add(i)
+                trade((old[at - 1], left), (new[k - 1], merged), weight, i)
             next_is_joined = n + 1 < len(sites) and sites[n + 1] == k + 1
             if k + 1 < len(new) and not next_is_joined:
-                gone, born = (right, old[at + 2]), (merged, new[k + 1])
-                delta[gone] = delta.get(gone, 0) - weight
-                delta[born] = delta.get(born, 0) + weight
-                where.setdefault(born, set()).add(i)
+                trade((right, old[at + 2]), (merged, new[k + 1]), weight, i)
         words[i] = new
         changed.append(i)
     for p, change in delta.items():
@@ -125,12 +136,15 @@ def train_bpe_fast(word_counts: Mapping[str, int], num_merges: int) -> list[Pair
     merges: list[Pair] = []
     while heap and len(merges) < num_merges:
         negative_count, best = heapq.heappop(heap)
-        if stats.get(best) != -negative_count:
-            continue  # stale entry: the pair's count changed after it was pushed
+        count = stats.get(best)
+        if count != -negative_count:
+            if count is not None and count < -negative_count:
+                heapq.heappush(heap, (-count, best))  # it went down: file it at its true count
+            continue  # otherwise a newer entry, pushed when the count went up, is ahead
         merges.append(best)
         changes: dict[Pair, int] = {}
         merge_and_update(words, counts, stats, where, best, changes)
         for p, change in changes.items():
-            if change and p in stats:
+            if change > 0:
                 heapq.heappush(heap, (-stats[p], p))
     return merges
