@@ -123,7 +123,12 @@ def test_merge_and_update_keeps_stats_and_where_true(corpus, num_merges) -> None
     # The trained merges make later steps meet stale indices; the last pair is absent.
     for pair in [*train_bpe(corpus, num_merges), ("c", "z")]:
         before = [list(symbols) for symbols in list.__iter__(words)]
-        changed = merge_and_update(words, counts, stats, where, pair)
+        stats_before, changes = dict(stats), {}
+        changed = merge_and_update(words, counts, stats, where, pair, changes)
+        moved = {
+            p for p in stats.keys() | stats_before.keys() if stats.get(p) != stats_before.get(p)
+        }
+        assert {p for p, change in changes.items() if change} == moved
         after = [list(merge_pair(symbols, pair)) for symbols in before]
         assert list(list.__iter__(words)) == after
         assert changed == [i for i in range(len(after)) if after[i] != before[i]]
