@@ -6,9 +6,8 @@ replaced by an :class:`Unplain` marker that records its type's name and equals n
 reference ever returns. So an object whose ``==`` always says yes, or a ``str`` subclass, can
 never pass: its own methods are never asked whether it is right.
 
-Three dict types of the standard library are read as plain dicts, through ``dict``'s own
-methods, because a student who counts with ``collections.Counter`` has done nothing wrong:
-``Counter``, ``defaultdict`` and ``OrderedDict``.
+That includes the standard library's dict subclasses: the exercises ask for a ``dict``, and
+the visible tests say so too, so a ``Counter`` must be turned into one (``dict(counts)``).
 
 :func:`same` compares exactly, types included, so ``True`` is not ``1`` and ``[1]`` is not
 ``(1,)``. :func:`dumps` and :func:`loads` carry plain data through JSON without losing tuples,
@@ -32,13 +31,11 @@ Unplain(type_name='Yes')
 from __future__ import annotations
 
 import json
-from collections import Counter, OrderedDict, defaultdict
 from dataclasses import dataclass
 from typing import Any
 
 SCALARS = (bool, int, float, str, type(None))
-# Standard-library dicts whose stored items are read with dict's own methods.
-DICT_TYPES = (dict, Counter, defaultdict, OrderedDict)
+DICT_TYPES = (dict,)
 # Deeper than any answer to these exercises; stops a list that contains itself.
 MAX_DEPTH = 12
 MAX_ITEMS = 200_000

@@ -43,7 +43,7 @@ CORRECT: dict[str, dict[str, str]] = {
                 for symbols, count in words.items():
                     for pair in zip(symbols, symbols[1:]):
                         counts[pair] += count
-                return counts
+                return dict(counts)
             """),
         "defaultdict to dict": _src("""
             from collections import defaultdict
@@ -301,11 +301,13 @@ WRONG: dict[str, dict[str, str]] = {
                 return counts
             """),
         "wrong return types": _src("""
+            from collections import Counter
+
             def pair_counts(words):
-                counts = {}
+                counts = Counter()
                 for symbols, n in words.items():
                     for pair in zip(symbols, symbols[1:]):
-                        counts[pair] = counts.get(pair, 0.0) + n
+                        counts[pair] += n
                 return counts
             """),
         "changing the caller's input": _src("""

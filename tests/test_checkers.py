@@ -160,7 +160,7 @@ def test_exact_types_are_required() -> None:
     assert to_plain(SneakyStr("a")) == Unplain("SneakyStr")
     from collections import Counter
 
-    assert same(to_plain(Counter({("a", "b"): 2})), {("a", "b"): 2})
+    assert to_plain(Counter({("a", "b"): 2})) == Unplain("Counter")
 
 
 def test_plain_data_survives_json() -> None:

@@ -1,0 +1,249 @@
+"""The real nbgrader pipeline on a temporary copy of the course: generate_assignment, synthetic
+submissions made from the release, autograde, generate_feedback, export, then every score.
+
+Students (exercises are graded independently, so one student can carry one wrong answer per
+exercise; kernel starts dominate the cost, so there are few students):
+
+- ``correct-<k>``: a different correct answer from the catalogue for each exercise
+  (``correct-0`` submits every notebook, the others only those with exercises);
+- ``stub``: the released notebooks, untouched;
+- ``wrong-<j>``: the j-th catalogued wrong answer of every exercise that has one, correct
+  answers for the other exercises of the same notebooks, and only those notebooks.
+
+Each wrong answer must lose points on its own exercise and cost nothing elsewhere; each
+correct answer must get full marks.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import shutil
+import signal
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder.synthetic import answer_cells, write_submission
+from tests.catalogue import CORRECT, WRONG
+from tests.conftest import ROOT
+
+pytestmark = pytest.mark.nbgrader
+
+NBGRADER = str(Path(ROOT) / ".venv" / "bin" / "nbgrader")
+
+
+@dataclass
+class Student:
+    name: str
+    answers: dict[str, str]
+    notebooks: list[str] | None = None  # None: every notebook
+    wrong: set[str] = field(default_factory=set)  # exercises answered wrongly on purpose
+
+
+@dataclass
+class GradedCourse:
+    roots: dict[str, Path]  # student -> the course folder that graded them
+    students: list[Student]
+    exercise_notebook: dict[str, str]  # exercise -> notebook file name
+    exercise_points: dict[str, float]
+    cell_scores: dict[str, dict[str, float]]  # student -> grade_id -> score
+    export_rows: dict[str, dict[str, str]]
+    logs: str
+
+
+def nbgrader_env() -> dict[str, str]:
+    # Hidden tests import autograder from ROOT; nbgrader runs `alembic` from PATH.
+    path = f"{Path(NBGRADER).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    return dict(os.environ, PYTHONPATH=str(ROOT), PATH=path)
+
+
+def nbgrader_everywhere(courses: list[Path], *args: str) -> list[str]:
+    """Run one nbgrader command in each course folder at once; return their logs."""
+    runs = []
+    try:
+        for course in courses:
+            log = open(course / f"nbgrader-{args[0]}.log", "w+")  # noqa: SIM115 - closed below
+            process = subprocess.Popen(
+                [NBGRADER, *args],
+                cwd=course,
+                env=nbgrader_env(),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+            runs.append((process, log))
+        logs = []
+        for process, log in runs:
+            code = process.wait(timeout=600)
+            log.seek(0)
+            text = log.read()
+            assert code == 0, f"nbgrader {' '.join(args)} failed:\n{text[-4000:]}"
+            logs.append(text)
+        return logs
+    finally:
+        for process, log in runs:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+            log.close()
+
+
+def exercise_layout(release: Path) -> tuple[dict[str, str], dict[str, float]]:
+    """Which notebook holds each exercise, and how many points its test cells are worth."""
+    where, points = {}, {}
+    for path in sorted(release.glob("*.ipynb")):
+        notebook = nbformat.read(path, as_version=4)
+        for name in answer_cells(notebook):
+            where[name] = path.name
+        for cell in notebook.cells:
+            meta = cell.metadata.get("nbgrader", {})
+            if meta.get("grade"):
+                name = next((n for n in where if meta["grade_id"].startswith(f"test_{n}_")), None)
+                if name is not None:
+                    points[name] = points.get(name, 0) + meta["points"]
+    return where, points
+
+
+def make_students(exercise_notebook: dict[str, str]) -> list[Student]:
+    exercises = list(exercise_notebook)
+    first_correct = {name: next(iter(CORRECT[name].values())) for name in exercises}
+    students = []
+    for k in range(max(len(CORRECT[name]) for name in exercises)):
+        answers = {}
+        for name in exercises:
+            labels = list(CORRECT[name])
+            answers[name] = CORRECT[name][labels[k % len(labels)]]
+        # One student submits everything; the others only the notebooks with exercises.
+        books = None if k == 0 else sorted(set(exercise_notebook.values()))
+        students.append(Student(f"correct-{k}", answers, books))
+    students.append(Student("stub", {}))
+    for j in range(max(len(WRONG[name]) for name in exercises)):
+        wrong = {name for name in exercises if j < len(WRONG[name])}
+        books = sorted({exercise_notebook[name] for name in wrong})
+        answers = {}
+        for name in exercises:
+            if exercise_notebook[name] not in books:
+                continue
+            answers[name] = list(WRONG[name].values())[j] if name in wrong else first_correct[name]
+        students.append(Student(f"wrong-{j}", answers, books, wrong))
+    return students
+
+
+# Two course copies graded side by side use both cores; each has its own gradebook, so the
+# processes never share a SQLite file.
+SHARDS = 2
+
+
+def split(students: list[Student], shards: int) -> list[list[Student]]:
+    """Students dealt out so that each shard runs about as many notebooks."""
+    loads: list[list[Student]] = [[] for _ in range(shards)]
+    weight = {id(s): len(s.notebooks) if s.notebooks else 4 for s in students}
+    for student in sorted(students, key=lambda s: -weight[id(s)]):
+        min(loads, key=lambda group: sum(weight[id(s)] for s in group)).append(student)
+    return loads
+
+
+@pytest.fixture(scope="session")
+def graded_course(tmp_path_factory: pytest.TempPathFactory) -> GradedCourse:
+    from nbgrader.api import Gradebook
+
+    base = tmp_path_factory.mktemp("courses")
+    courses = []
+    for k in range(SHARDS):
+        course = base / f"course{k}"
+        shutil.copytree(ROOT / "source", course / "source")
+        shutil.copy(ROOT / "nbgrader_config.py", course / "nbgrader_config.py")
+        courses.append(course)
+    logs = nbgrader_everywhere(courses, "generate_assignment", "bpe", "--force")
+    exercise_notebook, points = exercise_layout(courses[0] / "release" / "bpe")
+    students = make_students(exercise_notebook)
+    for course, group in zip(courses, split(students, SHARDS)):
+        for student in group:
+            write_submission(course, student.name, student.answers, student.notebooks)
+    logs += nbgrader_everywhere(courses, "autograde", "bpe", "--force")
+    logs += nbgrader_everywhere(courses, "generate_feedback", "bpe", "--force")
+    logs += nbgrader_everywhere(courses, "export")
+
+    scores: dict[str, dict[str, float]] = {}
+    rows: dict[str, dict[str, str]] = {}
+    folders: dict[str, Path] = {}
+    for course in courses:
+        with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+            for student in gradebook.students:
+                submission = gradebook.find_submission("bpe", student.id)
+                scores[student.id] = {
+                    grade.name: grade.score for nb in submission.notebooks for grade in nb.grades
+                }
+                folders[student.id] = course
+        with open(course / "grades.csv", newline="") as handle:
+            rows.update({row["student_id"]: row for row in csv.DictReader(handle)})
+    assert set(scores) == {student.name for student in students}
+    return GradedCourse(folders, students, exercise_notebook, points, scores, rows, "\n".join(logs))
+
+
+def exercise_score(course: GradedCourse, student: str, name: str) -> float:
+    return sum(
+        score
+        for grade_id, score in course.cell_scores[student].items()
+        if grade_id.startswith(f"test_{name}_")
+    )
+
+
+def test_correct_answers_get_full_marks(graded_course: GradedCourse) -> None:
+    total = sum(graded_course.exercise_points.values())
+    for student in graded_course.students:
+        if student.name.startswith("correct-"):
+            for name, points in graded_course.exercise_points.items():
+                assert exercise_score(graded_course, student.name, name) == points, (
+                    student.name,
+                    name,
+                )
+            row = graded_course.export_rows[student.name]
+            assert float(row["raw_score"]) == total
+            assert float(row["max_score"]) == total
+
+
+def test_the_untouched_stub_scores_zero(graded_course: GradedCourse) -> None:
+    for name in graded_course.exercise_points:
+        assert exercise_score(graded_course, "stub", name) == 0, name
+    assert float(graded_course.export_rows["stub"]["raw_score"]) == 0
+
+
+def test_each_wrong_answer_loses_points_on_its_own_exercise_only(
+    graded_course: GradedCourse,
+) -> None:
+    checked = 0
+    for student in graded_course.students:
+        if not student.name.startswith("wrong-"):
+            continue
+        for name, notebook in graded_course.exercise_notebook.items():
+            if notebook not in student.notebooks:
+                continue
+            score = exercise_score(graded_course, student.name, name)
+            full = graded_course.exercise_points[name]
+            if name in student.wrong:
+                mistake = list(WRONG[name])[int(student.name.split("-")[1])]
+                assert score < full, f"{student.name}: wrong {name} ({mistake}) kept {score}"
+                checked += 1
+            else:
+                assert score == full, f"{student.name}: correct {name} lost points: {score}"
+    # every catalogued wrong answer of every exercise in the notebooks went through nbgrader
+    assert checked == sum(len(WRONG[name]) for name in graded_course.exercise_notebook)
+
+
+def test_feedback_names_the_mistake(graded_course: GradedCourse) -> None:
+    student = "wrong-0"
+    folder = graded_course.roots[student] / "feedback" / student / "bpe"
+    pages = {path.name: path.read_text() for path in folder.glob("*.html")}
+    assert pages, f"no feedback for {student}"
+    text = "\n".join(pages.values())
+    for name in graded_course.exercise_notebook:
+        if WRONG.get(name):
+            mistake = list(WRONG[name])[0]
+            assert f"Likely mistake: {mistake.replace(chr(39), '&#39;')}." in text or (
+                f"Likely mistake: {mistake}." in text
+            ), name
