@@ -135,6 +135,16 @@ def test_each_exercise_has_its_answer_cell_and_three_graded_test_cells(name: str
     assert "assert " in examples and "autograder" not in examples
 
 
+@pytest.mark.parametrize("name", EXERCISES)
+def test_visible_tests_need_only_the_answer_cell(name: str) -> None:
+    # Grading may skip the lesson's demonstrations (grade_class --lean), and verify runs the
+    # answers on their own: the answer and its visible tests must not lean on lesson variables.
+    cells = graded_cells(read(SOURCE, EXERCISES[name][0]))
+    namespace: dict[str, object] = {}
+    exec(compile(cells[name].source, f"<{name}>", "exec"), namespace)
+    exec(compile(cells[f"test_{name}_examples"].source, f"<test_{name}>", "exec"), namespace)
+
+
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_test_cells_end_with_a_statement_not_a_value(lesson: str) -> None:
     # nbgrader turns a test cell's trailing value into its score; a call returning None is fine.
