@@ -17,7 +17,9 @@ correct answer must get full marks.
 from __future__ import annotations
 
 import csv
+import html
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -235,15 +237,29 @@ def test_each_wrong_answer_loses_points_on_its_own_exercise_only(
     assert checked == sum(len(WRONG[name]) for name in graded_course.exercise_notebook)
 
 
-def test_feedback_names_the_mistake(graded_course: GradedCourse) -> None:
-    student = "wrong-0"
-    folder = graded_course.roots[student] / "feedback" / student / "bpe"
-    pages = {path.name: path.read_text() for path in folder.glob("*.html")}
+def feedback_pages(course: GradedCourse, student: str) -> dict[str, str]:
+    folder = course.roots[student] / "feedback" / student / "bpe"
+    pages = {path.name: html.unescape(path.read_text()) for path in folder.glob("*.html")}
     assert pages, f"no feedback for {student}"
-    text = "\n".join(pages.values())
+    return pages
+
+
+def test_feedback_names_the_mistake(graded_course: GradedCourse) -> None:
+    text = "\n".join(feedback_pages(graded_course, "wrong-0").values())
     for name in graded_course.exercise_notebook:
-        if WRONG.get(name):
-            mistake = list(WRONG[name])[0]
-            assert f"Likely mistake: {mistake.replace(chr(39), '&#39;')}." in text or (
-                f"Likely mistake: {mistake}." in text
-            ), name
+        mistake = list(WRONG[name])[0]
+        assert f"Likely mistake: {mistake}." in text, name
+        assert f"{name} is wrong on" in text, name
+
+
+def test_feedback_hides_hidden_tests_and_checker_tracebacks(graded_course: GradedCourse) -> None:
+    for student in ("wrong-0", "wrong-1", "stub", "correct-0"):
+        for page, text in feedback_pages(graded_course, student).items():
+            # the page's text, without its style sheets and markup
+            plain = re.sub(r"<[^>]+>", "", re.sub(r"(?s)<style.*?</style>", "", text))
+            for secret in ("HIDDEN TESTS", "autograder", 'check("', "/solutions/"):
+                assert secret not in plain, f"{student}/{page} shows {secret!r}"
+    # ...while the message of each failed hidden check is still there
+    assert "Likely mistake:" in "".join(feedback_pages(graded_course, "wrong-1").values())
+    stub = "".join(feedback_pages(graded_course, "stub").values())
+    assert "NotImplementedError" in stub
