@@ -239,7 +239,7 @@ def bench_memory(counts: dict[str, int], heldout: str, merges: list[tuple[str, s
 
 
 def main() -> None:
-    started = time.perf_counter()
+    started, load_at_start = time.perf_counter(), os.getloadavg()[0]
     train, heldout = texts()
     counts = chunk_counts(train)
     print(
@@ -270,7 +270,11 @@ def main() -> None:
     print(f"\ntarget cached Encoder within 2x of tiktoken: {ratio:.2f}, {verdict(ratio <= 2)}")
     print("\n## Peak memory\n")
     bench_memory(counts, heldout, merges)
-    print(f"\nbench_training took {time.perf_counter() - started:.0f} s")
+    print(
+        f"\nbench_training took {time.perf_counter() - started:.0f} s; load average "
+        f"{load_at_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end "
+        f"({os.cpu_count()} cores): other work on the machine slows the naive column most"
+    )
 
 
 if __name__ == "__main__":
