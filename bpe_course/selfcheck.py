@@ -1,0 +1,151 @@
+"""Check your own notebook: run it top to bottom and report each visible test.
+
+    python -m bpe_course.selfcheck notebooks/01_bpe_by_hand.ipynb [more notebooks ...]
+
+Every cell runs in a fresh kernel, in the notebook's own folder, the way the grader runs it;
+a cell that fails does not stop the rest. Then each test cell (the locked cells nbgrader
+grades) is reported as passed or failed with its error, and the command exits 1 if any
+failed, 0 if all passed, 2 if a notebook could not be read or run. ``nbgrader validate``
+exits 0 even when tests fail; this does not.
+
+It does not grade and knows no hidden tests: those run only when the instructor grades, and
+their cells in your copy hold just a comment. It changes nothing on disk.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+BEGIN_HIDDEN = "BEGIN HIDDEN TESTS"
+END_HIDDEN = "END HIDDEN TESTS"
+CELL_TIMEOUT = 120  # seconds; a cell stuck in a loop is interrupted, later cells still run
+
+
+@dataclass
+class TestResult:
+    """One test cell after the run: its nbgrader grade_id and its error, if it failed."""
+
+    name: str
+    error: str | None
+    hidden: bool = False
+
+    @property
+    def passed(self) -> bool:
+        return self.error is None
+
+
+def visible_source(source: str) -> str:
+    """A cell's source without hidden-test regions, in case an instructor's copy is checked."""
+    kept, hidden = [], False
+    for line in source.split("\n"):
+        if BEGIN_HIDDEN in line:
+            hidden = True
+        elif END_HIDDEN in line:
+            hidden = False
+        elif not hidden:
+            kept.append(line)
+    return "\n".join(kept)
+
+
+def is_test_cell(cell: nbformat.NotebookNode) -> bool:
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    return cell.cell_type == "code" and bool(meta.get("grade")) and "grade_id" in meta
+
+
+def only_comments(source: str) -> bool:
+    return all(not line.strip() or line.strip().startswith("#") for line in source.splitlines())
+
+
+def first_error(cell: nbformat.NotebookNode) -> str | None:
+    for output in cell.get("outputs", []):
+        if output.get("output_type") == "error":
+            name, value = output.get("ename", "Error"), output.get("evalue", "")
+            message = f"{name}: {value}" if value else name
+            if name == "NotImplementedError":
+                message += " (an answer above is still the stub: write your code there)"
+            return message
+    return None
+
+
+def run_notebook(path: Path, timeout: int = CELL_TIMEOUT) -> list[TestResult]:
+    """Run the notebook at ``path`` in a fresh kernel; the results of its test cells."""
+    from nbclient import NotebookClient
+
+    notebook = nbformat.read(path, as_version=4)
+    hidden = set()
+    for index, cell in enumerate(notebook.cells):
+        if cell.cell_type == "code" and BEGIN_HIDDEN in cell.source:
+            cell.source = visible_source(cell.source)
+        if is_test_cell(cell) and only_comments(cell.source):
+            hidden.add(index)
+    client = NotebookClient(
+        notebook,
+        timeout=timeout,
+        interrupt_on_timeout=True,
+        allow_errors=True,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent.resolve())}},
+    )
+    client.execute()
+    return [
+        TestResult(cell.metadata["nbgrader"]["grade_id"], first_error(cell), index in hidden)
+        for index, cell in enumerate(notebook.cells)
+        if is_test_cell(cell)
+    ]
+
+
+def report(path: Path, results: list[TestResult]) -> str:
+    lines = [f"{path}:"]
+    for result in results:
+        if result.hidden:
+            lines.append(f"  hidden  {result.name} (runs when your notebook is graded)")
+        elif result.passed:
+            lines.append(f"  pass    {result.name}")
+        else:
+            lines.append(f"  FAIL    {result.name}: {result.error}")
+    visible = [r for r in results if not r.hidden]
+    failed = [r.name for r in visible if not r.passed]
+    if not visible:
+        lines.append("  (no visible tests in this notebook)")
+    elif failed:
+        lines.append(f"  {len(failed)} of {len(visible)} visible tests fail: {', '.join(failed)}")
+    else:
+        lines.append(f"  all {len(visible)} visible tests pass")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m bpe_course.selfcheck",
+        description="Run a course notebook and report its visible tests; exit 1 if any fails.",
+    )
+    parser.add_argument("notebooks", nargs="+", type=Path, help="notebook files to check")
+    parser.add_argument(
+        "--timeout", type=int, default=CELL_TIMEOUT, help="seconds allowed per cell"
+    )
+    args = parser.parse_args(argv)
+    status = 0
+    for path in args.notebooks:
+        if not path.is_file():
+            print(f"{path}: no such notebook; give the path of a .ipynb file", file=sys.stderr)
+            status = 2
+            continue
+        try:
+            results = run_notebook(path, args.timeout)
+        except Exception as error:  # unreadable JSON, a kernel that died, no kernel
+            print(f"{path}: could not run it: {type(error).__name__}: {error}", file=sys.stderr)
+            status = 2
+            continue
+        print(report(path, results))
+        if any(not r.passed for r in results if not r.hidden):
+            status = max(status, 1)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,95 @@
+"""The student self-check, run as students run it: outside the repo, with no PYTHONPATH, on
+a student notebook (so neither solutions/ nor autograder/ can be imported)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograder.synthetic import write_submission
+from tests.catalogue import CORRECT, WRONG
+from tests.conftest import ROOT
+
+LESSON = "01_bpe_by_hand.ipynb"
+
+
+def selfcheck(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    return subprocess.run(
+        [sys.executable, "-m", "bpe_course.selfcheck", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def student_copy(tmp_path: Path, answers: dict[str, str]) -> Path:
+    """The student notebook with ``answers`` typed into its answer cells, alone in a folder."""
+    release = tmp_path / "release" / "bpe"
+    release.mkdir(parents=True)
+    shutil.copy(ROOT / "notebooks" / LESSON, release / LESSON)
+    folder = write_submission(tmp_path, "me", answers, [LESSON])
+    return folder / LESSON
+
+
+def test_a_finished_notebook_passes(tmp_path: Path) -> None:
+    answers = {name: next(iter(CORRECT[name].values())) for name in ("pair_counts", "merge_pair")}
+    path = student_copy(tmp_path, answers)
+    before = path.read_bytes()
+    result = selfcheck(path.name, cwd=path.parent)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "all 2 visible tests pass" in result.stdout
+    assert "hidden  test_pair_counts_hidden_core" in result.stdout
+    assert path.read_bytes() == before  # the student's file is left alone
+
+
+def test_a_wrong_answer_fails_and_is_named(tmp_path: Path) -> None:
+    answers = {
+        "pair_counts": next(iter(CORRECT["pair_counts"].values())),
+        "merge_pair": WRONG["merge_pair"]["right-to-left merges"],
+    }
+    result = selfcheck(str(student_copy(tmp_path, answers)), cwd=tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "pass    test_pair_counts_examples" in result.stdout
+    assert "FAIL    test_merge_pair_examples: AssertionError" in result.stdout
+    assert "1 of 2 visible tests fail: test_merge_pair_examples" in result.stdout
+
+
+def test_the_untouched_stub_fails_every_visible_test(tmp_path: Path) -> None:
+    shutil.copy(ROOT / "notebooks" / LESSON, tmp_path / LESSON)
+    result = selfcheck(LESSON, cwd=tmp_path)
+    assert result.returncode == 1
+    assert "2 of 2 visible tests fail: test_pair_counts_examples, test_merge_pair_examples" in (
+        result.stdout
+    )
+    assert "still the stub" in result.stdout
+
+
+def test_bad_paths_are_explained(tmp_path: Path) -> None:
+    (tmp_path / "broken.ipynb").write_text("{ not json")
+    result = selfcheck("missing.ipynb", "broken.ipynb", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "missing.ipynb: no such notebook" in result.stderr
+    assert "broken.ipynb: could not run it" in result.stderr
+
+
+def test_hidden_regions_are_dropped_from_an_instructors_copy() -> None:
+    from bpe_course.selfcheck import visible_source
+
+    source = "# note\n### BEGIN HIDDEN TESTS\nfrom autograder.checks import check\n"
+    source += "### END HIDDEN TESTS\nx = 1"
+    assert visible_source(source) == "# note\nx = 1"
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "bpe_course").glob("*.py")), ids=lambda p: p.name)
+def test_nothing_students_receive_imports_the_instructors_code(path: Path) -> None:
+    text = path.read_text()
+    for private in ("solutions", "autograder"):
+        assert f"import {private}" not in text and f"from {private}" not in text, path
