@@ -53,6 +53,12 @@ def _statement_sources(source: str, keep: tuple[type, ...] | None) -> list[str]:
     return out
 
 
+def definitions_only(source: str) -> str:
+    """Only the ``import``, ``def`` and ``class`` statements of ``source`` (a lesson cell)."""
+    parsed = _parse(source)
+    return "\n\n".join(_statement_sources(source, _KEEP_BEFORE)) if parsed else ""
+
+
 def find_answer_cell(notebook: nbformat.NotebookNode, name: str) -> int | None:
     """The index of the solution cell whose grade_id is ``name``."""
     for index, cell in enumerate(notebook.cells):

@@ -100,7 +100,9 @@ def _masters(course_root: Path, assignment: str) -> dict[str, Any]:
     return {p.stem: nbformat.read(p, as_version=4) for p in sorted(folder.glob("*.ipynb"))}
 
 
-def _nbgrader_config(course_root: Path, db_path: Path, timeout: int | None) -> Any:
+def _nbgrader_config(
+    course_root: Path, db_path: Path, timeout: int | None, lean: bool = False
+) -> Any:
     from nbconvert.preprocessors import ClearMetadataPreprocessor
     from nbgrader.preprocessors import (
         AssignLatePenalties,
@@ -128,6 +130,7 @@ def _nbgrader_config(course_root: Path, db_path: Path, timeout: int | None) -> A
     ]
     if timeout is not None:
         config.Execute.timeout = timeout
+    config.GuardedExecute.lean = lean
     # Every cell has run and its outputs are saved: a polite shutdown only costs time.
     config.Execute.shutdown_kernel = "immediate"
     return config
@@ -169,6 +172,7 @@ def grade_submission(
     template_db: str,
     assignment: str = ASSIGNMENT,
     timeout: int | None = None,
+    lean: bool = False,
 ) -> dict[str, Any]:
     """Autograde one student's submission and return the result as plain data.
 
@@ -200,7 +204,7 @@ def grade_submission(
     try:
         db_path = scratch / "gradebook.db"
         shutil.copyfile(template_db, db_path)
-        config = _nbgrader_config(root, db_path, timeout)
+        config = _nbgrader_config(root, db_path, timeout, lean)
         coursedir = CourseDirectory(config=config)
         coursedir.assignment_id = assignment
         coursedir.student_id = student
@@ -298,6 +302,7 @@ def run_pool(
     memory_gb: float,
     timeout: int | None,
     on_result: Callable[[dict[str, Any]], None],
+    lean: bool = False,
 ) -> None:
     """Grade ``students`` on ``jobs`` worker processes, calling ``on_result`` in this process
     for each finished one. A worker that crashes is replaced; its student is tried once more."""
@@ -311,7 +316,7 @@ def run_pool(
         with ProcessPoolExecutor(jobs, context, _initializer, setup) as pool:
             futures = {
                 pool.submit(
-                    grade_submission, str(course_root), s, str(template), ASSIGNMENT, timeout
+                    grade_submission, str(course_root), s, str(template), ASSIGNMENT, timeout, lean
                 ): s
                 for s in pending
             }
@@ -346,9 +351,11 @@ def grade_class(
     memory_gb: float = DEFAULT_MEMORY_GB,
     timeout: int | None = None,
     progress: bool = True,
+    lean: bool = False,
 ) -> list[dict[str, Any]]:
     """Grade ``students`` (default: all in submitted/) into the class gradebook; return the
-    results without their rows. The caller runs verify and the summary."""
+    results without their rows, each with ``merge_seconds`` (this process's gradebook write).
+    The caller runs verify and the summary."""
     from tqdm import tqdm
 
     from autograder.gradebook_rows import make_template, merge_student
@@ -367,14 +374,16 @@ def grade_class(
     bar = tqdm(total=len(students), unit="student", disable=not progress, file=sys.stderr)
 
     def on_result(result: dict[str, Any]) -> None:
+        start = time.perf_counter()
         if result.get("rows"):
             merge_student(class_db, ASSIGNMENT, result["student"], result["rows"])
+        result["merge_seconds"] = time.perf_counter() - start
         results.append({k: v for k, v in result.items() if k != "rows"})
         bar.set_postfix_str(result["student"][-20:])
         bar.update(1)
 
     try:
-        run_pool(course_root, students, template, max(1, jobs), memory_gb, timeout, on_result)
+        run_pool(course_root, students, template, max(1, jobs), memory_gb, timeout, on_result, lean)
     finally:
         bar.close()
         shutil.rmtree(scratch, ignore_errors=True)
@@ -398,17 +407,31 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="per-cell timeout in seconds (default: nbgrader_config.py's)",
     )
+    parser.add_argument(
+        "--lean", action="store_true", help="run only the definitions of lesson cells (faster)"
+    )
     parser.add_argument("--no-verify", action="store_true", help="skip the out-of-kernel re-grade")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     start = time.perf_counter()
     results = grade_class(
-        args.root, args.jobs, args.student, args.memory_gb, args.timeout, not args.no_progress
+        args.root,
+        args.jobs,
+        args.student,
+        args.memory_gb,
+        args.timeout,
+        not args.no_progress,
+        args.lean,
     )
     if not results:
         return 0
     seconds = time.perf_counter() - start
-    print(f"graded {len(results)} submission(s) in {seconds:.1f} s with {args.jobs} worker(s)")
+    merging = sum(r["merge_seconds"] for r in results) / len(results)
+    print(
+        f"graded {len(results)} submission(s) in {seconds:.1f} s with {args.jobs} worker(s) "
+        f"({seconds / len(results):.2f} s a student; merging into the gradebook "
+        f"{1000 * merging:.0f} ms a student)"
+    )
     from autograder import summary
 
     summary.save_grading_results(args.root.resolve(), results)

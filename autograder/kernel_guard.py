@@ -8,6 +8,13 @@ notebook. A test cell that did not run then scores 0 like any failing test, so s
 submission never gets marks for tests that never ran, and the reason is in the notebook for
 the summary and the feedback.
 
+With ``lean`` on (``grade_class --lean``), a lesson cell (a code cell nbgrader does not track)
+runs only its ``import``, ``def`` and ``class`` statements: the tests need the student's
+functions, not the lesson's demonstrations, which can cost seconds per student (training on a
+megabyte of text). The grade is the same whenever the test cells do not read the lessons'
+variables (true of this course's notebooks, and what ``autograder.verify`` assumes anyway); the
+autograded notebook then shows the lesson cells without outputs.
+
 A cell that loops is not this module's business: nbgrader's timeout interrupts it and the
 next cells run as usual. This module does not limit memory (the grading worker sets the
 limit before any kernel starts) and does not grade anything.
@@ -25,9 +32,17 @@ from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbclient.util import run_sync
 from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import Execute
+from traitlets import Bool
+
+from autograder.answer_code import definitions_only
 
 # The ename of the error output written into cells that could not run; the summary looks for it.
 KERNEL_LOST = "KernelLost"
+
+
+def _tracked(cell: NotebookNode) -> bool:
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    return bool(meta.get("grade") or meta.get("solution") or meta.get("locked"))
 
 
 def lost_output(reason: str) -> NotebookNode:
@@ -41,6 +56,8 @@ def lost_output(reason: str) -> NotebookNode:
 class GuardedExecute(Execute):
     """Execute every cell; after the kernel dies or freezes, mark the rest as not run."""
 
+    lean = Bool(False, help="run only the definitions of lesson cells").tag(config=True)
+
     def preprocess(self, nb: NotebookNode, resources: Any = None, km: Any = None) -> Any:
         self.kernel_lost_reason: str | None = None
         return super().preprocess(nb, resources, km)
@@ -51,6 +68,8 @@ class GuardedExecute(Execute):
         if self.kernel_lost_reason is not None:
             cell.outputs = [lost_output(self.kernel_lost_reason)]
             return cell, resources
+        if self.lean and not _tracked(cell):
+            return self._run_definitions(cell, resources, index)
         try:
             return super().preprocess_cell(cell, resources, index)
         except DeadKernelError:
@@ -65,6 +84,26 @@ class GuardedExecute(Execute):
             self._kill_kernel()
         cell.outputs.append(lost_output(self.kernel_lost_reason))
         return cell, resources
+
+    def _run_definitions(self, cell: NotebookNode, resources: Any, index: int) -> Any:
+        source = cell.source
+        definitions = definitions_only(source)
+        if not definitions.strip():
+            cell.outputs = []
+            return cell, resources
+        cell.source = definitions
+        try:
+            return self.preprocess_cell_guarded(cell, resources, index)
+        finally:
+            cell.source = source
+
+    def preprocess_cell_guarded(self, cell: NotebookNode, resources: Any, index: int) -> Any:
+        """Run one cell as the guard does, whatever ``lean`` says."""
+        lean, self.lean = self.lean, False
+        try:
+            return self.preprocess_cell(cell, resources, index)
+        finally:
+            self.lean = lean
 
     def _kill_kernel(self) -> None:
         if self.km is None:

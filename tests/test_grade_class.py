@@ -263,3 +263,24 @@ def test_summary_csv_and_figure_never_show_ungraded_as_zero(graded) -> None:
     assert table["broken"]["status"].startswith("needs manual grading")
     assert table["tamper"]["total"] == "0" and float(table["tamper"]["nbgrader_total"]) > 0
     assert (root / "artifacts" / "grading" / "scores.png").stat().st_size > 1000
+
+
+def test_lean_grading_gives_the_same_grades_without_running_lesson_demos(graded) -> None:
+    import shutil
+
+    from autograder import grade_class
+
+    root, rows = graded
+    for student in ("good", "crashy"):
+        shutil.copytree(root / "submitted" / student, root / "submitted" / f"{student}-lean")
+    students = ["good-lean", "crashy-lean"]
+    results = grade_class.grade_class(root, 2, students, timeout=3, progress=False, lean=True)
+    assert [r["graded"] for r in results] == [True, True]
+    for student in ("good", "crashy"):
+        lean = _grades(root, f"{student}-lean")
+        full = _grades(root, student)
+        assert {c: g[0] for c, g in lean.items()} == {c: g[0] for c, g in full.items()}, student
+    # The lesson's demonstration cells did not run: no output under them.
+    notebook = nbformat.read(root / "autograded" / "good-lean" / "bpe" / NB4, as_version=4)
+    lesson = [c for c in notebook.cells if c.cell_type == "code" and "nbgrader" not in c.metadata]
+    assert lesson and all(not c.outputs for c in lesson)
