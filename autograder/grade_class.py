@@ -362,12 +362,12 @@ def grade_class(
 
     course_root = course_root.resolve()
     class_db = class_db_path(course_root)
-    ensure_assignment(course_root, class_db)
     students = find_students(course_root) if students is None else students
     results: list[dict[str, Any]] = []
     if not students:
         print(f"nothing to grade: no folder submitted/<student>/{ASSIGNMENT} in {course_root}")
         return results
+    ensure_assignment(course_root, class_db)
     scratch = Path(tempfile.mkdtemp(prefix="grade-class-"))
     template = scratch / "template.db"
     make_template(class_db, template)

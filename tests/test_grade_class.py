@@ -284,3 +284,18 @@ def test_lean_grading_gives_the_same_grades_without_running_lesson_demos(graded)
     notebook = nbformat.read(root / "autograded" / "good-lean" / "bpe" / NB4, as_version=4)
     lesson = [c for c in notebook.cells if c.cell_type == "code" and "nbgrader" not in c.metadata]
     assert lesson and all(not c.outputs for c in lesson)
+
+
+def test_nbgrader_export_carries_the_verified_score(graded) -> None:
+    import os
+    import subprocess
+    import sys
+
+    root, _ = graded
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    command = [sys.executable, "-m", "nbgrader", "export", "--log-level=ERROR"]
+    subprocess.run(command, cwd=root, env=env, check=True, capture_output=True)
+    with open(root / "grades.csv", newline="") as handle:
+        exported = {row["student_id"]: float(row["raw_score"]) for row in csv.DictReader(handle)}
+    assert exported["good"] == 21
+    assert exported["tamper"] == 0  # nbgrader alone gave the tampering 13 points
