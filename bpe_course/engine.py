@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import chain
 from typing import NamedTuple
 
 from bpe_course.pretokenize import pretokenize
@@ -187,8 +188,13 @@ class Encoder:
 
     def encode(self, text: str) -> list[str]:
         """Pre-tokenize ``text`` and encode every chunk; joining the result gives ``text``."""
-        cache, tokens = self._cache, []
-        for chunk in pretokenize(text):
+        chunks, cache = pretokenize(text), self._cache
+        try:  # every chunk met before: a single pass in C
+            return list(chain.from_iterable(map(cache.__getitem__, chunks)))
+        except KeyError:
+            pass
+        tokens: list[str] = []
+        for chunk in chunks:
             cached = cache.get(chunk)
             if cached is None:
                 cached = cache[chunk] = tuple(self._merge_by_rank(list(chunk)))
