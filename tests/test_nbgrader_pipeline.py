@@ -4,8 +4,9 @@ submissions made from the release, autograde, generate_feedback, export, then ev
 Students (exercises are graded independently, so one student can carry one wrong answer per
 exercise; kernel starts dominate the cost, so there are few students):
 
-- ``correct-<k>``: a different correct answer from the catalogue for each exercise
-  (``correct-0`` submits every notebook, the others only those with exercises);
+- ``master``: the solutions of the master notebooks in source/, every notebook;
+- ``correct-<k>``: a different correct answer from the catalogue for each exercise, in the
+  notebooks that have exercises;
 - ``stub``: the released notebooks, untouched;
 - ``wrong-<j>``: the j-th catalogued wrong answer of every exercise that has one, correct
   answers for the other exercises of the same notebooks, and only those notebooks.
@@ -52,6 +53,7 @@ class GradedCourse:
     students: list[Student]
     exercise_notebook: dict[str, str]  # exercise -> notebook file name
     exercise_points: dict[str, float]
+    release: Path  # nbgrader's fresh release of source/ (student notebooks)
     cell_scores: dict[str, dict[str, float]]  # student -> grade_id -> score
     export_rows: dict[str, dict[str, str]]
     logs: str
@@ -110,18 +112,27 @@ def exercise_layout(release: Path) -> tuple[dict[str, str], dict[str, float]]:
     return where, points
 
 
+def master_answers() -> dict[str, str]:
+    """The answer cells of the master notebooks in source/, solutions and all."""
+    answers = {}
+    for path in sorted((ROOT / "source" / "bpe").glob("*.ipynb")):
+        for name, cell in answer_cells(nbformat.read(path, as_version=4)).items():
+            answers[name] = cell.source
+    return answers
+
+
 def make_students(exercise_notebook: dict[str, str]) -> list[Student]:
     exercises = list(exercise_notebook)
     first_correct = {name: next(iter(CORRECT[name].values())) for name in exercises}
-    students = []
+    # The masters' own solutions, in every notebook: source/ runs top to bottom when graded.
+    students = [Student("master", master_answers())]
+    exercise_books = sorted(set(exercise_notebook.values()))
     for k in range(max(len(CORRECT[name]) for name in exercises)):
         answers = {}
         for name in exercises:
             labels = list(CORRECT[name])
             answers[name] = CORRECT[name][labels[k % len(labels)]]
-        # One student submits everything; the others only the notebooks with exercises.
-        books = None if k == 0 else sorted(set(exercise_notebook.values()))
-        students.append(Student(f"correct-{k}", answers, books))
+        students.append(Student(f"correct-{k}", answers, exercise_books))
     students.append(Student("stub", {}))
     for j in range(max(len(WRONG[name]) for name in exercises)):
         wrong = {name for name in exercises if j < len(WRONG[name])}
@@ -184,7 +195,16 @@ def graded_course(tmp_path_factory: pytest.TempPathFactory) -> GradedCourse:
         with open(course / "grades.csv", newline="") as handle:
             rows.update({row["student_id"]: row for row in csv.DictReader(handle)})
     assert set(scores) == {student.name for student in students}
-    return GradedCourse(folders, students, exercise_notebook, points, scores, rows, "\n".join(logs))
+    return GradedCourse(
+        roots=folders,
+        students=students,
+        exercise_notebook=exercise_notebook,
+        exercise_points=points,
+        release=courses[0] / "release" / "bpe",
+        cell_scores=scores,
+        export_rows=rows,
+        logs="\n".join(logs),
+    )
 
 
 def exercise_score(course: GradedCourse, student: str, name: str) -> float:
@@ -198,7 +218,7 @@ def exercise_score(course: GradedCourse, student: str, name: str) -> float:
 def test_correct_answers_get_full_marks(graded_course: GradedCourse) -> None:
     total = sum(graded_course.exercise_points.values())
     for student in graded_course.students:
-        if student.name.startswith("correct-"):
+        if student.name.startswith("correct-") or student.name == "master":
             for name, points in graded_course.exercise_points.items():
                 assert exercise_score(graded_course, student.name, name) == points, (
                     student.name,
@@ -263,3 +283,31 @@ def test_feedback_hides_hidden_tests_and_checker_tracebacks(graded_course: Grade
     assert "Likely mistake:" in "".join(feedback_pages(graded_course, "wrong-1").values())
     stub = "".join(feedback_pages(graded_course, "stub").values())
     assert "NotImplementedError" in stub
+
+
+def cell_view(path: Path) -> list[tuple[str, str, dict]]:
+    notebook = nbformat.read(path, as_version=4)
+    return [(cell.cell_type, cell.source, dict(cell.metadata)) for cell in notebook.cells]
+
+
+def test_student_notebooks_are_up_to_date_with_source(graded_course: GradedCourse) -> None:
+    fresh = sorted(p.name for p in graded_course.release.glob("*.ipynb"))
+    committed = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
+    assert committed == fresh, "notebooks/ and source/ hold different notebooks: make notebooks"
+    for name in fresh:
+        assert cell_view(ROOT / "notebooks" / name) == cell_view(graded_course.release / name), (
+            f"notebooks/{name} is out of date with source/bpe/{name}: run `make notebooks`"
+        )
+
+
+def test_master_and_correct_notebooks_run_without_any_error(graded_course: GradedCourse) -> None:
+    for student in graded_course.students:
+        if not (student.name.startswith("correct-") or student.name == "master"):
+            continue
+        folder = graded_course.roots[student.name] / "autograded" / student.name / "bpe"
+        ran = sorted(folder.glob("*.ipynb"))
+        assert len(ran) == (len(student.notebooks) if student.notebooks else 4), student.name
+        for path in ran:
+            for index, cell in enumerate(nbformat.read(path, as_version=4).cells):
+                errors = [o for o in cell.get("outputs", []) if o.output_type == "error"]
+                assert not errors, f"{student.name}/{path.name} cell {index}: {errors[0].evalue}"
