@@ -573,24 +573,39 @@ def _result_lines(name: str, args: tuple, expected: Any, got: Any) -> list[str]:
 
 
 def describe_failures(name: str, failures: Sequence[tuple], total: int) -> list[str]:
-    """One message per failure, in the given order (the judge puts the smallest first)."""
+    """One message per failure, in the given order (the judge puts the smallest first).
+
+    The first line of the first message says it all in brief (how many inputs fail and the
+    likely mistake), for summaries that show one line per test.
+    """
     from autograder.checks import call_text
 
+    if failures and len(failures) == total and all(_unwritten(got) for *_, got in failures):
+        return [
+            f"{name} is not written yet: it raises NotImplementedError on every test input. "
+            "Replace the stub in its answer cell with your code."
+        ]
     messages = []
     for index, ((args, expected, got), mistake) in enumerate(
         zip(failures, diagnose_all(name, failures))
     ):
-        head = (
-            f"{name} is wrong on {len(failures)} of {total} test inputs. The smallest:"
-            if index == 0
-            else f"{name} is also wrong on:"
-        )
+        if index == 0:
+            brief = f" (likely mistake: {mistake.name})" if mistake is not None else ""
+            head = (
+                f"{name} is wrong on {len(failures)} of {total} test inputs{brief}. The smallest:"
+            )
+        else:
+            head = f"{name} is also wrong on:"
         lines = [head, "    " + _show_call(call_text, name, args)]
         lines += _result_lines(name, args, expected, got)
         if mistake is not None:
             lines.append(f"Likely mistake: {mistake.name}. {mistake.advice}")
         messages.append("\n".join(lines))
     return messages
+
+
+def _unwritten(got: Any) -> bool:
+    return got.error is not None and got.error.split(":")[0] == "NotImplementedError"
 
 
 def _show_call(call_text: Callable, name: str, args: tuple) -> str:

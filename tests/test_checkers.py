@@ -250,3 +250,21 @@ def test_docstring_examples_of_the_checkers_run() -> None:
     ):
         result = doctest.testmod(module)
         assert result.attempted > 0 and result.failed == 0, module.__name__
+
+
+def test_an_unwritten_stub_gets_one_plain_message() -> None:
+    def stub(*args):
+        raise NotImplementedError()
+
+    with pytest.raises(AssertionError) as raised:
+        check("train_bpe", "core", stub)
+    assert str(raised.value).startswith("train_bpe is not written yet")
+
+
+def test_the_first_line_names_the_likely_mistake() -> None:
+    wrong = load(WRONG["train_bpe"]["ties broken by the largest pair"], "train_bpe")
+    with pytest.raises(AssertionError) as raised:
+        check("train_bpe", "core", wrong)
+    first = str(raised.value).splitlines()[0]
+    assert first.startswith("train_bpe is wrong on ")
+    assert "(likely mistake: ties broken by the largest pair)" in first
