@@ -47,6 +47,9 @@ class Outcome:
     after: tuple
 
 
+ERROR_LIMIT = 500
+
+
 class WordsLoopError(RuntimeError):
     """Raised when merge_and_update reads words that ``where`` does not point it to."""
 
@@ -70,7 +73,7 @@ class GuardedWords(list):
     __iter__ = __reversed__ = __contains__ = _refuse
     index = count = _refuse
 
-    def copy(self):  # noqa: D102 - a copy would be looped over next
+    def copy(self):  # a copy would be looped over next
         raise WordsLoopError(LOOP_HINT)
 
     def __getitem__(self, i):
@@ -92,8 +95,11 @@ def _error_text(error: BaseException) -> str:
         message = str(error)
     except Exception:  # a student's exception class may fail to print itself
         message = ""
-    text = f"{name}: {message}" if message else name
-    return text if type(text) is str else name
+    if type(message) is not str:
+        message = ""
+    if len(message) > ERROR_LIMIT:  # a huge message would swamp the feedback
+        message = message[:ERROR_LIMIT] + " ..."
+    return f"{name}: {message}" if message else name
 
 
 def run_case(name: str, func: Callable, args: Sequence[Any]) -> Outcome:
