@@ -35,7 +35,8 @@ $(STAMP): requirements.txt pyproject.toml
 	touch $@
 
 lab: venv  ## open JupyterLab on the course, starting at the first lesson
-	$(BIN)/jupyter lab $(ALLOW_ROOT) notebooks/01_bpe_by_hand.ipynb
+	@# .venv/bin first on PATH, so `python` in Lab's terminals is the course's Python too.
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/jupyter lab $(ALLOW_ROOT) notebooks/01_bpe_by_hand.ipynb
 
 test: venv lint  ## run the whole suite (lint, unit, property, nbgrader, browser)
 	$(BIN)/python -m pytest
