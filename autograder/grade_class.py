@@ -18,6 +18,9 @@ How it stays fast and safe:
   another engine (Dask, Ray) can map it over students on many machines (see the README).
 - Before any kernel starts, the worker limits its address space (``RLIMIT_AS``); kernels inherit
   the limit, so a student allocating tens of GB gets ``MemoryError``, not the machine's memory.
+- Where Linux allows, each kernel starts in a mount namespace (``autograder.kernel_jail``) in
+  which the gradebooks, ``submitted/``, the other students' ``autograded/`` folders,
+  ``source/`` and ``.git`` are empty: a student's code cannot harm anyone else's grade.
 - A kernel that dies or freezes costs that notebook the cells that did not run
   (``autograder.kernel_guard``); the run goes on. An unreadable notebook is left ungraded and
   flagged, not silently scored 0. Notebooks without graded cells are not executed.
@@ -31,6 +34,7 @@ This module does not judge answers (``autograder.checks``) or write the summary.
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import resource
@@ -91,6 +95,63 @@ def prepare_worker(memory_gb: float = DEFAULT_MEMORY_GB, code_root: str = str(CO
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     os.environ.setdefault("MPLBACKEND", "Agg")
     logging.getLogger().setLevel(logging.CRITICAL)
+
+
+# Folders and files of a course that a student's kernel must not see (see kernel_jail).
+_PRIVATE_DIRS = ("submitted", "autograded", "feedback", "source", ".exchange", "artifacts", ".git")
+_PRIVATE_FILES = ("gradebook.db",)
+JAIL_KERNEL = "python3-jailed"
+
+
+def _scratch_root(course_root: Path) -> Path:
+    """Where private gradebooks live during a run: inside a folder kernels cannot see."""
+    folder = course_root / "artifacts" / "grading" / "scratch"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def jail_available() -> bool:
+    """True when kernels can be started in their own mount namespace here."""
+    from autograder.sandbox import isolation_works
+
+    return isolation_works()
+
+
+def _jail_kernels(course_root: Path, student: str, assignment: str, config: Any) -> bool:
+    """Make nbgrader start this student's kernels through ``kernel_jail``; False where the
+    machine cannot (the kernels then run unconfined, as with plain nbgrader)."""
+    if not jail_available():
+        os.environ.pop("GRADING_JAIL", None)
+        return False
+    spec_dir = _scratch_root(course_root).parent / "kernels" / JAIL_KERNEL
+    if not (spec_dir / "kernel.json").exists():
+        spec_dir.mkdir(parents=True, exist_ok=True)
+        jail = Path(__file__).resolve().parent / "kernel_jail.py"
+        spec = {
+            "argv": [sys.executable, "-I", "-S", str(jail), "{connection_file}"],
+            "display_name": "Python 3 (grading jail)",
+            "language": "python",
+            "interrupt_mode": "signal",
+        }
+        (spec_dir / "kernel.json").write_text(json.dumps(spec))
+    kernels_root = str(spec_dir.parent.parent)
+    if kernels_root not in os.environ.get("JUPYTER_PATH", "").split(os.pathsep):
+        os.environ["JUPYTER_PATH"] = os.pathsep.join(
+            p for p in (kernels_root, os.environ.get("JUPYTER_PATH", "")) if p
+        )
+    roots = {course_root.resolve(), CODE_ROOT}
+    # Another worker may create it later: it must exist now to be covered.
+    (course_root / "autograded").mkdir(exist_ok=True)
+    private = [r / name for r in sorted(roots) for name in _PRIVATE_DIRS]
+    files = [r / name for r in sorted(roots) for name in _PRIVATE_FILES]
+    spec = {
+        "dirs": [str(p) for p in private if p.is_dir()],
+        "files": [str(p) for p in files if p.is_file()],
+        "keep": str(course_root.resolve() / "autograded" / student / assignment),
+    }
+    os.environ["GRADING_JAIL"] = json.dumps(spec)
+    config.Execute.kernel_name = JAIL_KERNEL
+    return True
 
 
 def _masters(course_root: Path, assignment: str) -> dict[str, Any]:
@@ -200,11 +261,13 @@ def grade_submission(
         submitted, masters, released if released.exists() else None
     )
     no_tests = {name for name, nb in masters.items() if not has_graded_cells(nb)}
-    scratch = Path(tempfile.mkdtemp(prefix=f"grade-{student}-"))
+    jailed = False
+    scratch = Path(tempfile.mkdtemp(prefix=f"grade-{student}-", dir=_scratch_root(root)))
     try:
         db_path = scratch / "gradebook.db"
         shutil.copyfile(template_db, db_path)
         config = _nbgrader_config(root, db_path, timeout, lean)
+        jailed = _jail_kernels(root, student, assignment, config)
         coursedir = CourseDirectory(config=config)
         coursedir.assignment_id = assignment
         coursedir.student_id = student
@@ -231,6 +294,7 @@ def grade_submission(
     return {
         "student": student,
         "graded": graded,
+        "jailed": jailed,
         "seconds": time.perf_counter() - start,
         "problems": [p.as_dict() for p in problems],
         "rows": rows,
@@ -353,9 +417,10 @@ def grade_class(
     progress: bool = True,
     lean: bool = False,
 ) -> list[dict[str, Any]]:
-    """Grade ``students`` (default: all in submitted/) into the class gradebook; return the
-    results without their rows, each with ``merge_seconds`` (this process's gradebook write).
-    The caller runs verify and the summary."""
+    """Grade ``students`` (default: all in submitted/) into the class gradebook and record
+    what was found in ``artifacts/grading/results.json``; return the results without their
+    rows, each with ``merge_seconds`` (this process's gradebook write). The caller runs verify
+    and the summary."""
     from tqdm import tqdm
 
     from autograder.gradebook_rows import make_template, merge_student
@@ -368,7 +433,7 @@ def grade_class(
         print(f"nothing to grade: no folder submitted/<student>/{ASSIGNMENT} in {course_root}")
         return results
     ensure_assignment(course_root, class_db)
-    scratch = Path(tempfile.mkdtemp(prefix="grade-class-"))
+    scratch = Path(tempfile.mkdtemp(prefix="grade-class-", dir=_scratch_root(course_root)))
     template = scratch / "template.db"
     make_template(class_db, template)
     bar = tqdm(total=len(students), unit="student", disable=not progress, file=sys.stderr)
@@ -387,6 +452,9 @@ def grade_class(
     finally:
         bar.close()
         shutil.rmtree(scratch, ignore_errors=True)
+        from autograder.summary import save_grading_results
+
+        save_grading_results(course_root, results)  # what the summary says about each student
     return sorted(results, key=lambda r: r["student"])
 
 
@@ -434,7 +502,6 @@ def main(argv: list[str] | None = None) -> int:
     )
     from autograder import summary
 
-    summary.save_grading_results(args.root.resolve(), results)
     if not args.no_verify:
         from autograder import verify
 

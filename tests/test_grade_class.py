@@ -97,6 +97,22 @@ class Yes(list):
 def encode_bpe(word, merges):
     return Yes()
 """
+# Appended to the tampering student's answer cell: try to harm the class (the grading kernel
+# runs in a jail where none of this reaches the real files).
+VANDAL = """
+import os, shutil
+ROOT = {root!r}
+for harm in (
+    lambda: os.remove(os.path.join(ROOT, "gradebook.db")),
+    lambda: open(os.path.join(ROOT, "gradebook.db"), "wb").close(),
+    lambda: shutil.rmtree(os.path.join(ROOT, "submitted", "good")),
+    lambda: open(os.path.join(ROOT, "autograded", "good", "bpe", "PWNED"), "w").close(),
+):
+    try:
+        harm()
+    except Exception:
+        pass
+"""
 PATCH_JUDGE = """
 import autograder.checks
 
@@ -137,7 +153,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory):
         "pair_counts": PLANT,
         "merge_pair": IMPORT_REFERENCE,
         "train_bpe": READ_CHECKER,
-        "encode_bpe": ALWAYS_EQUAL,
+        "encode_bpe": ALWAYS_EQUAL + VANDAL.format(root=str(root)),
         "merge_and_update": PATCH_JUDGE,
     }
     write_submission(root, "tamper", tampered, [NB1, NB2, NB4])
@@ -251,6 +267,18 @@ def test_every_tampering_attempt_gains_nothing_in_the_verified_grade(graded) -> 
     text = " | ".join(tamper.disagreements)
     assert "ModuleNotFoundError: No module named 'solutions'" in text
     assert "test_merge_and_update_hidden_core: nbgrader 2, verified 0" in text
+
+
+def test_a_student_kernel_cannot_touch_the_gradebook_or_other_students(graded) -> None:
+    from autograder.grade_class import jail_available
+
+    if not jail_available():
+        pytest.skip("no mount namespaces here (unshare/setpriv): kernels run unconfined")
+    root, rows = graded
+    assert (root / "gradebook.db").stat().st_size > 10_000
+    assert (root / "submitted" / "good" / "bpe" / NB1).exists()
+    assert not (root / "autograded" / "good" / "bpe" / "PWNED").exists()
+    assert rows["good"].total == 21
 
 
 def test_summary_csv_and_figure_never_show_ungraded_as_zero(graded) -> None:
