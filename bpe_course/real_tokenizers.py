@@ -81,7 +81,11 @@ def tiktoken_encoding(
 ) -> tiktoken.Encoding:
     """A ``tiktoken.Encoding`` that splits text with GPT-2's pattern and merges by our ranks.
 
-    It has no special tokens. Built entirely in memory, so it works offline.
+    It has no special tokens. Built entirely in memory, so it works offline. tiktoken ranks
+    tokens, not pairs: it joins any two neighbours whose bytes together have a rank. On
+    tables our trainers learn from the course texts that gives exactly the tokens of
+    ``bpe_course.Encoder`` (the parity tests check it); a table in which two different
+    merges spell the same token can encode differently.
     """
     return tiktoken.Encoding(
         name=name,
