@@ -82,10 +82,11 @@ def tiktoken_encoding(
     """A ``tiktoken.Encoding`` that splits text with GPT-2's pattern and merges by our ranks.
 
     It has no special tokens. Built entirely in memory, so it works offline. tiktoken ranks
-    tokens, not pairs: it joins any two neighbours whose bytes together have a rank. On
-    tables our trainers learn from the course texts that gives exactly the tokens of
-    ``bpe_course.Encoder`` (the parity tests check it); a table in which two different
-    merges spell the same token can encode differently.
+    tokens, not pairs: it joins any two neighbours whose bytes together have a rank, even
+    when that is not the pair the table joins. On tables our trainers learn from the course
+    texts this gives exactly the tokens of ``bpe_course.Encoder`` (the parity tests check
+    it); a hand-made table such as ``(a, b), (b, c), (a, bc)`` does not: tiktoken makes
+    ``abc`` one token, while the merge table gives ``ab`` + ``c``.
     """
     return tiktoken.Encoding(
         name=name,

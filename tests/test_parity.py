@@ -128,3 +128,11 @@ def test_building_and_using_them_never_touches_the_network(monkeypatch, course_t
     assert tiktoken_tokens(tiktoken_encoding(merges), heldout)
     assert hf_tokens(hf_tokenizer(merges, ASCII), heldout)
     assert hf_train(chunk_counts(heldout), 50)
+
+
+def test_tiktoken_ranks_tokens_not_pairs():
+    # The documented limit of the tiktoken bridge: it joins "a" + "bc" because "abc" has a
+    # rank, although the table only ever joins (a, bc) after (a, b) has taken the b.
+    merges = [("a", "b"), ("b", "c"), ("a", "bc")]
+    assert Encoder(merges).encode("abc") == ["ab", "c"]
+    assert tiktoken_tokens(tiktoken_encoding(merges), "abc") == ["abc"]
