@@ -2,8 +2,8 @@
 
 :func:`plot_compression_curve` draws a :class:`~bpe_course.compression.CompressionCurve`
 (ρ, bytes per token, against the number of merges) and marks where the two lines part.
-:func:`overfitting_curve` is the one call for a learner's own text or file: it splits it,
-trains on the first part and measures both parts. Measuring lives in
+:func:`overfitting_curve` is the one call for a learner's own text (a str) or file (a
+``Path``): it splits it, trains on the first part and measures both parts. Measuring lives in
 ``bpe_course.compression``; this file only loads, splits and draws.
 
 >>> from bpe_course.compression import CompressionCurve
@@ -15,7 +15,6 @@ trains on the first part and measures both parts. Measuring lives in
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
@@ -74,44 +73,46 @@ def plot_compression_curve(curve: CompressionCurve, title: str | None = None) ->
 
 
 def overfitting_curve(
-    source: str | os.PathLike[str],
+    text: str | os.PathLike[str] | None = None,
     train_fraction: float = 2 / 3,
     num_merges: int | None = None,
     progress: bool = True,
+    *,
+    path: str | os.PathLike[str] | None = None,
 ) -> CompressionCurve:
     """The compression curve of your own text: train on its start, hold out the rest.
 
-    ``source`` is the text itself, or the path of a UTF-8 file or of a folder of ``.txt``
-    files. A ``str`` counts as a path when it has no whitespace and either exists or looks
-    like a file name (it holds a ``/`` or ends in ``.txt`` or ``.md``), so a mistyped path
-    gets a FileNotFoundError instead of being trained on. Long runs show a progress bar.
+    A ``str`` is always the text itself. To read a UTF-8 file, or every ``.txt`` file in a
+    folder, pass a :class:`pathlib.Path` or use the ``path=`` keyword (which also takes a
+    str). Nothing is guessed, so a file name given as a plain str is trained on as text; the
+    "too short" error then says how to pass a path. Long runs show a progress bar.
 
     >>> curve = overfitting_curve("the cat sat on the mat " * 30, progress=False)
     >>> curve.train_rho[0], curve.num_merges
     (1.0, 12)
     """
-    text = load_text(source) if _looks_like_path(source) else source
+    if path is not None and text is not None:
+        raise ValueError("overfitting_curve takes the text or path=..., not both")
+    if path is None and isinstance(text, os.PathLike):
+        text, path = None, text
+    origin = ""
+    if path is not None:
+        text = load_text(path)  # its errors name the path
+        origin = f" ({path})"
     if not isinstance(text, str) or not text.strip():
         raise ValueError(
-            "overfitting_curve needs some text, or the path of a text file; got "
+            "overfitting_curve needs some text, or a file given as Path(...) or path=...; got "
             + (repr(text) if isinstance(text, str) else type(text).__name__)
+            + origin
         )
     train, heldout = split_train_heldout(text, train_fraction)
     if not heldout.strip() or not heldout[0].isspace():  # no word left to hold out
+        hint = ""
+        name = text.strip()
+        if path is None and len(name) < 200 and not any(c.isspace() for c in name):
+            hint = f"; if {name!r} is a file, pass Path({name!r}) or path={name!r}"
         raise ValueError(
-            "the text is too short to hold part of it out; give it a few sentences at least"
+            f"the text{origin} is too short to hold part of it out; give it a few sentences at least"
+            + hint
         )
     return compression_curve(train, heldout, num_merges=num_merges, progress=progress)
-
-
-def _looks_like_path(source: object) -> bool:
-    if isinstance(source, os.PathLike):
-        return True
-    if not isinstance(source, str) or not source or any(c.isspace() for c in source):
-        return False
-    if "/" in source or source.endswith((".txt", ".md")):
-        return True
-    try:
-        return Path(source).expanduser().exists()
-    except OSError:  # e.g. a long run of text with no spaces is too long to be a file name
-        return False

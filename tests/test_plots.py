@@ -73,23 +73,37 @@ def test_plot_rejects_what_is_not_a_curve():
         plot_compression_curve([1.0, 2.0])
 
 
-def test_overfitting_curve_reads_a_file_or_takes_the_text(tmp_path, capsys):
+def test_overfitting_curve_reads_a_path_and_takes_a_str_as_text(tmp_path, capsys):
     text = COURSE_TEXT[:1200]
     path = tmp_path / "mine.txt"
     path.write_text(text, encoding="utf-8")
     from_file = overfitting_curve(path, num_merges=40)
     assert "merges" in capsys.readouterr().err  # the tqdm bar
-    from_str_path = overfitting_curve(str(path), num_merges=40, progress=False)
+    from_keyword = overfitting_curve(path=str(path), num_merges=40, progress=False)
     from_text = overfitting_curve(text, num_merges=40, progress=False)
     expected = compression_curve(*split_train_heldout(text), num_merges=40, progress=False)
-    assert from_file == from_str_path == from_text == expected
+    assert from_file == from_keyword == from_text == expected
+
+
+def test_a_str_is_text_even_when_it_names_an_existing_file(tmp_path, monkeypatch):
+    (tmp_path / "my_notes").write_text(COURSE_TEXT[:1200], encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match=r"too short.*Path\('my_notes'\)"):
+        overfitting_curve("my_notes", progress=False)
+    assert overfitting_curve(path="my_notes", num_merges=5, progress=False).num_merges == 5
 
 
 def test_overfitting_curve_errors_name_the_problem(tmp_path):
     with pytest.raises(FileNotFoundError, match="missing.txt"):
-        overfitting_curve(str(tmp_path / "missing.txt"))
+        overfitting_curve(tmp_path / "missing.txt")
     with pytest.raises(FileNotFoundError, match="notes.txt"):
-        overfitting_curve("notes.txt")
+        overfitting_curve(path="notes.txt")
+    with pytest.raises(ValueError, match="not both"):
+        overfitting_curve("some text", path=tmp_path / "mine.txt")
+    empty = tmp_path / "empty.txt"
+    empty.write_text("  \n", encoding="utf-8")
+    with pytest.raises(ValueError, match="needs some text.*empty.txt"):
+        overfitting_curve(empty)
     with pytest.raises(ValueError, match="needs some text"):
         overfitting_curve("   ")
     with pytest.raises(ValueError, match="too short"):
