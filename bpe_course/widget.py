@@ -158,7 +158,8 @@ def _problem_with(text: object) -> str | None:
     if len(text) > MAX_CHARS:
         return (
             f"The text has {len(text):,} characters; the widget takes at most {MAX_CHARS:,}. "
-            "Paste a shorter piece, or use compression_curve for a whole file."
+            "Paste a shorter piece. For a whole file, load_text(path) reads it, and "
+            "overfitting_curve(Path(path)) measures how a tokenizer trained on it overfits."
         )
     return None
 
