@@ -162,7 +162,8 @@ def _run_child(
 
 
 def _read_lines(child: subprocess.Popen, job: bytes, seconds: float) -> tuple[list[dict], bool]:
-    """Send the job, then collect JSON lines until EOF or until a group runs out of time."""
+    """Send the job, then collect JSON lines until EOF or until a step runs out of time.
+    Defining an exercise and each group of its cases are steps, each with ``seconds``."""
     assert child.stdin is not None and child.stdout is not None
     try:
         child.stdin.write(job)
@@ -193,10 +194,9 @@ def _read_lines(child: subprocess.Popen, job: bytes, seconds: float) -> tuple[li
                     continue
                 if type(line) is not dict:
                     continue
-                if "start" in line:  # a new group: a fresh time limit
+                if "start" in line or "setup" in line:  # a new step: a fresh time limit
                     deadline = time.monotonic() + seconds
-                else:
-                    lines.append(line)
+                lines.append(line)
 
 
 def _exit_reason(code: int) -> str:
@@ -211,6 +211,81 @@ def _kill(child: subprocess.Popen) -> None:
     child.wait()
 
 
+def run_answers(
+    exercises: list[tuple[str, list[str], dict[str, list[tuple]]]],
+    seconds: float = DEFAULT_SECONDS,
+    memory_gb: float = DEFAULT_MEMORY_GB,
+    course_root: Path | None = None,
+) -> dict[str, dict[str, list[Outcome]]]:
+    """For each ``(name, statements, groups)``: define the student's code from ``statements``
+    (each exercise in a fresh namespace), call ``name`` on every case of every group, and return
+    one Outcome per case, in order. One process serves them all until something stops it; the
+    step that was running then loses its remaining cases and the rest go to a fresh process.
+    The private folders of this repository and of ``course_root`` are hidden where possible."""
+    hide = sorted({HERE.parent, *([course_root.resolve()] if course_root else [])})
+    tools = {
+        "plain_src": (HERE / "plain.py").read_text(),
+        "checks_src": (HERE / "checks.py").read_text(),
+    }
+    code = {name: statements for name, statements, _ in exercises}
+    cases = {name: groups for name, _, groups in exercises}
+    results = {
+        name: {g: [None] * len(c) for g, c in groups.items()} for name, groups in cases.items()
+    }
+
+    def pending(name: str) -> list[str]:
+        return [g for g, outs in results[name].items() if None in outs]
+
+    todo = [name for name in code if pending(name)]
+    while todo:
+        job = dict(tools)
+        job["exercises"] = [
+            {
+                "name": name,
+                "statements": code[name],
+                "cases": [
+                    [g, i, dumps(tuple(args))]
+                    for g in pending(name)
+                    for i, args in enumerate(cases[name][g])
+                ],
+            }
+            for name in todo
+        ]
+        lines, why = _run_child(job, seconds, memory_gb, hide)
+        started: set[str] = set()
+        for line in lines:
+            name, group, index = line.get("name"), line.get("group"), line.get("index")
+            if "start" in line and type(line["start"]) is list and line["start"]:
+                started.add(str(line["start"][0]))
+            if name not in results or group not in results[name] or type(index) is not int:
+                continue
+            if 0 <= index < len(cases[name][group]):
+                args = tuple(cases[name][group][index])
+                outcome = line.get("outcome")
+                results[name][group][index] = (
+                    _decode(outcome, args) if type(outcome) is str else _failed(args, "no result")
+                )
+        stopped = next((name for name in todo if pending(name)), None)
+        if stopped is None:
+            break
+        reason = why or "the sandbox stopped before this case"
+        # Stopped while defining the answer: every case of it fails. Else only the rest of the
+        # group that was running.
+        groups = pending(stopped) if stopped not in started else pending(stopped)[:1]
+        if stopped not in started:
+            reason += " (while the answer cell was being defined)"
+        for g in groups:
+            results[stopped][g] = [
+                out if out is not None else _failed(tuple(cases[stopped][g][i]), reason)
+                for i, out in enumerate(results[stopped][g])
+            ]
+        todo = [name for name in todo if pending(name)]
+    return {
+        name: {g: [o for o in outs if o is not None] for g, outs in groups.items()}
+        for name, groups in results.items()
+    }
+
+
 def run_answer(
     statements: list[str],
     name: str,
@@ -219,41 +294,5 @@ def run_answer(
     memory_gb: float = DEFAULT_MEMORY_GB,
     course_root: Path | None = None,
 ) -> dict[str, list[Outcome]]:
-    """Define the student's code from ``statements``, call ``name`` on every case of every
-    group in the sandbox, and return one Outcome per case, in order. The private folders of
-    this repository and of ``course_root`` are hidden from it where the machine allows."""
-    hide = sorted({HERE.parent, *([course_root.resolve()] if course_root else [])})
-    plain_src = (HERE / "plain.py").read_text()
-    checks_src = (HERE / "checks.py").read_text()
-    results: dict[str, list[Outcome | None]] = {g: [None] * len(c) for g, c in groups.items()}
-    todo = [g for g, c in groups.items() if c]
-    while todo:
-        work = [[g, i, dumps(tuple(args))] for g in todo for i, args in enumerate(groups[g])]
-        job = {
-            "plain_src": plain_src,
-            "checks_src": checks_src,
-            "statements": statements,
-            "name": name,
-            "cases": work,
-        }
-        lines, why = _run_child(job, seconds, memory_gb, hide)
-        for line in lines:
-            group, index = line.get("group"), line.get("index")
-            if group in results and type(index) is int and 0 <= index < len(groups[group]):
-                outcome = line.get("outcome")
-                args = tuple(groups[group][index])
-                results[group][index] = (
-                    _decode(outcome, args) if type(outcome) is str else _failed(args, "no result")
-                )
-        # The group that was running when the child stopped loses its remaining cases; the
-        # groups after it get a fresh process.
-        stopped_in = next((g for g in todo if None in results[g]), None)
-        if stopped_in is None:
-            break
-        reason = why or "the sandbox stopped before this case"
-        results[stopped_in] = [
-            out if out is not None else _failed(tuple(groups[stopped_in][i]), reason)
-            for i, out in enumerate(results[stopped_in])
-        ]
-        todo = [g for g in todo if None in results[g]]
-    return {g: [o for o in outs if o is not None] for g, outs in results.items()}
+    """:func:`run_answers` for one exercise."""
+    return run_answers([(name, statements, groups)], seconds, memory_gb, course_root)[name]

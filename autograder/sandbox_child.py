@@ -8,13 +8,14 @@ from here. Everything it needs arrives as one JSON job on stdin:
   ``autograder/checks.py``. They are loaded under private names, with empty stand-ins for
   ``solutions`` and ``autograder.cases`` while ``checks`` loads, so this process calls the very
   same ``run_case`` the notebooks' hidden tests call and holds no reference answer;
-- ``statements``: the student's code, statement by statement (a failing statement is noted
-  and the rest still run, as in a notebook);
-- ``name`` and ``cases``: the function to call and ``[group, index, args]`` triples, the
+- ``exercises``: for each, the ``name`` of the function to call, the student's code as
+  ``statements`` (run one by one in a fresh namespace; a failing statement is noted and the
+  rest still run, as in a notebook) and ``cases``, ``[group, index, args]`` triples with the
   arguments in ``plain.dumps`` form.
 
-It writes ``{"start": group}`` before each group (the parent times each group from there) and
-one JSON line per case, ``{"group", "index", "outcome"}``, where ``outcome`` is
+It writes ``{"setup": name}`` before defining an exercise and ``{"start": [name, group]}``
+before each group (the parent times each step from there), and one JSON line per case,
+``{"name", "group", "index", "outcome"}``, where ``outcome`` is
 ``plain.dumps([value, error, after])``, on a copy of stdout made before any student code ran;
 the student's own prints go nowhere. Nothing here judges an answer: whatever this process
 says, the parent re-checks it against the reference in a process that never runs student code.
@@ -102,24 +103,30 @@ def main() -> None:
     sys.stdin = open(os.devnull)  # noqa: SIM115
     plain, checks = load_tools(job["plain_src"], job["checks_src"])
     run_case, dumps, loads = checks.run_case, plain.dumps, plain.loads
-    name = job["name"]
-    namespace = {"__name__": "__main__", "__builtins__": __builtins__}
-    notes = run_statements(job["statements"], namespace)
-    func = namespace.get(name)
-    missing = f"NameError: name {name!r} is not defined" + (f" ({notes[0]})" if notes else "")
-    started = None
-    for group, index, args_text in job["cases"]:
-        if group != started:  # the parent's time limit for this group starts now
-            results.write(json.dumps({"start": group}) + "\n")
-            started = group
-        args = loads(args_text)
-        if callable(func):
-            outcome = run_case(name, func, args)
-            value, error, after = outcome.value, outcome.error, list(outcome.after)
-        else:
-            value, error, after = None, missing, list(args)
-        line = {"group": group, "index": index, "outcome": dumps([value, error, after])}
+
+    def send(line: dict) -> None:
         results.write(json.dumps(line) + "\n")
+
+    for exercise in job["exercises"]:
+        name = exercise["name"]
+        send({"setup": name})  # the parent times the definitions from here
+        namespace = {"__name__": "__main__", "__builtins__": __builtins__}
+        notes = run_statements(exercise["statements"], namespace)
+        func = namespace.get(name)
+        missing = f"NameError: name {name!r} is not defined" + (f" ({notes[0]})" if notes else "")
+        started = None
+        for group, index, args_text in exercise["cases"]:
+            if group != started:  # the parent's time limit for this group starts now
+                send({"start": [name, group]})
+                started = group
+            args = loads(args_text)
+            if callable(func):
+                outcome = run_case(name, func, args)
+                value, error, after = outcome.value, outcome.error, list(outcome.after)
+            else:
+                value, error, after = None, missing, list(args)
+            outcome_text = dumps([value, error, after])
+            send({"name": name, "group": group, "index": index, "outcome": outcome_text})
     results.close()
 
 

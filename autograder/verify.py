@@ -41,7 +41,7 @@ from autograder.answer_code import answer_statements, example_calls
 from autograder.cases import EXERCISES, cases
 from autograder.checks import agrees, judge, reference, run_case
 from autograder.kernel_guard import KERNEL_LOST
-from autograder.sandbox import DEFAULT_MEMORY_GB, DEFAULT_SECONDS, run_answer
+from autograder.sandbox import DEFAULT_MEMORY_GB, DEFAULT_SECONDS, run_answers
 
 ASSIGNMENT = "bpe"
 RECORD = Path("artifacts") / "grading" / "verify.json"
@@ -125,24 +125,16 @@ def _any_core_case_passes(name: str, outcomes: list) -> bool:
     return any(agrees(name, run_case(name, reference(name), a), o) for a, o in zip(core, outcomes))
 
 
-def verify_exercise(
-    student_notebook: nbformat.NotebookNode,
-    exercise: Exercise,
-    seconds: float = DEFAULT_SECONDS,
-    memory_gb: float = DEFAULT_MEMORY_GB,
-    course_root: Path | None = None,
-) -> dict[str, str | None]:
-    """For each test cell of ``exercise``: "" if it passes out of the kernel, else why not;
-    None where nbgrader's verdict stands (visible examples too stateful to re-run alone, from
-    a function that does pass some hidden case outside the kernel)."""
+def _groups(exercise: Exercise) -> dict[str, list[tuple]]:
     name = exercise.name
-    statements = answer_statements(student_notebook, name)
-    if statements is None:
-        return {cell: f"no answer cell with grade_id {name!r}" for cell in exercise.cells}
     groups = {"core": cases(name, "core"), "random": cases(name, "random")}
     if exercise.examples:
         groups["examples"] = list(exercise.examples)
-    outcomes = run_answer(statements, name, groups, seconds, memory_gb, course_root)
+    return groups
+
+
+def _judge_exercise(exercise: Exercise, outcomes: dict[str, list]) -> dict[str, str | None]:
+    name = exercise.name
     verdicts: dict[str, str | None] = {}
     for cell in exercise.cells:
         group = _group(cell, name)
@@ -159,6 +151,45 @@ def verify_exercise(
     return verdicts
 
 
+def verify_notebook(
+    student_notebook: nbformat.NotebookNode,
+    exercises: list[Exercise],
+    seconds: float = DEFAULT_SECONDS,
+    memory_gb: float = DEFAULT_MEMORY_GB,
+    course_root: Path | None = None,
+) -> dict[str, dict[str, str | None]]:
+    """For each exercise of one notebook and each of its test cells: "" if it passes out of
+    the kernel, else why not; None where nbgrader's verdict stands (visible examples too
+    stateful to re-run alone, from a function that passes some hidden case outside the
+    kernel). One sandbox process serves the whole notebook, as one kernel did."""
+    verdicts: dict[str, dict[str, str | None]] = {}
+    jobs = []
+    for exercise in exercises:
+        statements = answer_statements(student_notebook, exercise.name)
+        if statements is None:
+            why = f"no answer cell with grade_id {exercise.name!r}"
+            verdicts[exercise.name] = {cell: why for cell in exercise.cells}
+        else:
+            jobs.append((exercise.name, statements, _groups(exercise)))
+    outcomes = run_answers(jobs, seconds, memory_gb, course_root) if jobs else {}
+    for exercise in exercises:
+        if exercise.name in outcomes:
+            verdicts[exercise.name] = _judge_exercise(exercise, outcomes[exercise.name])
+    return verdicts
+
+
+def verify_exercise(
+    student_notebook: nbformat.NotebookNode,
+    exercise: Exercise,
+    seconds: float = DEFAULT_SECONDS,
+    memory_gb: float = DEFAULT_MEMORY_GB,
+    course_root: Path | None = None,
+) -> dict[str, str | None]:
+    """:func:`verify_notebook` for one exercise."""
+    found = verify_notebook(student_notebook, [exercise], seconds, memory_gb, course_root)
+    return found[exercise.name]
+
+
 def verify_student(
     course_root: Path,
     student: str,
@@ -170,13 +201,18 @@ def verify_student(
     """Verified verdicts for every test cell of one student. ``nbgrader_scores`` maps
     (notebook, cell) to (auto_score, needs_manual_grade) from the gradebook."""
     out = []
+    folder = course_root / "autograded" / student / ASSIGNMENT
+    notebooks, found = {}, {}
+    for name in sorted({e.notebook for e in exercises}):
+        path = folder / f"{name}.ipynb"
+        notebooks[name] = nbformat.read(path, as_version=4) if path.exists() else None
+        if notebooks[name] is not None:
+            mine = [e for e in exercises if e.notebook == name]
+            found.update(verify_notebook(notebooks[name], mine, seconds, memory_gb, course_root))
     for exercise in exercises:
-        path = course_root / "autograded" / student / ASSIGNMENT / f"{exercise.notebook}.ipynb"
-        notebook = nbformat.read(path, as_version=4) if path.exists() else None
+        notebook = notebooks[exercise.notebook]
         lost = _lost_cells(notebook) if notebook is not None else set()
-        verdicts = (
-            verify_exercise(notebook, exercise, seconds, memory_gb, course_root) if notebook else {}
-        )
+        verdicts = found.get(exercise.name, {})
         for cell, points in exercise.cells.items():
             score, manual = nbgrader_scores.get((exercise.notebook, cell), (None, False))
             if notebook is None or score is None or manual:

@@ -146,3 +146,19 @@ def test_answer_code_keeps_imports_and_helpers_but_not_demo_calls() -> None:
         't = ("a", "b")\nassert merge_pair(t, ("a", "b")) == ("ab",)', "merge_pair"
     )
     assert calls == [(("a", "b"), ("a", "b"))]
+
+
+def test_an_answer_that_kills_the_sandbox_costs_only_its_own_exercise() -> None:
+    from autograder.verify import verify_notebook
+
+    notebook = _notebook_with("pair_counts", "import os\n\nstatus = os._exit(1)\n")
+    for cell in notebook.cells:
+        if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "merge_pair":
+            cell.source = _correct("merge_pair")
+    both = [EXERCISES["pair_counts"], EXERCISES["merge_pair"]]
+    verdicts = verify_notebook(notebook, both, seconds=5)
+    assert all(
+        "while the answer cell was being defined" in v for v in verdicts["pair_counts"].values()
+    )
+    assert all(v in ("", None) for v in verdicts["merge_pair"].values())
+    assert verdicts["merge_pair"]["test_merge_pair_hidden_core"] == ""
