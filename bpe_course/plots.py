@@ -112,7 +112,7 @@ def overfitting_curve(
         if path is None and len(name) < 200 and not any(c.isspace() for c in name):
             hint = f"; if {name!r} is a file, pass Path({name!r}) or path={name!r}"
         raise ValueError(
-            f"the text{origin} is too short to hold part of it out; give it a few sentences at least"
-            + hint
+            f"the text{origin} is too short to hold part of it out; "
+            "give it a few sentences at least" + hint
         )
     return compression_curve(train, heldout, num_merges=num_merges, progress=progress)
