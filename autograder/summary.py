@@ -210,6 +210,11 @@ def format_table(rows: list[StudentRow]) -> str:
 
 def report(course_root: Path, quiet: bool = False) -> list[StudentRow]:
     """Print the class summary and write the CSV and the figure; return the rows."""
+    from autograder.grade_class import class_db_path
+
+    if not class_db_path(course_root).exists():
+        print("no gradebook yet: nothing to summarize (make autograde grades the class)")
+        return []
     rows = collect(course_root)
     write_csv(rows, course_root / OUT / "summary.csv")
     plot_distribution(rows, course_root / OUT / "scores.png")

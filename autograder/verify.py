@@ -294,6 +294,9 @@ def verify_class(
     db_url = f"sqlite:///{class_db_path(course_root)}"
     exercises = exercises_of(course_root)
     students = find_students(course_root) if students is None else students
+    if not students or not class_db_path(course_root).exists():
+        print("nothing to verify: grade the class first (make autograde)")
+        return []
     start = time.perf_counter()
 
     def one(student: str) -> list[CellVerdict]:
