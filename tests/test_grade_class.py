@@ -14,7 +14,8 @@ several problems that do not interfere with one another:
 - ``tamper``: wrong answers dressed up by tampering with the grading kernel: a planted
   ``autograder.checks``, importing ``solutions``, reading the checker's globals, an object
   whose ``==`` always says yes, and a patched ``judge``. nbgrader gives them points; the
-  verified score, which is the grade, gives none.
+  verified score, which is the grade, gives none. The same cell also tries to delete the
+  gradebook and another student's files, which the kernel jail hides.
 """
 
 from __future__ import annotations
