@@ -2,8 +2,9 @@
 
 Each chunk keeps the space in front of its word (" the", not "the"), so the spaces live
 inside the tokens and decoding is plain concatenation. Merges never cross a chunk boundary,
-which is why BPE learns "␣the" rather than junk such as "e␣t". This module only splits and
-counts; it knows nothing of merges.
+which is why BPE learns "␣the" rather than junk such as "e␣t". Text that is pure ASCII
+takes a faster, equivalent route through the standard library's ``re``. This module only
+splits and counts; it knows nothing of merges.
 
 >>> pretokenize("The cat's hat, 42 times!")
 ['The', ' cat', "'s", ' hat', ',', ' 42', ' times', '!']
@@ -14,6 +15,7 @@ counts; it knows nothing of merges.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 import regex
@@ -23,11 +25,23 @@ import regex
 GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 _compiled = regex.compile(GPT2_PATTERN)
 
+# The same pattern for text that is pure ASCII, where a letter is A-Z or a-z, a number is a
+# digit and whitespace is one of six characters. The standard library's `re` runs it about
+# twice as fast as `regex` runs the Unicode one, and most course text is ASCII.
+_WHITE = r"\t\n\x0b\x0c\r "
+ASCII_PATTERN = (
+    rf"""'s|'t|'re|'ve|'m|'ll|'d| ?[A-Za-z]+| ?[0-9]+| ?[^{_WHITE}A-Za-z0-9]+"""
+    rf"""|[{_WHITE}]+(?![^{_WHITE}])|[{_WHITE}]+"""
+)
+_ascii_compiled = re.compile(ASCII_PATTERN)
+
 
 def pretokenize(text: str) -> list[str]:
     """The chunks of ``text`` in order; joining them gives ``text`` back."""
     if not isinstance(text, str):
         raise TypeError(f"pretokenize takes a str, got {type(text).__name__}")
+    if text.isascii():
+        return _ascii_compiled.findall(text)
     return _compiled.findall(text)
 
 

@@ -6,11 +6,13 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe_course import (
     COURSE_TEXT,
+    GPT2_PATTERN,
     byte_pair_counts,
     chunk_counts,
     load_text,
@@ -32,6 +34,17 @@ def test_pretokenize_round_trips_any_text(text) -> None:
     assert "".join(chunks) == text
     assert all(chunks)
     assert sum(chunk_counts(text).values()) == len(chunks)
+
+
+ascii_text = st.text(alphabet=[chr(code) for code in range(128)]) | st.text(
+    alphabet=list(" \t\n\x0b\x0c\r\x1c'sldvetA9.,")
+)
+
+
+@SETTINGS
+@given(ascii_text)
+def test_ascii_fast_path_splits_exactly_like_the_unicode_pattern(text) -> None:
+    assert pretokenize(text) == regex.findall(GPT2_PATTERN, text)
 
 
 def test_pretokenize_keeps_the_leading_space_with_the_word() -> None:
