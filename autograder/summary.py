@@ -30,6 +30,7 @@ from autograder.submission_checks import Problem
 ASSIGNMENT = "bpe"
 OUT = Path("artifacts") / "grading"
 EXERCISES = ("pair_counts", "merge_pair", "train_bpe", "encode_bpe", "merge_and_update")
+MAX_NOTES = 6  # per student in the printed table
 
 
 @dataclass
@@ -195,8 +196,13 @@ def format_table(rows: list[StudentRow]) -> str:
         )
         for text in row.disagreements:
             lines.append(f"{'':<22}verified: {text}")
-        for text in row.notes:
+        # Failing tests are the usual case; the CSV keeps all of them.
+        shown = [n for n in row.notes if not n.startswith("test failed")][:MAX_NOTES]
+        for text in shown:
             lines.append(f"{'':<22}note: {text}")
+        hidden = len(row.notes) - len(shown)
+        if hidden:
+            lines.append(f"{'':<22}note: {hidden} failing test cell(s), their errors in the CSV")
     graded = sum(1 for r in rows if r.status == "graded")
     manual = sum(1 for r in rows if r.status.startswith("needs manual"))
     failed = sum(1 for r in rows if r.status.startswith("failed"))
