@@ -5,8 +5,8 @@ Students (exercises are graded independently, so one student can carry one wrong
 exercise; kernel starts dominate the cost, so there are few students):
 
 - ``master``: the solutions of the master notebooks in source/, every notebook;
-- ``correct-<k>``: a different correct answer from the catalogue for each exercise, in the
-  notebooks that have exercises;
+- ``correct-<k>``: the k-th correct answer of the catalogue for each exercise, in the
+  notebooks that still have one to grade;
 - ``stub``: the released notebooks, untouched;
 - ``wrong-<j>``: the j-th catalogued wrong answer of every exercise that has one, correct
   answers for the other exercises of the same notebooks, and only those notebooks.
@@ -126,13 +126,15 @@ def make_students(exercise_notebook: dict[str, str]) -> list[Student]:
     first_correct = {name: next(iter(CORRECT[name].values())) for name in exercises}
     # The masters' own solutions, in every notebook: source/ runs top to bottom when graded.
     students = [Student("master", master_answers())]
-    exercise_books = sorted(set(exercise_notebook.values()))
     for k in range(max(len(CORRECT[name]) for name in exercises)):
+        # Only the notebooks where this student brings a correct answer not graded yet.
+        books = sorted({exercise_notebook[n] for n in exercises if k < len(CORRECT[n])})
         answers = {}
         for name in exercises:
-            labels = list(CORRECT[name])
-            answers[name] = CORRECT[name][labels[k % len(labels)]]
-        students.append(Student(f"correct-{k}", answers, exercise_books))
+            if exercise_notebook[name] in books:
+                labels = list(CORRECT[name])
+                answers[name] = CORRECT[name][labels[k % len(labels)]]
+        students.append(Student(f"correct-{k}", answers, books))
     students.append(Student("stub", {}))
     for j in range(max(len(WRONG[name]) for name in exercises)):
         wrong = {name for name in exercises if j < len(WRONG[name])}
@@ -216,17 +218,25 @@ def exercise_score(course: GradedCourse, student: str, name: str) -> float:
 
 
 def test_correct_answers_get_full_marks(graded_course: GradedCourse) -> None:
-    total = sum(graded_course.exercise_points.values())
+    graded = 0
     for student in graded_course.students:
-        if student.name.startswith("correct-") or student.name == "master":
-            for name, points in graded_course.exercise_points.items():
+        if not (student.name.startswith("correct-") or student.name == "master"):
+            continue
+        books = student.notebooks or list(graded_course.exercise_notebook.values())
+        earned = 0.0
+        for name, points in graded_course.exercise_points.items():
+            if graded_course.exercise_notebook[name] in books:
                 assert exercise_score(graded_course, student.name, name) == points, (
                     student.name,
                     name,
                 )
-            row = graded_course.export_rows[student.name]
-            assert float(row["raw_score"]) == total
-            assert float(row["max_score"]) == total
+                earned += points
+                graded += student.name != "master"
+        row = graded_course.export_rows[student.name]
+        assert float(row["raw_score"]) == earned
+        assert float(row["max_score"]) == sum(graded_course.exercise_points.values())
+    # every catalogued correct answer went through nbgrader
+    assert graded == sum(len(CORRECT[name]) for name in graded_course.exercise_notebook)
 
 
 def test_the_untouched_stub_scores_zero(graded_course: GradedCourse) -> None:
