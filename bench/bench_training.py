@@ -36,8 +36,8 @@ REPEATS = 3  # best of three for everything that takes under a few seconds
 
 
 # CPU time of this process, all its threads included: other jobs on a shared machine barely
-# move it, where they can double wall-clock times. The trainer table also shows HF's wall
-# clock, since a multi-threaded library could look slower in CPU time than it feels.
+# move it, where they can double wall-clock times. The trainer table shows wall-clock times
+# too, in brackets, since Hugging Face may run on more than one core.
 clock = time.process_time
 
 
@@ -53,19 +53,17 @@ def best_time(work: Callable[[], object], repeats: int = REPEATS) -> tuple[float
 
 def interleaved(
     ours: Callable[[], object], theirs: Callable[[], object], repeats: int = 2 * REPEATS
-) -> tuple[float, float, float, object]:
-    """Least CPU times of two jobs run in turn, the least wall time of the second, and the
-    first one's result."""
-    ours_times, their_times, their_walls = [], [], []
+) -> tuple[dict[str, float], object]:
+    """Least CPU and wall times of two jobs run in turn, and the first one's result."""
+    times: dict[str, list[float]] = {"ours": [], "theirs": [], "ours wall": [], "theirs wall": []}
+    results: dict[str, object] = {}
     for _ in range(repeats):
-        start = clock()
-        result = ours()
-        ours_times.append(clock() - start)
-        start, wall = clock(), time.perf_counter()
-        theirs()
-        their_times.append(clock() - start)
-        their_walls.append(time.perf_counter() - wall)
-    return min(ours_times), min(their_times), min(their_walls), result
+        for name, work in (("ours", ours), ("theirs", theirs)):
+            start, wall = clock(), time.perf_counter()
+            results[name] = work()
+            times[name].append(clock() - start)
+            times[name + " wall"].append(time.perf_counter() - wall)
+    return {name: min(values) for name, values in times.items()}, results["ours"]
 
 
 def texts() -> tuple[str, str]:
@@ -93,10 +91,14 @@ def bench_training(counts: dict[str, int]) -> dict[int, dict[str, float]]:
     times: dict[int, dict[str, float]] = {}
     rows = []
     for n in MERGE_COUNTS:
-        fast_time, hf_time, hf_wall, fast = interleaved(
+        best, fast = interleaved(
             lambda n=n: train_bpe_fast(counts, n), lambda n=n: hf_train(counts, n)
         )
-        times[n] = {"fast": fast_time, "hf": hf_time}
+        times[n] = {
+            "fast": best["ours"],
+            "cpu ratio": best["ours"] / best["theirs"],
+            "wall ratio": best["ours wall"] / best["theirs wall"],
+        }
         naive_cell = ratio_cell = same_cell = "not run"
         if n in NAIVE_AT:
             naive_time, naive = best_time(lambda n=n: train_bpe(counts, n), repeats=1)
@@ -104,17 +106,16 @@ def bench_training(counts: dict[str, int]) -> dict[int, dict[str, float]]:
                 sys.exit(f"train_bpe_fast and train_bpe disagree at {n} merges")
             times[n]["naive"] = naive_time
             naive_cell = seconds(naive_time)
-            ratio_cell = f"{naive_time / fast_time:.0f}x"
+            ratio_cell = f"{naive_time / best['ours']:.0f}x"
             same_cell = "yes"
         rows.append(
             [
                 str(n),
                 naive_cell,
-                seconds(fast_time),
-                seconds(hf_time),
-                seconds(hf_wall),
+                f"{seconds(best['ours'])} ({seconds(best['ours wall'])})",
+                f"{seconds(best['theirs'])} ({seconds(best['theirs wall'])})",
                 ratio_cell,
-                f"{fast_time / hf_time:.2f}",
+                f"{times[n]['cpu ratio']:.2f} ({times[n]['wall ratio']:.2f})",
                 same_cell,
             ]
         )
@@ -122,11 +123,10 @@ def bench_training(counts: dict[str, int]) -> dict[int, dict[str, float]]:
         [
             "merges",
             "train_bpe (naive)",
-            "train_bpe_fast",
-            "HF BpeTrainer",
-            "HF, wall clock",
+            "train_bpe_fast (wall)",
+            "HF BpeTrainer (wall)",
             "naive / fast",
-            "fast / HF",
+            "fast / HF (wall)",
             "fast == naive",
         ],
         rows,
@@ -173,9 +173,8 @@ def bench_encoding(merges: list[tuple[str, str]], train: str, heldout: str) -> d
     primed_time = min(primed_times)
     warm = Encoder(merges)
     warm.encode(heldout)
-    warm_time, tiktoken_time, _, _ = interleaved(
-        lambda: warm.encode(heldout), lambda: encoding.encode_ordinary(heldout)
-    )
+    best, _ = interleaved(lambda: warm.encode(heldout), lambda: encoding.encode_ordinary(heldout))
+    warm_time, tiktoken_time = best["ours"], best["theirs"]
     if [encoding.decode_single_token_bytes(t).decode() for t in ids] != tokens:
         sys.exit("bpe_course.Encoder and tiktoken disagree on the held-out text")
     rows = [
@@ -275,17 +274,20 @@ def main() -> None:
     print(
         f"\n## Training: {len(train.encode()) / 1e6:.2f} MB of Shakespeare, "
         f"{len(counts):,} distinct chunks, {sum(counts.values()):,} in all; "
-        f"CPU seconds; fast and HF: best of {2 * REPEATS}, run in turn; naive: one run each\n"
+        f"CPU time (wall clock in brackets); fast and HF: best of {2 * REPEATS}, run in turn; "
+        "naive: one run each\n"
     )
     times = bench_training(counts)
     ratio_2000 = times[2000]["naive"] / times[2000]["fast"]
-    ratio_5000 = times[5000]["fast"] / times[5000]["hf"]
+    # The worse of the two clocks: CPU time is steady on a busy machine, but only wall-clock
+    # time credits Hugging Face for running on more than one core.
+    ratio_5000 = max(times[5000]["cpu ratio"], times[5000]["wall ratio"])
     print(
         f"\ntarget naive/fast >= 100 at 2000 merges: {ratio_2000:.0f}x, "
         f"{verdict(ratio_2000 >= 100)}"
     )
     print(
-        f"target fast/HF <= 1.0 at 5000 merges (never above 1.5): {ratio_5000:.2f}, "
+        f"target fast/HF <= 1.0 at 5000 merges (never above 1.5), worse clock: {ratio_5000:.2f}, "
         f"{verdict(ratio_5000 <= 1.0)}{'' if ratio_5000 <= 1.5 else ', ABOVE 1.5'}"
     )
     print("\n## Ties: Hugging Face's trainer against ours, 2000 merges\n")
