@@ -91,15 +91,13 @@ def merge_and_update(
         if lefts == 1:
             # The usual case, one left half: find it in C and rebuild the word with slices.
             at = old.index(left)
-            if at + 1 == len(old) or old[at + 1] != right:
-                continue  # a stale index: this word no longer holds the pair
+            holds_pair = at + 1 < len(old) and old[at + 1] == right
             new, sites = [*old[:at], merged, *old[at + 2 :]], [at]
-        elif lefts:
-            new, sites = _join_in_word(old, pair)
-            if not sites:
-                continue
         else:
-            continue
+            new, sites = _join_in_word(old, pair) if lefts else (old, [])
+            holds_pair = bool(sites)
+        if not holds_pair:
+            continue  # a stale index: an earlier merge took this word's copy of the pair
         weight = counts[i]
         delta[pair] = delta.get(pair, 0) - weight * len(sites)
         for n, k in enumerate(sites):
