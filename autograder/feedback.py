@@ -30,24 +30,11 @@ import re
 from nbconvert.preprocessors import Preprocessor
 from nbformat import NotebookNode
 
-BEGIN = "BEGIN HIDDEN TESTS"
-END = "END HIDDEN TESTS"
+from bpe_course.selfcheck import BEGIN_HIDDEN, visible_source
+
 # Where the instructors' code lives; frames from there are not the student's business.
 PRIVATE_PATHS = re.compile(r"[/\\](autograder|solutions)[/\\]")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
-
-
-def without_hidden_lines(source: str) -> str:
-    """``source`` without the lines of its hidden-test regions (markers included)."""
-    kept, hidden = [], False
-    for line in source.split("\n"):
-        if BEGIN in line:
-            hidden = True
-        elif END in line:
-            hidden = False
-        elif not hidden:
-            kept.append(line)
-    return "\n".join(kept).rstrip("\n")
 
 
 def is_private_frame(frame: str) -> bool:
@@ -68,9 +55,9 @@ class RedactHiddenTests(Preprocessor):
     ) -> tuple[NotebookNode, dict]:
         if cell.cell_type != "code":
             return cell, resources
-        hidden = BEGIN in cell.source
+        hidden = BEGIN_HIDDEN in cell.source
         if hidden:
-            cell.source = without_hidden_lines(cell.source)
+            cell.source = visible_source(cell.source).rstrip("\n")
         for output in cell.get("outputs", []):
             if output.get("output_type") != "error":
                 continue

@@ -143,15 +143,23 @@ def train_bpe_fast(word_counts: Mapping[str, int], num_merges: int) -> list[Pair
         return _train(word_counts, num_merges)
 
 
-def _train(word_counts: Mapping[str, int], num_merges: int) -> list[Pair]:
-    words = [list(word) for word in word_counts]
-    counts = list(word_counts.values())
+def index_pairs(
+    words: list[list[str]], counts: list[int]
+) -> tuple[dict[Pair, int], dict[Pair, set[int]]]:
+    """The starting ``stats`` and ``where`` of the fast trainers, from one pass over the words."""
     stats: dict[Pair, int] = {}
     where: dict[Pair, set[int]] = {}
     for i, symbols in enumerate(words):
         for p in zip(symbols, symbols[1:]):
             stats[p] = stats.get(p, 0) + counts[i]
             where.setdefault(p, set()).add(i)
+    return stats, where
+
+
+def _train(word_counts: Mapping[str, int], num_merges: int) -> list[Pair]:
+    words = [list(word) for word in word_counts]
+    counts = list(word_counts.values())
+    stats, where = index_pairs(words, counts)
     heap = [(-count, p) for p, count in stats.items()]
     heapq.heapify(heap)
 

@@ -17,7 +17,7 @@ import heapq
 from collections.abc import Mapping
 
 from solutions.bpe import Pair
-from solutions.fast import merge_and_update
+from solutions.fast import index_pairs, merge_and_update
 from solutions.validate import check_training_args
 
 
@@ -27,12 +27,7 @@ def train_bpe_hf_ties(word_counts: Mapping[str, int], num_merges: int) -> list[P
     words = [list(word) for word in word_counts]
     counts = list(word_counts.values())
     ids = {char: n for n, char in enumerate(sorted({c for word in words for c in word}))}
-    stats: dict[Pair, int] = {}
-    where: dict[Pair, set[int]] = {}
-    for i, symbols in enumerate(words):
-        for p in zip(symbols, symbols[1:]):
-            stats[p] = stats.get(p, 0) + counts[i]
-            where.setdefault(p, set()).add(i)
+    stats, where = index_pairs(words, counts)
 
     def entry(p: Pair) -> tuple[int, int, int, Pair]:
         return (-stats[p], ids[p[0]], ids[p[1]], p)
