@@ -169,7 +169,9 @@ class Encoder:
         return list(cached)
 
     def _merge_by_rank(self, symbols: list[str]) -> list[str]:
-        ranks, never = self.ranks, len(self.ranks)
+        # Ranks are positions in the table the caller gave, so a repeated pair leaves gaps;
+        # only a value above every rank can mean "not in the table".
+        ranks, never = self.ranks, float("inf")
         # found[i] is the rank of the pair (symbols[i], symbols[i + 1]); min and index run
         # in C, and index finds the leftmost occurrence of the lowest rank.
         found = [ranks.get(pair, never) for pair in zip(symbols, symbols[1:])]

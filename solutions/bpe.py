@@ -64,19 +64,28 @@ def train_bpe(word_counts: Mapping[str, int], num_merges: int) -> list[Pair]:
 
 
 def encode_bpe(word: str, merges: Sequence[Pair]) -> list[str]:
-    """Split ``word`` by applying the lowest-ranked merge present until none applies.
+    """Split ``word`` by joining one pair at a time: the lowest-ranked pair present, at its
+    leftmost occurrence, then look again, until no adjacent pair is in the table.
 
-    Joining every occurrence of the winning pair at once is the same as joining the leftmost
-    one and looking again: any pair the join creates contains the new symbol, so it ranks
-    later than the pair just applied, and the same pair wins again until it is gone.
+    A merge's rank is its index in ``merges``; a pair listed twice keeps its first rank.
+    Joining every occurrence of the winning pair at once would give the same tokens for a
+    table learned by training, where each merge makes a token no earlier merge made, but not
+    for any hand-made table: with ``[("ab", "a"), ("a", "b")]`` the word ``abab`` becomes
+    ``ab a b`` after one join, and then ``(ab, a)`` outranks the second ``(a, b)``.
+
+    >>> encode_bpe("abab", [("ab", "a"), ("a", "b")])
+    ['aba', 'b']
     """
     ranks: dict[Pair, int] = {}
     for rank, pair in enumerate(merges):
         ranks.setdefault(tuple(pair), rank)  # a repeated merge keeps its first rank
-    symbols = tuple(word)
+    symbols = list(word)
     while len(symbols) > 1:
-        present = [pair for pair in zip(symbols, symbols[1:]) if pair in ranks]
-        if not present:
+        ranked = [
+            (ranks[pair], i) for i, pair in enumerate(zip(symbols, symbols[1:])) if pair in ranks
+        ]
+        if not ranked:
             break
-        symbols = merge_pair(symbols, min(present, key=ranks.__getitem__))
-    return list(symbols)
+        _, i = min(ranked)  # the lowest rank, then the leftmost position
+        symbols[i : i + 2] = [symbols[i] + symbols[i + 1]]
+    return symbols

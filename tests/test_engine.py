@@ -6,6 +6,9 @@ curve, and grade them on ``train_bpe`` and ``encode_bpe``; the two must never di
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -75,6 +78,59 @@ def test_trainer_learns_what_train_bpe_learns_on_course_text(course_split, cours
 def test_encoder_encodes_as_encode_bpe(corpus, num_merges, word) -> None:
     merges = train_bpe(corpus, num_merges)
     assert Encoder(merges).encode_chunk(word) == encode_bpe(word, merges)
+
+
+def master_encode_bpe():
+    """The master notebook's own answer to Exercise 4, run from its solution cell."""
+    path = Path(__file__).resolve().parent.parent / "source/bpe/02_encoding_by_rank.ipynb"
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    (cell,) = [
+        c for c in cells if c["metadata"].get("nbgrader", {}).get("grade_id") == "encode_bpe"
+    ]
+    source = "".join(cell["source"])
+    begin, end = source.index("### BEGIN SOLUTION"), source.index("### END SOLUTION")
+    assert source[begin:end].count("\n") > 2, (
+        "the solution cell has no solution between its markers"
+    )
+    namespace: dict = {}
+    exec(compile(source, "<02_encoding_by_rank.ipynb: encode_bpe>", "exec"), namespace)
+    return namespace["encode_bpe"]
+
+
+MASTER_ENCODE_BPE = master_encode_bpe()
+
+# Hand-made tables: pieces that training could never pair up, pairs whose token another pair
+# also spells, and the same pair listed more than once, anywhere in the table.
+# Single characters are drawn often so that most merges can apply to the word.
+pieces = st.sampled_from("abc") | st.text(alphabet="abc", min_size=1, max_size=3)
+plain_tables = st.lists(st.tuples(pieces, pieces), max_size=10)
+tables_with_repeats = st.lists(st.tuples(pieces, pieces), min_size=1, max_size=5).flatmap(
+    lambda pairs: st.lists(st.sampled_from(pairs), max_size=12)
+)
+
+
+@settings(max_examples=500, deadline=None, derandomize=True)
+@given(plain_tables | tables_with_repeats, st.text(alphabet="abcz", max_size=10))
+def test_reference_master_and_encoder_agree_on_any_table(merges, word) -> None:
+    expected = encode_bpe(word, merges)
+    assert MASTER_ENCODE_BPE(word, list(merges)) == expected
+    assert Encoder(merges).encode_chunk(word) == expected
+
+
+@pytest.mark.parametrize(
+    ("word", "merges", "tokens"),
+    [
+        # One join at a time: after "ab" the pair (ab, a) outranks the second (a, b).
+        ("abab", [("ab", "a"), ("a", "b")], ["aba", "b"]),
+        # A repeated pair must not hide the pairs listed after it.
+        ("cd", [("a", "b"), ("a", "b"), ("c", "d")], ["cd"]),
+        ("abcd", [("a", "b"), ("a", "b"), ("c", "d"), ("ab", "cd")], ["abcd"]),
+    ],
+)
+def test_hand_made_tables_the_review_found(word, merges, tokens) -> None:
+    assert encode_bpe(word, merges) == tokens
+    assert MASTER_ENCODE_BPE(word, merges) == tokens
+    assert Encoder(merges).encode_chunk(word) == tokens
 
 
 def test_encoder_matches_encode_bpe_on_held_out_course_text(course_split, course_merges) -> None:
