@@ -25,6 +25,7 @@ from itertools import chain
 from typing import NamedTuple
 
 from bpe_course.pretokenize import pretokenize
+from bpe_course.validate import check_training_args
 
 Pair = tuple[str, str]
 
@@ -141,10 +142,7 @@ class Trainer(ChunkTable):
 
 def learn_merges(chunk_counts: Mapping[str, int], num_merges: int | None = None) -> list[Pair]:
     """Train on ``chunk_counts``; ``num_merges=None`` runs until every chunk is one token."""
-    if num_merges is not None and (not isinstance(num_merges, int) or num_merges < 0):
-        raise ValueError(
-            f"num_merges must be a whole number 0 or more, or None; got {num_merges!r}"
-        )
+    check_training_args(chunk_counts, num_merges, counts_name="chunk_counts", allow_none=True)
     trainer = Trainer(chunk_counts)
     while num_merges is None or len(trainer.merges) < num_merges:
         if trainer.step() is None:

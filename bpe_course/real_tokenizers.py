@@ -27,6 +27,7 @@ import tiktoken
 from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
 
 from bpe_course.pretokenize import GPT2_PATTERN
+from bpe_course.validate import check_training_args
 
 Pair = tuple[str, str]
 
@@ -172,18 +173,7 @@ def hf_train(chunk_counts: Mapping[str, int], num_merges: int) -> list[Pair]:
     (characters numbered in code-point order, merged tokens in order of creation), so its
     list equals ``train_bpe``'s up to the first tie that the two rules settle differently.
     """
-    if isinstance(num_merges, bool) or not isinstance(num_merges, int) or num_merges < 0:
-        raise ValueError(f"num_merges must be a whole number 0 or more, got {num_merges!r}")
-    if not isinstance(chunk_counts, Mapping):
-        raise TypeError(
-            f"chunk_counts must map each chunk (a str) to its count, "
-            f"got {type(chunk_counts).__name__}"
-        )
-    for chunk, count in chunk_counts.items():
-        if not isinstance(chunk, str):
-            raise TypeError(f"chunk_counts has a key {chunk!r} that is not a str")
-        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-            raise ValueError(f"chunk_counts[{chunk!r}] is {count!r}; counts must be whole and ≥ 1")
+    check_training_args(chunk_counts, num_merges, counts_name="chunk_counts")
     chunks = {chunk: count for chunk, count in chunk_counts.items() if chunk}
     alphabet = {char for chunk in chunks for char in chunk}
     tokenizer = Tokenizer(models.BPE())

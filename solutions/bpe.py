@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from solutions.validate import check_training_args
+from bpe_course.validate import check_training_args
 
 Pair = tuple[str, str]
 

@@ -23,8 +23,8 @@ import heapq
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
+from bpe_course.validate import check_training_args
 from solutions.bpe import Pair
-from solutions.validate import check_training_args
 
 
 def _join_in_word(symbols: list[str], pair: Pair) -> tuple[list[str], list[int]]:
