@@ -52,6 +52,26 @@ def _join(symbols: list[str], pair: Pair) -> list[str]:
     return out
 
 
+def index_pairs(
+    words: Sequence[Sequence[str]], counts: Sequence[int]
+) -> tuple[dict[Pair, int], dict[Pair, set[int]]]:
+    """Weighted pair counts and, for each pair, the indices of the words that hold it.
+
+    The one place that builds both tables from scratch: ``ChunkTable``, ``Trainer`` and the
+    instructors' fast trainers all start from it, then keep them up to date merge by merge.
+
+    >>> index_pairs([["a", "b", "a", "b"], ["b", "a"]], [2, 5])
+    ({('a', 'b'): 4, ('b', 'a'): 7}, {('a', 'b'): {0}, ('b', 'a'): {0, 1}})
+    """
+    stats: dict[Pair, int] = {}
+    where: dict[Pair, set[int]] = {}
+    for i, symbols in enumerate(words):
+        for pair in zip(symbols, symbols[1:]):
+            stats[pair] = stats.get(pair, 0) + counts[i]
+            where.setdefault(pair, set()).add(i)
+    return stats, where
+
+
 class ChunkTable:
     """Distinct chunks as symbol lists, with their counts, an index from each pair to the
     chunks that hold it, and the running number of tokens of the whole text.
@@ -65,10 +85,9 @@ class ChunkTable:
         self.chunks = [chunk for chunk in chunk_counts if chunk]
         self.counts = [chunk_counts[chunk] for chunk in self.chunks]
         self.symbols = [list(chunk) for chunk in self.chunks]
-        self.index: dict[Pair, set[int]] = {}
-        for i, symbols in enumerate(self.symbols):
-            for pair in zip(symbols, symbols[1:]):
-                self.index.setdefault(pair, set()).add(i)
+        # The counts are true only until the first merge; a Trainer takes them over and keeps
+        # them true, a bare ChunkTable (which only replays merges) never reads them.
+        self._starting_pair_counts, self.index = index_pairs(self.symbols, self.counts)
         self.total_tokens = sum(len(s) * n for s, n in zip(self.symbols, self.counts))
 
     def apply(self, pair: Pair) -> list[tuple[int, list[str]]]:
@@ -99,10 +118,7 @@ class Trainer(ChunkTable):
 
     def __init__(self, chunk_counts: Mapping[str, int]) -> None:
         super().__init__(chunk_counts)
-        self.pair_counts: dict[Pair, int] = {}
-        for symbols, count in zip(self.symbols, self.counts):
-            for pair in zip(symbols, symbols[1:]):
-                self.pair_counts[pair] = self.pair_counts.get(pair, 0) + count
+        self.pair_counts: dict[Pair, int] = self._starting_pair_counts
         self._heap = [(-count, pair) for pair, count in self.pair_counts.items()]
         heapq.heapify(self._heap)
         self.merges: list[Merge] = []

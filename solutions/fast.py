@@ -23,6 +23,7 @@ import heapq
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
+from bpe_course.engine import index_pairs
 from bpe_course.validate import check_training_args
 from solutions.bpe import Pair
 
@@ -141,19 +142,6 @@ def train_bpe_fast(word_counts: Mapping[str, int], num_merges: int) -> list[Pair
     check_training_args(word_counts, num_merges)
     with _collector_paused():
         return _train(word_counts, num_merges)
-
-
-def index_pairs(
-    words: list[list[str]], counts: list[int]
-) -> tuple[dict[Pair, int], dict[Pair, set[int]]]:
-    """The starting ``stats`` and ``where`` of the fast trainers, from one pass over the words."""
-    stats: dict[Pair, int] = {}
-    where: dict[Pair, set[int]] = {}
-    for i, symbols in enumerate(words):
-        for p in zip(symbols, symbols[1:]):
-            stats[p] = stats.get(p, 0) + counts[i]
-            where.setdefault(p, set()).add(i)
-    return stats, where
 
 
 def _train(word_counts: Mapping[str, int], num_merges: int) -> list[Pair]:

@@ -16,9 +16,10 @@ from __future__ import annotations
 import heapq
 from collections.abc import Mapping
 
+from bpe_course.engine import index_pairs
 from bpe_course.validate import check_training_args
 from solutions.bpe import Pair
-from solutions.fast import index_pairs, merge_and_update
+from solutions.fast import merge_and_update
 
 
 def train_bpe_hf_ties(word_counts: Mapping[str, int], num_merges: int) -> list[Pair]:

@@ -69,6 +69,23 @@ def test_trainer_counts_and_candidates_are_true_counts(corpus, num_merges) -> No
         )
 
 
+@SETTINGS
+@given(corpora)
+def test_every_trainer_starts_from_the_one_index_pairs(corpus) -> None:
+    from bpe_course.engine import index_pairs
+    from solutions import fast, hf_ties
+
+    assert fast.index_pairs is hf_ties.index_pairs is index_pairs
+    trainer = Trainer(corpus)
+    stats, where = index_pairs(trainer.symbols, trainer.counts)
+    assert (
+        trainer.pair_counts
+        == stats
+        == pair_counts({tuple(word): count for word, count in corpus.items()})
+    )
+    assert trainer.index == where == ChunkTable(corpus).index
+
+
 def test_trainer_learns_what_train_bpe_learns_on_course_text(course_split, course_merges) -> None:
     assert learn_merges(chunk_counts(course_split[0]), 150) == course_merges
 
