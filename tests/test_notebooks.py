@@ -145,6 +145,25 @@ def test_visible_tests_need_only_the_answer_cell(name: str) -> None:
     exec(compile(cells[f"test_{name}_examples"].source, f"<test_{name}>", "exec"), namespace)
 
 
+@pytest.mark.parametrize("name", EXERCISES)
+def test_each_statement_says_how_its_answer_is_graded(name: str) -> None:
+    # The grader runs answers in a fresh process and gives 0 to one that calls the course's
+    # engine; a student must read both rules where the exercise is stated, not discover them.
+    statement = graded_cells(read(SOURCE, EXERCISES[name][0]))[f"about_{name}"].source
+    words = " ".join(statement.split())
+    rules = [
+        f"calls `{name}` on many inputs",
+        "fresh process",
+        "cells you added yourself",
+        "imports and function definitions",
+        "don't count on variables",
+        "scores 0",
+    ]
+    engine = ["`bpe_course.Trainer`", "`Encoder`", "`learn_merges`", "`ChunkTable`"]
+    missing = [rule for rule in rules + engine if rule not in words]
+    assert not missing, f"about_{name} no longer states {missing}"
+
+
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_test_cells_end_with_a_statement_not_a_value(lesson: str) -> None:
     # nbgrader turns a test cell's trailing value into its score; a call returning None is fine.
