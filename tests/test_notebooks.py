@@ -2,7 +2,7 @@
 
 - Every master in ``source/bpe/`` has the exercise cells the grading tools rely on (grade ids,
   points, the exact hidden-test cell), nbgrader metadata in schema 3, test cells that end with
-  a statement, and no outputs.
+  a statement, and no outputs. Every exercise statement says how its answer is graded.
 - ``notebooks/`` is what ``make notebooks`` makes from the masters today, and holds no
   solution line and no hidden test.
 - Each master runs top to bottom with its solutions in (hidden tests included, so the
