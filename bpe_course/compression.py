@@ -47,8 +47,10 @@ def compression_curve(
     """Train on ``train_text`` and record ρ on both texts after every merge.
 
     ``num_merges=None`` goes on until every training chunk is a single token. The held-out
-    side replays each merge as it is learned, which encodes it exactly as ``Encoder`` would,
-    at the cost of touching only the chunks the merge changes.
+    side replays each merge as it is learned, touching only the chunks the merge changes.
+    That encodes it exactly as ``Encoder`` would because the merges come from training: each
+    joins tokens made before it and makes a token no other merge makes (the precondition in
+    :class:`bpe_course.engine.ChunkTable`; tests/test_engine.py checks it on random texts).
     """
     for name, text in (("train_text", train_text), ("heldout_text", heldout_text)):
         if not isinstance(text, str) or not text:

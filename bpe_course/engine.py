@@ -77,8 +77,12 @@ class ChunkTable:
     chunks that hold it, and the running number of tokens of the whole text.
 
     Applying merges in table order to a ChunkTable is the same as encoding its text with the
-    table (lesson 2 proves it), so the held-out side of the overfitting curve is one
-    ChunkTable that replays the training merges.
+    table by rank (lesson 2 proves it) under one precondition: every merge joins characters
+    or tokens made by earlier merges, and no token is made by two different merges. Tables
+    learned by training are built that way, so the held-out side of the overfitting curve is
+    one ChunkTable that replays the training merges. A hand-made table can break it: with
+    ``[("a", "bc"), ("b", "c")]`` replaying leaves ``abc`` as ``a bc``, while encoding by
+    rank joins ``bc`` and then ``a bc`` into ``abc``.
     """
 
     def __init__(self, chunk_counts: Mapping[str, int]) -> None:

@@ -195,6 +195,32 @@ def test_curve_rho_equals_rho_measured_with_the_encoder(curve, course_split, k) 
     assert curve.train_rho[k] == pytest.approx(bytes_per_token(train, curve.merges[:k]))
 
 
+texts = st.text(alphabet="ab c\n", min_size=1, max_size=40).filter(str.strip)
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(texts, texts | st.text(alphabet="abz ", min_size=1, max_size=20))
+def test_curve_heldout_replay_equals_encoding_on_random_texts(train, heldout) -> None:
+    curve = compression_curve(train, heldout, progress=False)
+    tokens = ["".join(pair) for pair in curve.merges]
+    assert len(set(tokens)) == len(tokens), "training made one token twice: replay may differ"
+    assert curve.heldout_rho[-1] == pytest.approx(bytes_per_token(heldout, curve.merges))
+    last = len(curve.merges)
+    for k in sorted({0, min(1, last), last // 2, last}):
+        assert curve.heldout_rho[k] == pytest.approx(bytes_per_token(heldout, curve.merges[:k]))
+        assert curve.train_rho[k] == pytest.approx(bytes_per_token(train, curve.merges[:k]))
+
+
+def test_replay_differs_from_encoding_when_the_precondition_fails() -> None:
+    # The docstring's example: a merge listed before the token it needs exists.
+    table = ChunkTable({"abc": 1})
+    merges = [("a", "bc"), ("b", "c")]
+    for pair in merges:
+        table.apply(pair)
+    assert table.segmentation("abc") == ["a", "bc"]
+    assert Encoder(merges).encode_chunk("abc") == encode_bpe("abc", merges) == ["abc"]
+
+
 def test_curve_overfits(curve) -> None:
     # Training compression only rises; by the end it is above held-out compression.
     assert curve.train_rho == sorted(curve.train_rho)
