@@ -2,7 +2,10 @@
 
 String hashing is salted per process, so iterating over a set or dict of pairs can visit
 them in a different order in each run. A trainer whose tie-break leaked that order would
-learn a different vocabulary on another machine. Each seed runs in its own interpreter.
+learn a different vocabulary on another machine, and a case list built by walking a set
+would grade two students on different inputs. Each seed runs in its own interpreter, which
+reports the trainers' merges and every exercise's grading cases (``autograder.cases``, used
+read-only) for comparison.
 """
 
 from __future__ import annotations
@@ -17,11 +20,29 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# The exercises and case groups of the grading contract (see the brief / autograder.cases).
+EXERCISES = ("pair_counts", "merge_pair", "train_bpe", "encode_bpe", "merge_and_update")
+GROUPS = ("core", "random")
+
 SCRIPT = """
 import json
+from autograder.cases import cases
 from bpe_course import COURSE_TEXT, chunk_counts, learn_merges
 from solutions import train_bpe, train_bpe_fast
 from solutions.hf_ties import train_bpe_hf_ties
+
+
+def plain(value):
+    # Types are kept, as is the order of lists, tuples and dicts; a set has no order of its
+    # own, so its members are compared sorted.
+    if isinstance(value, dict):
+        return ["dict", [[plain(k), plain(v)] for k, v in value.items()]]
+    if isinstance(value, (set, frozenset)):
+        return ["set", sorted(json.dumps(plain(v)) for v in value)]
+    if isinstance(value, (list, tuple)):
+        return [type(value).__name__, [plain(v) for v in value]]
+    return [type(value).__name__, value]
+
 
 words = chunk_counts(COURSE_TEXT)
 ties = {word: 1 for word in ["abab", "baba", "cab", "abc", "bca", "aaaa", "a", "cc"]}
@@ -32,14 +53,19 @@ print(json.dumps({
     "hf_rule": train_bpe_hf_ties(words, 300),
     "ties": [train_bpe(ties, 12), train_bpe_fast(ties, 12), learn_merges(ties, 12)],
     "hash_of_pair": hash(("e", "a")),
+    "cases": {
+        f"{name}/{group}": plain(cases(name, group))
+        for name in EXERCISES for group in GROUPS
+    },
 }))
 """
 
 
 def merges_under(seed: str) -> dict:
     env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(ROOT)}
+    script = f"EXERCISES = {EXERCISES!r}\nGROUPS = {GROUPS!r}\n" + SCRIPT
     result = subprocess.run(
-        [sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120
     )
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
@@ -57,6 +83,15 @@ def test_the_seeds_really_differ(runs) -> None:
 def test_same_merges_under_three_hash_seeds(runs) -> None:
     merges = [{k: v for k, v in run.items() if k != "hash_of_pair"} for run in runs.values()]
     assert merges[0] == merges[1] == merges[2]
+
+
+def test_grading_cases_are_the_same_under_three_hash_seeds(runs) -> None:
+    first = runs["0"]["cases"]
+    assert sorted(first) == sorted(f"{name}/{group}" for name in EXERCISES for group in GROUPS)
+    assert all(first.values()), "an exercise has no cases in some group"
+    for seed in ("1", "4242"):
+        for key, value in first.items():
+            assert runs[seed]["cases"][key] == value, f"{key} differs under PYTHONHASHSEED={seed}"
 
 
 def test_every_trainer_agrees_within_a_run(runs) -> None:
