@@ -140,7 +140,20 @@ class Trainer(ChunkTable):
                 break
         else:
             return None
-        merge = Merge(len(self.merges), pair, -negative)
+        return self._learn(pair)
+
+    def replay(self, pair: Pair) -> Merge:
+        """Learn ``pair`` as the next merge without searching for the best pair.
+
+        For a caller that already knows the merge list of this text (from an earlier run),
+        replaying it brings the trainer to the same state, counts and candidates included.
+        """
+        if pair not in self.pair_counts:
+            raise ValueError(f"the pair {pair!r} does not occur in the text now; it cannot merge")
+        return self._learn(pair)
+
+    def _learn(self, pair: Pair) -> Merge:
+        merge = Merge(len(self.merges), pair, self.pair_counts[pair])
         touched: dict[Pair, int] = {}
         for i, before in self.apply(pair):
             after, weight = self.symbols[i], self.counts[i]

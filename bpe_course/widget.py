@@ -57,9 +57,12 @@ class Candidate(NamedTuple):
 class MergeStepper:
     """A trainer on one text that can move to any number of merges, forward or back.
 
-    Forward steps call :meth:`Trainer.step`; going back rebuilds the trainer and replays
-    the earlier merges, which costs about as much as the steps themselves (milliseconds on a
-    few kilobytes). Bad input never raises: :attr:`problem` says what is wrong instead.
+    The text is trained once, to the end, when the stepper is made: that run gives the
+    slider its length and the whole merge list. Every step after that replays the next merge
+    of the list (:meth:`Trainer.replay`) instead of searching for it again; going back
+    rebuilds the trainer and replays the earlier merges, which costs about as much as the
+    steps themselves (milliseconds on a few kilobytes). Bad input never raises:
+    :attr:`problem` says what is wrong instead.
     """
 
     def __init__(self, text: object) -> None:
@@ -70,7 +73,8 @@ class MergeStepper:
         self.trainer = Trainer(self._counts)
         self._chunk_ids = {chunk: i for i, chunk in enumerate(self.trainer.chunks)}
         self.tokens_before = self.trainer.total_tokens
-        self.total_merges = _count_all_merges(self._counts)
+        self._all_merges = _learn_to_the_end(self._counts)
+        self.total_merges = len(self._all_merges)
         if self.problem is None and self.total_merges == 0:
             self.problem = (
                 "No pair to merge: every word of this text is a single character already. "
@@ -92,7 +96,7 @@ class MergeStepper:
 
     def next(self) -> Merge | None:
         """Learn one more merge; ``None`` when nothing is left to merge."""
-        return None if self.at_end else self.trainer.step()
+        return None if self.at_end else self.trainer.replay(self._all_merges[self.position].pair)
 
     def back(self) -> None:
         """Forget the latest merge (nothing happens at 0 merges)."""
@@ -107,7 +111,7 @@ class MergeStepper:
         if k < self.position:
             self.trainer = Trainer(self._counts)
         while self.position < k:
-            self.trainer.step()
+            self.trainer.replay(self._all_merges[self.position].pair)
 
     def segmentation(self, max_chars: int | None = None) -> list[str]:
         """The tokens of the text in order (of its first ``max_chars`` characters, rounded
@@ -164,12 +168,12 @@ def _problem_with(text: object) -> str | None:
     return None
 
 
-def _count_all_merges(counts: dict[str, int]) -> int:
-    """How many merges training makes before every chunk is one token (a full, fast run)."""
+def _learn_to_the_end(counts: dict[str, int]) -> list[Merge]:
+    """Every merge training makes before each chunk is one token (the stepper's only run)."""
     trainer = Trainer(counts)
     while trainer.step() is not None:
         pass
-    return len(trainer.merges)
+    return trainer.merges
 
 
 # --- HTML for the three panes ---------------------------------------------------------------

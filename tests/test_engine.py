@@ -86,6 +86,27 @@ def test_every_trainer_starts_from_the_one_index_pairs(corpus) -> None:
     assert trainer.index == where == ChunkTable(corpus).index
 
 
+@SETTINGS
+@given(corpora, st.integers(0, 20), st.integers(0, 20))
+def test_replaying_known_merges_reaches_the_trainers_state(corpus, replayed, stepped) -> None:
+    trainer, replayer = Trainer(corpus), Trainer(corpus)
+    for pair in learn_merges(corpus, replayed):
+        replayer.replay(pair)
+        trainer.step()
+    for _ in range(stepped):  # the search still works after a replay
+        assert replayer.step() == trainer.step()
+    assert replayer.merges == trainer.merges
+    assert replayer.pair_counts == trainer.pair_counts
+    assert replayer.symbols == trainer.symbols
+    assert replayer.total_tokens == trainer.total_tokens
+    assert replayer.candidates(4) == trainer.candidates(4)
+
+
+def test_replaying_a_pair_that_is_not_there_is_named() -> None:
+    with pytest.raises(ValueError, match=r"\('c', 'd'\) does not occur"):
+        Trainer({"ab": 2}).replay(("c", "d"))
+
+
 def test_trainer_learns_what_train_bpe_learns_on_course_text(course_split, course_merges) -> None:
     assert learn_merges(chunk_counts(course_split[0]), 150) == course_merges
 

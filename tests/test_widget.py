@@ -92,6 +92,26 @@ def test_next_back_and_goto_match_the_trainer(text):
     assert stepper.merges == trainer_after(text, 5).merges
 
 
+def test_the_stepper_trains_once_and_replays_after(monkeypatch):
+    searches = []
+    real_step = Trainer.step
+
+    def counted_step(self):
+        searches.append(1)
+        return real_step(self)
+
+    monkeypatch.setattr(Trainer, "step", counted_step)
+    stepper = MergeStepper(COURSE_TEXT)
+    one_run = stepper.total_merges + 1  # the last search finds nothing left
+    assert len(searches) == one_run
+    stepper.goto(stepper.total_merges)
+    stepper.goto(3)
+    stepper.next()
+    stepper.back()
+    assert len(searches) == one_run, "moving the stepper searched for merges again"
+    assert [m.pair for m in stepper.merges] == learn_merges(chunk_counts(COURSE_TEXT), 3)
+
+
 def test_back_at_zero_and_next_at_the_end_do_nothing():
     stepper = MergeStepper("the cat")
     stepper.back()
