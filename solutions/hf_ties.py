@@ -7,6 +7,12 @@ numbered in code-point order, and each merged token gets the next id when it is 
 and nothing else; it reproduces Hugging Face's merge list exactly, which is what the parity
 tests and ``make bench`` check. It is not a trainer anyone should use for the course.
 
+Its heap gets a fresh entry on every change of a count, where ``train_bpe_fast`` pushes only
+on a rise; both are exact because the first entry that agrees with ``stats`` is the best
+pair either way: here every pair has an entry at its true count, and there an entry that
+overstates a fallen count sorts ahead of the pair's true place and is filed again at the
+true count before any pair behind it can be chosen.
+
 >>> train_bpe_hf_ties({"ab": 1, "cd": 1}, 2)
 [('a', 'b'), ('c', 'd')]
 """
