@@ -7,6 +7,10 @@
   hold more than one character or a space, empty inputs, stale indices).
 - ``"random"``: small random inputs from a fixed seed, the same on every machine and under
   any ``PYTHONHASHSEED``. Small alphabets make ties and repeated pairs common.
+- ``"examples"`` (merge_and_update only): the visible examples cell's calls, one case each.
+  That cell calls the function three times on one evolving state, so the calls cannot be read
+  from its source as literals (``autograder.answer_code.example_calls`` does that for the
+  other exercises); here each call's state is rebuilt from the reference instead.
 
 Every case is plain data (str, int, tuple, list, dict, set) and is built anew on each call, so
 a caller may hand it to student code. This module says nothing about expected answers;
@@ -20,6 +24,7 @@ True
 
 from __future__ import annotations
 
+import copy
 import random
 from collections.abc import Callable
 
@@ -27,6 +32,7 @@ from solutions import merge_and_update, train_bpe
 
 EXERCISES = ("pair_counts", "merge_pair", "train_bpe", "encode_bpe", "merge_and_update")
 GROUPS = ("core", "random")
+EXAMPLES = "examples"  # the visible examples, where they cannot be read from the notebook
 
 # The six-word corpus of lesson 1 and its first six merges (steps 1-6 of the hand computation).
 TOY = {"tea": 6, "teas": 2, "eat": 5, "eats": 3, "seat": 4, "set": 3}
@@ -200,6 +206,19 @@ def _merge_and_update_core() -> list[Case]:
     ]
 
 
+def _merge_and_update_examples() -> list[Case]:
+    """Lesson 4's visible examples cell: (e, a) on the six-word corpus; then (ea, t) after a
+    stale index 0 is added to where[(ea, t)]; then (z, z), a pair no word holds."""
+    first = _update_case(TOY, [], ("e", "a"))
+    words, counts, stats, where = _state_after(TOY, [("e", "a")])
+    where.setdefault(("ea", "t"), set()).add(0)  # tea never holds (ea, t): a stale index
+    second = (words, counts, stats, where, ("ea", "t"))
+    words, counts, stats, where = (copy.deepcopy(part) for part in second[:4])
+    merge_and_update(words, counts, stats, where, ("ea", "t"))
+    third = (words, counts, stats, where, ("z", "z"))
+    return [first, copy.deepcopy(second), third]
+
+
 def _merge_and_update_random(rng: random.Random) -> list[Case]:
     out = []
     for _ in range(30):
@@ -240,16 +259,25 @@ _RANDOM: dict[str, Callable[[random.Random], list[Case]]] = {
     "encode_bpe": _encode_bpe_random,
     "merge_and_update": _merge_and_update_random,
 }
+_EXAMPLES: dict[str, Callable[[], list[Case]]] = {"merge_and_update": _merge_and_update_examples}
 # One fixed seed per exercise, so adding cases to one exercise leaves the others unchanged.
 _SEEDS = {name: 2024 + i for i, name in enumerate(EXERCISES)}
 
 
 def cases(name: str, group: str) -> list[Case]:
-    """The argument tuples exercise ``name`` is graded on in ``group`` ("core" or "random")."""
+    """The argument tuples exercise ``name`` is graded on in ``group`` ("core" or "random";
+    "examples" for merge_and_update)."""
     if name not in _CORE:
         raise ValueError(f"unknown exercise {name!r}; expected one of {', '.join(EXERCISES)}")
     if group == "core":
         return _CORE[name]()
     if group == "random":
         return _RANDOM[name](random.Random(_SEEDS[name]))
+    if group == EXAMPLES:
+        if name not in _EXAMPLES:
+            raise ValueError(
+                f"{name}'s examples are read from its notebook's visible test cell "
+                "(autograder.answer_code.example_calls); only merge_and_update has them here"
+            )
+        return _EXAMPLES[name]()
     raise ValueError(f"unknown group {group!r}; expected 'core' or 'random'")

@@ -27,10 +27,10 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 import solutions
-from autograder.cases import EXERCISES, GROUPS, cases
+from autograder.cases import EXAMPLES, EXERCISES, GROUPS, cases
 from autograder.plain import same, to_plain
 
 
@@ -60,20 +60,24 @@ LOOP_HINT = (
 
 
 class GuardedWords(list):
-    """The ``words`` list merge_and_update receives: it refuses to be looped over, and any
-    read of a word that ``where[pair]`` does not list counts as looping over all words."""
+    """The ``words`` list merge_and_update receives: it refuses to be looped over or measured
+    with ``len()`` (as the visible test's list does), and any read of a word that
+    ``where[pair]`` does not list counts as looping over all words."""
 
     def __init__(self, words: list, allowed: set[int]) -> None:
         super().__init__(words)
         self._allowed = frozenset(allowed)
 
-    def _refuse(self, *args: object, **kwargs: object):
+    def _refuse(self, *args: object, **kwargs: object) -> NoReturn:
         raise WordsLoopError(LOOP_HINT)
 
     __iter__ = __reversed__ = __contains__ = _refuse
     index = count = _refuse
 
-    def copy(self):  # a copy would be looped over next
+    def __len__(self) -> NoReturn:  # the number of words is only needed to visit them all
+        raise WordsLoopError(LOOP_HINT + " (len(words) is a step towards visiting every word)")
+
+    def copy(self) -> NoReturn:  # a copy would be looped over next
         raise WordsLoopError(LOOP_HINT)
 
     def __getitem__(self, i):
@@ -176,25 +180,35 @@ def size(args: Sequence[Any]) -> int:
     return len(repr(args))
 
 
-def judge(name: str, group: str, outcomes: Sequence[Outcome]) -> list[str]:
+def judge(
+    name: str,
+    group: str,
+    outcomes: Sequence[Outcome],
+    expected: Sequence[Outcome] | None = None,
+) -> list[str]:
     """Failure messages for ``outcomes`` of ``cases(name, group)``, smallest input first;
-    an empty list means every case passed. Runs only our own code."""
+    an empty list means every case passed. Runs only our own code. ``expected``, the
+    reference's outcomes on the same cases, saves running the reference again when judging
+    many students."""
     from autograder.mistakes import describe_failures
 
-    if group not in GROUPS:
+    if group not in (*GROUPS, EXAMPLES):
         raise ValueError(f"unknown group {group!r}; expected 'core' or 'random'")
     all_args = cases(name, group)
     if len(outcomes) != len(all_args):
         raise ValueError(
             f"{name}/{group} has {len(all_args)} cases but {len(outcomes)} outcomes were given"
         )
+    if expected is None:
+        expected = [run_case(name, reference(name), args) for args in all_args]
+    if len(expected) != len(all_args):
+        raise ValueError(f"{name}/{group} has {len(all_args)} cases but {len(expected)} expected")
     failures = []
-    for args, got in zip(all_args, outcomes):
+    for args, want, got in zip(all_args, expected, outcomes):
         if type(got) is not Outcome:
             raise TypeError(f"judge takes Outcome objects, got {type(got).__name__}")
-        expected = run_case(name, reference(name), args)
-        if not agrees(name, expected, got):
-            failures.append((args, expected, got))
+        if not agrees(name, want, got):
+            failures.append((args, want, got))
     failures.sort(key=lambda failure: size(failure[0]))
     return describe_failures(name, failures, total=len(all_args))
 

@@ -238,7 +238,13 @@ def make_updater(
 ) -> Callable:
     """merge_and_update with one part left out or done wrong."""
 
-    def update(words, counts, stats, where, pair) -> list[int]:
+    def update(
+        words: list[list[str]],
+        counts: list[int],
+        stats: dict[Pair, int],
+        where: dict[Pair, set[int]],
+        pair: Pair,
+    ) -> list[int]:
         changed = []
         for i in sorted(where.get(pair, ()) if not update_where else where.pop(pair, ())):
             old = list(words[i])
@@ -525,11 +531,13 @@ def diagnose_all(name: str, failures: Sequence[tuple]) -> list[Mistake | None]:
     return named
 
 
-def diagnose(name: str, args: tuple, got: Any) -> Mistake | None:
-    """The known mistake that explains ``got`` on ``args``, or None."""
+def diagnose(name: str, args: tuple, got: Any, expected: Any = None) -> Mistake | None:
+    """The known mistake that explains ``got`` on ``args``, or None. ``expected`` (the
+    reference's outcome on ``args``) is computed when not given."""
     from autograder.checks import reference, run_case
 
-    expected = run_case(name, reference(name), args)
+    if expected is None:
+        expected = run_case(name, reference(name), args)
     return diagnose_all(name, [(args, expected, got)])[0]
 
 
@@ -585,10 +593,12 @@ def describe_failures(name: str, failures: Sequence[tuple], total: int) -> list[
             f"{name} is not written yet: it raises NotImplementedError on every test input. "
             "Replace the stub in its answer cell with your code."
         ]
+    named = diagnose_all(name, failures)
+    same_error = _same_error_everywhere(failures, total)
+    if same_error is not None and named[0] is None:
+        return [f"{name} raised {same_error} on every input; {_error_advice(same_error)}"]
     messages = []
-    for index, ((args, expected, got), mistake) in enumerate(
-        zip(failures, diagnose_all(name, failures))
-    ):
+    for index, ((args, expected, got), mistake) in enumerate(zip(failures, named)):
         if index == 0:
             brief = f" (likely mistake: {mistake.name})" if mistake is not None else ""
             head = (
@@ -602,6 +612,44 @@ def describe_failures(name: str, failures: Sequence[tuple], total: int) -> list[
             lines.append(f"Likely mistake: {mistake.name}. {mistake.advice}")
         messages.append("\n".join(lines))
     return messages
+
+
+# What to do when every input raises the same error, by the error's type.
+ERROR_ADVICE = {
+    "NameError": "a name your answer uses is not defined when the answer runs alone. Define "
+    "it (or import it) in the answer cell, or in a cell of your own before the tests, and "
+    "check the spelling of the function's name.",
+    "SyntaxError": "the answer cell is not valid Python; fix the line the error points to.",
+    "IndentationError": "the answer cell is not valid Python; fix the indentation of the "
+    "line the error points to.",
+    "ImportError": "import only the standard library (and bpe_course where a lesson says so).",
+    "ModuleNotFoundError": "import only the standard library (and bpe_course where a lesson "
+    "says so).",
+    "EngineRefusedError": "only code you wrote yourself earns marks.",
+}
+GENERIC_ADVICE = (
+    "run it on the lesson's examples in your notebook and read the traceback to find the line."
+)
+
+
+def _error_type(got: Any) -> str | None:
+    return None if got.error is None else got.error.split(":")[0]
+
+
+def _same_error_everywhere(failures: Sequence[tuple], total: int) -> str | None:
+    """The error text of the smallest failing input when every input raised the same type
+    of error, else None."""
+    if not failures or len(failures) != total:
+        return None
+    kinds = {_error_type(got) for *_, got in failures}
+    if len(kinds) != 1 or None in kinds:
+        return None
+    return failures[0][2].error
+
+
+def _error_advice(error: str) -> str:
+    kind = error.split(":")[0]
+    return ERROR_ADVICE.get(kind, GENERIC_ADVICE)
 
 
 def _unwritten(got: Any) -> bool:

@@ -268,3 +268,57 @@ def test_the_first_line_names_the_likely_mistake() -> None:
     first = str(raised.value).splitlines()[0]
     assert first.startswith("train_bpe is wrong on ")
     assert "(likely mistake: ties broken by the largest pair)" in first
+
+
+def test_the_same_error_on_every_input_is_named_with_what_to_do() -> None:
+    def leans_on_a_lesson_variable(words):
+        return {pair: STEP for pair in words}  # noqa: F821 - the point of the test
+
+    def bad_import(symbols, pair):
+        import no_such_module  # noqa: F401
+
+    with pytest.raises(AssertionError) as raised:
+        check("pair_counts", "random", leans_on_a_lesson_variable)
+    message = str(raised.value)
+    assert message.startswith(
+        "pair_counts raised NameError: name 'STEP' is not defined on every input; "
+    )
+    assert "Define it (or import it)" in message and "wrong on" not in message
+    with pytest.raises(AssertionError, match="raised ModuleNotFoundError: .* on every input; "):
+        check("merge_pair", "core", bad_import)
+
+
+def test_the_hidden_words_refuse_len_like_the_visible_ones() -> None:
+    args = cases("merge_and_update", "core")[0]
+
+    def counts_the_words(words, counts, stats, where, pair):
+        return list(range(len(words)))
+
+    outcome = run_case("merge_and_update", counts_the_words, args)
+    assert outcome.error is not None and outcome.error.startswith("WordsLoopError")
+    assert "len(words)" in outcome.error
+    with pytest.raises(AssertionError, match="iterating over all words"):
+        check("merge_and_update", "core", counts_the_words)
+
+
+def test_merge_and_update_examples_replay_the_visible_cell() -> None:
+    examples = cases("merge_and_update", "examples")
+    pairs = [args[4] for args in examples]
+    assert pairs == [("e", "a"), ("ea", "t"), ("z", "z")]
+    assert 0 in examples[1][3][("ea", "t")]  # the stale index the cell adds
+    results = [run_case("merge_and_update", solutions.merge_and_update, a) for a in examples]
+    # What the visible asserts expect.
+    assert [r.value for r in results] == [[0, 1, 2, 3, 4], [2, 3, 4], []]
+    assert judge("merge_and_update", "examples", results) == []
+    with pytest.raises(ValueError, match="read from its notebook"):
+        cases("train_bpe", "examples")
+
+
+def test_judge_reuses_given_expected_outcomes() -> None:
+    wrong = load(WRONG["merge_pair"]["overlapping merges"], "merge_pair")
+    all_args = cases("merge_pair", "core")
+    outcomes = [run_case("merge_pair", wrong, args) for args in all_args]
+    expected = [run_case("merge_pair", solutions.merge_pair, args) for args in all_args]
+    assert judge("merge_pair", "core", outcomes, expected) == judge("merge_pair", "core", outcomes)
+    with pytest.raises(ValueError, match="expected"):
+        judge("merge_pair", "core", outcomes, expected[:1])
