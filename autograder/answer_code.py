@@ -1,14 +1,20 @@
 """Pull out of a notebook what the verify step needs: a student's answer code and the examples.
 
 :func:`answer_statements` gives the statements that define exercise ``name`` the way the
-notebook would: every ``import``, ``def`` and ``class`` of the code cells before the answer
-cell (test cells excepted), then each statement of the answer cell except bare expressions
+notebook would, for every code cell before the exercise's first test cell (test cells
+excepted): a lesson cell (one of the master notebook's, matched by cell id, else by source; see
+:class:`LessonCells`) gives only its ``import``, ``def`` and ``class`` statements, while the
+answer cell and every cell the student added give each statement except bare expressions
 (demo calls such as ``print(train_bpe(...))`` need the lesson's variables and are not part of
-the answer). Lines of IPython magic (``%``, ``!``) are dropped.
+the answer; ``STEP = 1`` or ``Pair = tuple[str, str]`` in the student's own cell are). Lines
+of IPython magic (``%``, ``!``) are dropped.
 
 :func:`example_calls` reads the visible examples test cell of the master notebook and returns
 the argument tuples of each call of the exercise whose arguments are literals, or names bound
 to literals in that cell, so the examples can be re-run outside the student's kernel.
+
+:func:`engine_uses` names the parts of the course's demonstration engine the student's own
+code refers to, for the summary.
 
 This module only parses; it never runs code.
 
@@ -59,6 +65,40 @@ def definitions_only(source: str) -> str:
     return "\n\n".join(_statement_sources(source, _KEEP_BEFORE)) if parsed else ""
 
 
+class LessonCells:
+    """The cells of a master notebook, to tell the lesson's cells from those a student added.
+
+    A cell belongs to the lesson when its id is one of the master's ids or, failing that
+    (notebooks saved without ids, cells copied around), when its source is one of the master's.
+    Without a master every cell counts as the lesson's.
+
+    >>> from nbformat.v4 import new_code_cell, new_notebook
+    >>> lesson = LessonCells(new_notebook(cells=[new_code_cell("x = 1", id="l-1")]))
+    >>> lesson.holds(new_code_cell("x = 2", id="l-1")), lesson.holds(new_code_cell("x = 1"))
+    (True, True)
+    >>> lesson.holds(new_code_cell("STEP = 1", id="mine"))
+    False
+    """
+
+    def __init__(self, master: nbformat.NotebookNode | None) -> None:
+        cells = master.cells if master is not None else []
+        self.known = master is not None
+        self.ids = frozenset(c.get("id") for c in cells if c.get("id"))
+        self.sources = frozenset(c.source.strip() for c in cells)
+
+    def holds(self, cell: nbformat.NotebookNode) -> bool:
+        """True when ``cell`` is one of the lesson's (possibly edited), not the student's."""
+        if not self.known:
+            return True
+        return cell.get("id") in self.ids or cell.source.strip() in self.sources
+
+
+def cell_statements(source: str, whole: bool) -> list[str]:
+    """The statements of a cell that count for the answer: all but bare expressions
+    (``whole``: the answer cell, a student's own cell), else only imports and definitions."""
+    return _statement_sources(source, None if whole else _KEEP_BEFORE)
+
+
 def find_answer_cell(notebook: nbformat.NotebookNode, name: str) -> int | None:
     """The index of the solution cell whose grade_id is ``name``."""
     for index, cell in enumerate(notebook.cells):
@@ -68,16 +108,29 @@ def find_answer_cell(notebook: nbformat.NotebookNode, name: str) -> int | None:
     return None
 
 
-def answer_statements(notebook: nbformat.NotebookNode, name: str) -> list[str] | None:
-    """The statements that define ``name`` as the notebook would, or None without its cell."""
-    index = find_answer_cell(notebook, name)
-    if index is None:
+def first_test_cell(notebook: nbformat.NotebookNode, name: str) -> int | None:
+    """The index of the first graded test cell of exercise ``name``, or None."""
+    for index, cell in enumerate(notebook.cells):
+        meta = _meta(cell)
+        if meta.get("grade") and str(meta.get("grade_id", "")).startswith(f"test_{name}_"):
+            return index
+    return None
+
+
+def answer_statements(
+    notebook: nbformat.NotebookNode,
+    name: str,
+    master: nbformat.NotebookNode | None = None,
+) -> list[str] | None:
+    """The statements that define ``name`` as the notebook would, or None without its cell.
+    ``master`` (the lesson's master notebook) tells the student's own cells from the lesson's;
+    without it every cell other than the answer counts as the lesson's."""
+    if find_answer_cell(notebook, name) is None:
         return None
     statements: list[str] = []
-    for cell in notebook.cells[:index]:
-        if cell.cell_type == "code" and not _meta(cell).get("grade"):
-            statements += _statement_sources(cell.source, _KEEP_BEFORE)
-    return statements + _statement_sources(notebook.cells[index].source, None)
+    for cell, whole in _own_cells(notebook, name, master):
+        statements += cell_statements(cell.source, whole)
+    return statements
 
 
 def _value(node: ast.AST, bound: dict) -> object:
@@ -117,3 +170,78 @@ def example_calls(source: str, name: str) -> list[tuple]:
             if args not in calls:
                 calls.append(args)
     return calls
+
+
+ENGINE_NAMES = ("Trainer", "Encoder", "ChunkTable", "learn_merges", "_join")
+
+
+def _own_cells(
+    notebook: nbformat.NotebookNode, name: str, master: nbformat.NotebookNode | None
+) -> list[tuple[nbformat.NotebookNode, bool]]:
+    """The code cells (test cells excepted) before the exercise's first test cell, each with
+    True when it is the answer cell or one the student added."""
+    index = find_answer_cell(notebook, name)
+    if index is None:
+        return []
+    tests = first_test_cell(notebook, name)
+    end = tests if tests is not None and tests > index else index + 1
+    lesson = LessonCells(master)
+    return [
+        (cell, at == index or not lesson.holds(cell))
+        for at, cell in enumerate(notebook.cells[:end])
+        if cell.cell_type == "code" and not _meta(cell).get("grade")
+    ]
+
+
+def engine_uses(
+    notebook: nbformat.NotebookNode, name: str, master: nbformat.NotebookNode | None = None
+) -> list[str]:
+    """The parts of the course's demonstration engine (``bpe_course.engine``) that the
+    student's own code for exercise ``name`` refers to: names imported from ``bpe_course``
+    and not redefined by the student, or attributes of an imported ``bpe_course`` module.
+    A signal for a person, not a verdict (the verify sandbox refuses the engine anyway).
+
+    >>> from nbformat.v4 import new_code_cell, new_notebook
+    >>> cell = new_code_cell("from bpe_course import learn_merges\\n\\n"
+    ...                      "def train_bpe(wc, n):\\n    return learn_merges(wc, n)")
+    >>> cell.metadata["nbgrader"] = {"grade_id": "train_bpe", "solution": True}
+    >>> engine_uses(new_notebook(cells=[cell]), "train_bpe")
+    ['learn_merges']
+    """
+    imported: dict[str, str] = {}  # local name -> engine name
+    modules: set[str] = set()  # local names of bpe_course or bpe_course.engine
+    own_trees: list[ast.Module] = []
+    for cell, own in _own_cells(notebook, name, master):
+        parsed = _parse(cell.source)
+        if parsed is None:
+            continue
+        tree = parsed[0]
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("bpe_course"):
+                for alias in node.names:
+                    if alias.name in ENGINE_NAMES:
+                        imported[alias.asname or alias.name] = alias.name
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name.startswith("bpe_course"):
+                        modules.add(alias.asname or alias.name.split(".")[0])
+        if own:
+            own_trees.append(tree)
+    rebound = {
+        node.name
+        for tree in own_trees
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+    }
+    found: list[str] = []
+    for tree in own_trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and node.id in imported and node.id not in rebound:
+                found.append(imported[node.id])
+            elif isinstance(node, ast.Attribute) and node.attr in ENGINE_NAMES:
+                base = node.value
+                while isinstance(base, ast.Attribute):
+                    base = base.value
+                if isinstance(base, ast.Name) and base.id in modules:
+                    found.append(node.attr)
+    return sorted(set(found))

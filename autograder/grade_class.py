@@ -192,6 +192,8 @@ def _nbgrader_config(
     if timeout is not None:
         config.Execute.timeout = timeout
     config.GuardedExecute.lean = lean
+    # Lean runs a student's own cells whole; the masters say which cells are the lesson's.
+    config.GuardedExecute.masters = str(course_root / "source" / ASSIGNMENT)
     # Every cell has run and its outputs are saved: a polite shutdown only costs time.
     config.Execute.shutdown_kernel = "immediate"
     return config

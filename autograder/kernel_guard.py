@@ -8,12 +8,16 @@ notebook. A test cell that did not run then scores 0 like any failing test, so s
 submission never gets marks for tests that never ran, and the reason is in the notebook for
 the summary and the feedback.
 
-With ``lean`` on (``grade_class --lean``), a lesson cell (a code cell nbgrader does not track)
-runs only its ``import``, ``def`` and ``class`` statements: the tests need the student's
-functions, not the lesson's demonstrations, which can cost seconds per student (training on a
-megabyte of text). The grade is the same whenever the test cells do not read the lessons'
-variables (true of this course's notebooks, and what ``autograder.verify`` assumes anyway); the
-autograded notebook then shows the lesson cells without outputs.
+With ``lean`` on (``grade_class --lean``, the default of ``make autograde``), a lesson cell (a
+code cell nbgrader does not track that is in the master notebook, matched by cell id or
+source: ``autograder.answer_code.LessonCells``) runs only its ``import``, ``def`` and ``class``
+statements: the tests need the student's functions, not the lesson's demonstrations, which can
+cost seconds per student (training on a megabyte of text). A cell the student added runs
+whole, since an answer may rely on it (``STEP = 1``, a type alias, a helper), exactly as
+``autograder.verify`` runs it. The grade is the same whenever the test cells do not read the
+lessons' variables (true of this course's notebooks); the autograded notebook then shows the
+lesson cells without outputs. Without ``masters`` (the folder of master notebooks) every
+untracked cell counts as a lesson cell.
 
 A cell that loops is not this module's business: nbgrader's timeout interrupts it and the
 next cells run as usual. This module does not limit memory (the grading worker sets the
@@ -26,15 +30,17 @@ Use it in place of nbgrader's ``Execute`` in ``Autograde.autograde_preprocessors
 from __future__ import annotations
 
 import signal
+from pathlib import Path
 from typing import Any
 
+import nbformat
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbclient.util import run_sync
 from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import Execute
-from traitlets import Bool
+from traitlets import Bool, Unicode
 
-from autograder.answer_code import definitions_only
+from autograder.answer_code import LessonCells, definitions_only
 
 # The ename of the error output written into cells that could not run; the summary looks for it.
 KERNEL_LOST = "KernelLost"
@@ -57,10 +63,22 @@ class GuardedExecute(Execute):
     """Execute every cell; after the kernel dies or freezes, mark the rest as not run."""
 
     lean = Bool(False, help="run only the definitions of lesson cells").tag(config=True)
+    masters = Unicode("", help="folder of the master notebooks (source/<assignment>)").tag(
+        config=True
+    )
+
+    lesson = LessonCells(None)  # every untracked cell is the lesson's until a master is read
 
     def preprocess(self, nb: NotebookNode, resources: Any = None, km: Any = None) -> Any:
         self.kernel_lost_reason: str | None = None
+        self.lesson = LessonCells(self._master((resources or {}).get("unique_key")))
         return super().preprocess(nb, resources, km)
+
+    def _master(self, notebook_name: str | None) -> NotebookNode | None:
+        path = Path(self.masters) / f"{notebook_name}.ipynb"
+        if not (self.lean and self.masters and notebook_name and path.is_file()):
+            return None
+        return nbformat.read(path, as_version=4)
 
     def preprocess_cell(self, cell: NotebookNode, resources: Any, index: int) -> Any:
         if cell.cell_type != "code":
@@ -68,7 +86,7 @@ class GuardedExecute(Execute):
         if self.kernel_lost_reason is not None:
             cell.outputs = [lost_output(self.kernel_lost_reason)]
             return cell, resources
-        if self.lean and not _tracked(cell):
+        if self.lean and not _tracked(cell) and self.lesson.holds(cell):
             return self._run_definitions(cell, resources, index)
         try:
             return super().preprocess_cell(cell, resources, index)

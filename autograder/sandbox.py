@@ -5,9 +5,10 @@ no user site, not even the script's own folder on ``sys.path``) in an empty temp
 with a bare environment, its own session (so the whole process group can be killed), an
 address-space limit and a file-size limit. ``solutions`` and ``autograder`` are therefore not
 importable there. Where ``unshare`` works (Linux), the child also gets its own mount namespace
-in which the reference, the graders, the masters, every student's submission, the gradebook
-and ``.git`` are covered by empty folders, and it runs without any capability, so it cannot
-uncover them: a student who searches the disk for ``solutions/bpe.py`` finds nothing.
+in which the reference, the graders, the masters, every student's submission, the gradebook,
+``.git`` and the demonstration engine's source are covered by empty folders or files, and
+it runs without any capability, so it cannot uncover them: a student who searches the disk
+for ``solutions/bpe.py`` finds nothing.
 
 Each group of cases gets a time limit; when it runs out, or the process dies,
 the case that was running and the rest of its group are recorded as errors and the next group
@@ -77,7 +78,10 @@ _HIDDEN = (
     "tests",
     "bench",
 )
-_HIDDEN_FILES = ("gradebook.db", "nbgrader_config.py")
+# The course's demonstration engine too: answers must not delegate to it (the child also
+# replaces the module; hiding the file stops an answer from reading and running its source).
+_HIDDEN_FILES = ("gradebook.db", "nbgrader_config.py", "bpe_course/engine.py")
+_HIDDEN_GLOBS = ("bpe_course/__pycache__/engine.*.pyc",)
 
 
 def _hiding_command(roots: list[Path]) -> list[str]:
@@ -87,9 +91,11 @@ def _hiding_command(roots: list[Path]) -> list[str]:
         for name in _HIDDEN:
             if (root / name).is_dir():
                 mounts.append(f"mount -t tmpfs -o size=4k,ro none {shlex.quote(str(root / name))}")
-        for name in _HIDDEN_FILES:
-            if (root / name).is_file():
-                mounts.append(f"mount --bind /dev/null {shlex.quote(str(root / name))}")
+        files = [root / name for name in _HIDDEN_FILES]
+        files += [path for pattern in _HIDDEN_GLOBS for path in sorted(root.glob(pattern))]
+        for path in files:
+            if path.is_file():
+                mounts.append(f"mount --bind /dev/null {shlex.quote(str(path))}")
     script = " && ".join([*mounts, 'exec setpriv --no-new-privs --bounding-set=-all "$@"'])
     user = [] if os.geteuid() == 0 else ["--map-root-user"]
     return ["unshare", "--mount", *user, "sh", "-c", script, "sandbox"]

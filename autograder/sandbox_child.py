@@ -20,6 +20,12 @@ before each group (the parent times each step from there), and one JSON line per
 the student's own prints go nowhere. Nothing here judges an answer: whatever this process
 says, the parent re-checks it against the reference in a process that never runs student code.
 
+Before any student code runs, ``bpe_course.engine`` (the course's demonstration engine) is
+replaced by a stand-in whose ``Trainer``, ``Encoder``, ``ChunkTable``, ``learn_merges`` and
+``_join`` raise ``EngineRefusedError``: an answer must do the work itself, not hand it to the
+library the lessons use for their demonstrations. Importing the rest of ``bpe_course`` still
+works. (``autograder.sandbox`` also hides the engine's file where Linux allows.)
+
 Only the standard library is used, on purpose.
 """
 
@@ -31,6 +37,56 @@ import sys
 import types
 
 _STUB_ROOTS = ("solutions", "autograder")
+ENGINE = "bpe_course.engine"
+ENGINE_NAMES = ("Trainer", "Encoder", "ChunkTable", "learn_merges", "_join")
+ENGINE_REFUSAL = "the course's demonstration engine may not be used in an answer; write it yourself"
+
+
+class EngineRefusedError(RuntimeError):
+    """Raised by every part of the stand-in engine."""
+
+
+def _refuse(*args: object, **kwargs: object) -> None:
+    raise EngineRefusedError(ENGINE_REFUSAL)
+
+
+class _RefusedClass:
+    def __new__(cls, *args: object, **kwargs: object) -> "_RefusedClass":
+        raise EngineRefusedError(ENGINE_REFUSAL)
+
+
+class _Merge(tuple):
+    """Stands in for the engine's Merge NamedTuple, which lessons import but answers need not."""
+
+
+class _EngineStandIn(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Serves the stand-in engine, also to an answer that removes it from sys.modules and
+    imports it again."""
+
+    def find_spec(
+        self, fullname: str, path: object = None, target: object = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname == ENGINE:
+            return importlib.machinery.ModuleSpec(fullname, self)
+        return None
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
+        return types.ModuleType(spec.name)
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        for name in ENGINE_NAMES:
+            refused = type(name, (_RefusedClass,), {}) if name[0].isupper() else _refuse
+            setattr(module, name, refused)
+        module.Merge = _Merge
+        module.Pair = tuple[str, str]
+        module.__getattr__ = lambda name: _refuse  # any other part of the engine: refused too
+
+
+def refuse_engine() -> None:
+    """Serve the stand-in engine to every import of ``bpe_course.engine`` from now on (also
+    to ``bpe_course``'s own ``__init__``, which imports it)."""
+    sys.modules.pop(ENGINE, None)
+    sys.meta_path.insert(0, _EngineStandIn())
 
 
 class _Stubs(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -39,15 +95,17 @@ class _Stubs(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def __init__(self, provided: dict) -> None:
         self.provided = provided
 
-    def find_spec(self, fullname, path=None, target=None):
+    def find_spec(
+        self, fullname: str, path: object = None, target: object = None
+    ) -> importlib.machinery.ModuleSpec | None:
         if fullname.split(".")[0] in _STUB_ROOTS:
             return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
         return None
 
-    def create_module(self, spec):
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
         return self.provided.get(spec.name) or types.ModuleType(spec.name)
 
-    def exec_module(self, module):
+    def exec_module(self, module: types.ModuleType) -> None:
         if module.__name__ == "autograder.cases":
             module.EXERCISES = (
                 "pair_counts",
@@ -103,6 +161,7 @@ def main() -> None:
     sys.stdin = open(os.devnull)  # noqa: SIM115
     plain, checks = load_tools(job["plain_src"], job["checks_src"])
     run_case, dumps, loads = checks.run_case, plain.dumps, plain.loads
+    refuse_engine()
 
     def send(line: dict) -> None:
         results.write(json.dumps(line) + "\n")

@@ -9,7 +9,9 @@ waiting for a person, never as 0. For each student it shows:
   or ``failed`` (nbgrader could not grade the submission at all), with the reasons;
 - each exercise's score (the verified score where ``make verify`` replaced nbgrader's; ``—``
   for a test cell nobody has graded yet) and the total;
-- disagreements: test cells where the verified score differs from nbgrader's, and why;
+- disagreements: test cells where the verified score differs from nbgrader's, and why; an
+  answer that cannot run outside the student's kernel although nbgrader scored it turns the
+  status into ``needs manual grading`` (the verified score stays until a person decides);
 - notes: what ``autograder.grade_class`` found (missing notebook, extra file, a kernel that
   died, a timeout, a failing test's first error line).
 
@@ -111,7 +113,15 @@ def collect(course_root: Path) -> list[StudentRow]:
                 row.status = "failed: " + "; ".join(reasons or ["see artifacts/grading"])
             elif manual or any(score is None for score in row.scores.values()):
                 row.status = "needs manual grading: " + "; ".join(reasons or ["ungraded cells"])
+            mine = [v for v in verified if v["student"] == student]
+            # verify's findings for a person: the verified score stands, the status says why.
+            for_person = [v["needs_person"] for v in mine if v.get("needs_person")]
+            if for_person and row.status == "graded":
+                row.status = "needs manual grading: " + "; ".join(for_person)
+            elif for_person:
+                row.status += "; " + "; ".join(for_person)
             row.notes = [p.text() for p in problems if not p.needs_person]
+            row.notes += [v["note"] for v in mine if v.get("note")]
             row.disagreements = [
                 f"{v['cell']}: nbgrader {v['nbgrader']:g}, verified {v['verified']:g} ({v['why']})"
                 for v in verified

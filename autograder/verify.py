@@ -5,11 +5,14 @@ tamper with anything there: import the reference, plant a fake ``autograder.chec
 the checker, return objects whose ``==`` always says yes. ``make verify`` (also the last step of
 ``make autograde``) grades each exercise again without trusting that kernel:
 
-1. the answer cell (and the imports and definitions before it) is taken from the autograded
-   notebook (``autograder.answer_code``);
+1. the answer cell, the cells the student added before the exercise's tests, and the
+   imports and definitions of the lesson's cells before them are taken from the autograded
+   notebook (``autograder.answer_code``, which tells the two kinds of cell apart by the
+   master notebook);
 2. it runs in a sandbox process with time and memory limits, where neither ``solutions`` nor
-   ``autograder`` can be imported, on ``autograder.cases.cases(name, group)`` and on the
-   visible examples; only plain data with exact types comes back (``autograder.sandbox``);
+   ``autograder`` can be imported and the course's demonstration engine refuses to work, on
+   ``autograder.cases.cases(name, group)`` and on the visible examples; only plain data with
+   exact types comes back (``autograder.sandbox``);
 3. this process, which never runs student code, calls ``autograder.checks.judge``.
 
 Each test cell's verified score is its points if every case passed, else 0. Where it differs
@@ -19,6 +22,13 @@ record; ``artifacts/grading/verify.json`` says why for each cell. Cells that did
 lost kernel), cells of notebooks nbgrader could not open, and deleted test cells keep
 nbgrader's verdict: a person grades those. A re-run recomputes every verified cell, so it owns
 the ``manual_score`` of the exercises' test cells.
+
+Two findings are passed on for a person rather than acted on. An answer that cannot run alone
+(``NameError`` or ``ImportError`` on every case it gets wrong) while nbgrader scored it higher
+is flagged ``needs manual grading``: it may lean on a lesson variable honestly, but nbgrader's
+score is not restored automatically, since a tamperer could provoke the same error on purpose. Code
+that refers to the demonstration engine (``Trainer``, ``Encoder``, ``learn_merges``...) gets a
+note.
 
 nbgrader's hidden tests stay the students' feedback; this module does not write feedback.
 """
@@ -31,15 +41,15 @@ import os
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import nbformat
 
-from autograder.answer_code import answer_statements, example_calls
-from autograder.cases import EXERCISES, cases
-from autograder.checks import agrees, judge, reference, run_case
+from autograder.answer_code import answer_statements, engine_uses, example_calls
+from autograder.cases import EXAMPLES, EXERCISES, cases
+from autograder.checks import Outcome, agrees, judge, reference, run_case
 from autograder.kernel_guard import KERNEL_LOST
 from autograder.sandbox import DEFAULT_MEMORY_GB, DEFAULT_SECONDS, run_answers
 
@@ -60,6 +70,8 @@ class CellVerdict:
     verified: float | None
     applied: bool
     why: str
+    needs_person: str = ""  # why a person should look, for the summary's status
+    note: str = ""  # worth knowing, but no reason to hold the grade
 
 
 @dataclass(frozen=True)
@@ -70,6 +82,7 @@ class Exercise:
     notebook: str
     cells: dict[str, float]  # test cell grade_id -> points
     examples: list[tuple]
+    master: Any = field(default=None, compare=False, repr=False)  # the master notebook
 
 
 def exercises_of(course_root: Path, assignment: str = ASSIGNMENT) -> list[Exercise]:
@@ -88,7 +101,7 @@ def exercises_of(course_root: Path, assignment: str = ASSIGNMENT) -> list[Exerci
             }
             shown = [c.source for c, m in metas if m.get("grade_id") == f"test_{name}_examples"]
             examples = example_calls(shown[0], name) if shown else []
-            found.append(Exercise(name, path.stem, tests, examples))
+            found.append(Exercise(name, path.stem, tests, examples, notebook))
     return found
 
 
@@ -112,17 +125,38 @@ def _one_line(text: str, limit: int = 240) -> str:
     return joined if len(joined) <= limit else joined[: limit - 1] + "…"
 
 
+_EXPECTED: dict[tuple[str, str], list[Outcome]] = {}
+
+
+def expected_outcomes(name: str, group: str, calls: list[tuple] | None = None) -> list[Outcome]:
+    """The reference's outcomes on a group's cases (or on ``calls``), computed once per
+    process: a class of students is judged against the same answers."""
+    key = (name, group if calls is None else repr(calls))
+    if key not in _EXPECTED:
+        args_list = cases(name, group) if calls is None else calls
+        _EXPECTED[key] = [run_case(name, reference(name), args) for args in args_list]
+    return _EXPECTED[key]
+
+
 def _examples_verdict(name: str, calls: list[tuple], outcomes: list) -> str:
-    for args, got in zip(calls, outcomes):
-        if not agrees(name, run_case(name, reference(name), args), got):
+    for args, expected, got in zip(calls, expected_outcomes(name, "literal", calls), outcomes):
+        if not agrees(name, expected, got):
             shown = got.error or repr(got.value)
             return f"example {name}{args!r} gave {shown[:150]}"
     return ""
 
 
 def _any_core_case_passes(name: str, outcomes: list) -> bool:
-    core = cases(name, "core")
-    return any(agrees(name, run_case(name, reference(name), a), o) for a, o in zip(core, outcomes))
+    expected = expected_outcomes(name, "core")
+    return any(agrees(name, e, o) for e, o in zip(expected, outcomes))
+
+
+def _has_example_cases(name: str) -> bool:
+    try:
+        cases(name, EXAMPLES)
+    except ValueError:
+        return False
+    return True
 
 
 def _groups(exercise: Exercise) -> dict[str, list[tuple]]:
@@ -130,7 +164,28 @@ def _groups(exercise: Exercise) -> dict[str, list[tuple]]:
     groups = {"core": cases(name, "core"), "random": cases(name, "random")}
     if exercise.examples:
         groups["examples"] = list(exercise.examples)
+    elif _has_example_cases(name):  # stateful examples, rebuilt as cases
+        groups["examples"] = cases(name, EXAMPLES)
     return groups
+
+
+# Errors that mean the answer could not run on its own, outside the student's kernel.
+_ALONE_ERRORS = ("NameError", "ImportError", "ModuleNotFoundError")
+
+
+def cannot_run_alone(name: str, outcomes: dict[str, list[Outcome]]) -> str:
+    """The error when every hidden case the answer gets wrong raised NameError or ImportError
+    (it leans on something outside what verify runs; cases such as an empty corpus may never
+    reach that name and pass), else ""."""
+    wrong = [
+        got
+        for group in ("core", "random")
+        for want, got in zip(expected_outcomes(name, group), outcomes.get(group, []))
+        if not agrees(name, want, got)
+    ]
+    if wrong and all((o.error or "").split(":")[0] in _ALONE_ERRORS for o in wrong):
+        return str(wrong[0].error)
+    return ""
 
 
 def _judge_exercise(exercise: Exercise, outcomes: dict[str, list]) -> dict[str, str | None]:
@@ -139,16 +194,64 @@ def _judge_exercise(exercise: Exercise, outcomes: dict[str, list]) -> dict[str, 
     for cell in exercise.cells:
         group = _group(cell, name)
         if group in ("core", "random"):
-            messages = judge(name, group, outcomes[group])
+            expected = expected_outcomes(name, group)
+            messages = judge(name, group, outcomes[group], expected)
             verdicts[cell] = messages[0] if messages else ""
         elif group == "examples" and exercise.examples:
             verdicts[cell] = _examples_verdict(name, exercise.examples, outcomes["examples"])
+        elif group == "examples" and "examples" in outcomes:
+            expected = expected_outcomes(name, EXAMPLES)
+            messages = judge(name, EXAMPLES, outcomes["examples"], expected)
+            verdicts[cell] = messages[0] if messages else ""
         elif group == "examples":
             # The examples cannot be re-run alone; a function that fails every hidden case
             # outside the kernel (an imported reference, a planted module) keeps nothing.
             fails_all = not _any_core_case_passes(name, outcomes["core"])
             verdicts[cell] = "fails every core case outside the kernel" if fails_all else None
     return verdicts
+
+
+@dataclass
+class Findings:
+    """What verifying one notebook found besides the verdicts, per exercise."""
+
+    alone: dict[str, str] = field(default_factory=dict)  # the error when it cannot run alone
+    engine: dict[str, list[str]] = field(default_factory=dict)  # engine parts it refers to
+
+
+def verify_notebook_findings(
+    student_notebook: nbformat.NotebookNode,
+    exercises: list[Exercise],
+    seconds: float = DEFAULT_SECONDS,
+    memory_gb: float = DEFAULT_MEMORY_GB,
+    course_root: Path | None = None,
+) -> tuple[dict[str, dict[str, str | None]], Findings]:
+    """:func:`verify_notebook`, with what a person should know about each exercise."""
+    verdicts: dict[str, dict[str, str | None]] = {}
+    findings = Findings()
+    jobs = []
+    for exercise in exercises:
+        statements = answer_statements(student_notebook, exercise.name, exercise.master)
+        if statements is None:
+            why = f"no answer cell with grade_id {exercise.name!r}"
+            verdicts[exercise.name] = {cell: why for cell in exercise.cells}
+        else:
+            jobs.append((exercise.name, statements, _groups(exercise)))
+            uses = engine_uses(student_notebook, exercise.name, exercise.master)
+            if uses:
+                findings.engine[exercise.name] = uses
+    outcomes = run_answers(jobs, seconds, memory_gb, course_root) if jobs else {}
+    for exercise in exercises:
+        if exercise.name in outcomes:
+            found = outcomes[exercise.name]
+            verdicts[exercise.name] = _judge_exercise(exercise, found)
+            alone = cannot_run_alone(exercise.name, found)
+            if alone:
+                findings.alone[exercise.name] = alone
+            errors = [o.error or "" for group in found.values() for o in group]
+            if any(error.startswith("EngineRefusedError") for error in errors):
+                findings.engine.setdefault(exercise.name, ["the engine, when it ran"])
+    return verdicts, findings
 
 
 def verify_notebook(
@@ -162,20 +265,7 @@ def verify_notebook(
     the kernel, else why not; None where nbgrader's verdict stands (visible examples too
     stateful to re-run alone, from a function that passes some hidden case outside the
     kernel). One sandbox process serves the whole notebook, as one kernel did."""
-    verdicts: dict[str, dict[str, str | None]] = {}
-    jobs = []
-    for exercise in exercises:
-        statements = answer_statements(student_notebook, exercise.name)
-        if statements is None:
-            why = f"no answer cell with grade_id {exercise.name!r}"
-            verdicts[exercise.name] = {cell: why for cell in exercise.cells}
-        else:
-            jobs.append((exercise.name, statements, _groups(exercise)))
-    outcomes = run_answers(jobs, seconds, memory_gb, course_root) if jobs else {}
-    for exercise in exercises:
-        if exercise.name in outcomes:
-            verdicts[exercise.name] = _judge_exercise(exercise, outcomes[exercise.name])
-    return verdicts
+    return verify_notebook_findings(student_notebook, exercises, seconds, memory_gb, course_root)[0]
 
 
 def verify_exercise(
@@ -202,17 +292,23 @@ def verify_student(
     (notebook, cell) to (auto_score, needs_manual_grade) from the gradebook."""
     out = []
     folder = course_root / "autograded" / student / ASSIGNMENT
-    notebooks, found = {}, {}
+    notebooks, found, findings = {}, {}, Findings()
     for name in sorted({e.notebook for e in exercises}):
         path = folder / f"{name}.ipynb"
         notebooks[name] = nbformat.read(path, as_version=4) if path.exists() else None
         if notebooks[name] is not None:
             mine = [e for e in exercises if e.notebook == name]
-            found.update(verify_notebook(notebooks[name], mine, seconds, memory_gb, course_root))
+            verdicts, more = verify_notebook_findings(
+                notebooks[name], mine, seconds, memory_gb, course_root
+            )
+            found.update(verdicts)
+            findings.alone.update(more.alone)
+            findings.engine.update(more.engine)
     for exercise in exercises:
         notebook = notebooks[exercise.notebook]
         lost = _lost_cells(notebook) if notebook is not None else set()
         verdicts = found.get(exercise.name, {})
+        first = len(out)
         for cell, points in exercise.cells.items():
             score, manual = nbgrader_scores.get((exercise.notebook, cell), (None, False))
             if notebook is None or score is None or manual:
@@ -239,7 +335,30 @@ def verify_student(
             out.append(
                 CellVerdict(student, exercise.notebook, cell, points, score, verified, True, why)
             )
+        _flag_for_a_person(exercise.name, out[first:], findings)
     return out
+
+
+def _flag_for_a_person(name: str, cells: list[CellVerdict], findings: Findings) -> None:
+    """Say, on the exercise's first cell, what a person should look at (scores unchanged)."""
+    if not cells:
+        return
+    applied = [c for c in cells if c.applied and c.verified is not None]
+    nbgrader = sum(c.nbgrader or 0 for c in applied)
+    verified = sum(c.verified or 0 for c in applied)
+    alone = findings.alone.get(name)
+    if alone and nbgrader > verified:
+        cells[0].needs_person = (
+            f"{name} cannot run outside the student's kernel ({_one_line(alone, 120)}); "
+            f"nbgrader gave {nbgrader:g}, the verified {verified:g} stands until a person "
+            "checks the notebook"
+        )
+    uses = findings.engine.get(name)
+    if uses:
+        cells[0].note = (
+            f"{name} refers to the course's demonstration engine ({', '.join(uses)}), "
+            "which earns nothing in the verified grade"
+        )
 
 
 def _gradebook_scores(db_url: str, student: str) -> dict[tuple[str, str], tuple[Any, bool]]:

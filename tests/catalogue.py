@@ -4,7 +4,9 @@ and correct ones written in different styles.
 Every entry is source code, exactly what a student would type into an answer cell, so the
 same text can be run in-process by the unit tests and pasted into a notebook for the real
 nbgrader pipeline. ``WRONG[name]`` maps each mistake name (as ``autograder.mistakes`` names it)
-to an answer making that mistake; ``CORRECT[name]`` maps a label to a correct answer.
+to an answer making that mistake; ``CORRECT[name]`` maps a label to a correct answer;
+``DELEGATING[name]`` holds answers that call the course's demonstration engine instead of
+doing the work (right values in the student's kernel, 0 in the verified grade).
 
 This file holds no expected scores: the tests derive them from the notebooks' points.
 """
@@ -183,17 +185,6 @@ def train_bpe(word_counts, num_merges):
             """),
     },
     "encode_bpe": {
-        "replay merges in order": _src(
-            _MERGE
-            + """
-
-def encode_bpe(word, merges):
-    symbols = tuple(word)
-    for pair in merges:
-        symbols = _join(symbols, tuple(pair))
-    return list(symbols)
-"""
-        ),
         "lowest rank loop": _src("""
             def encode_bpe(word, merges):
                 rank = {}
@@ -540,4 +531,36 @@ WRONG["merge_and_update"] = {
     "stale indices reported as changed": _updater(stale="report"),
     "unweighted counts": _updater(weight="1"),
     "wrong return types": _updater(store="tuple(new)"),
+}
+
+
+# Wrong answers of another kind: they hand the work to the course's demonstration engine
+# (bpe_course.engine). Inside the student's kernel the engine works, so nbgrader's hidden
+# tests pass them; outside it (the verify sandbox, whose score is the grade) the engine
+# refuses, so each must score 0 in the verified grade.
+DELEGATING: dict[str, dict[str, str]] = {
+    "train_bpe": {
+        "learn_merges": _src("""
+            from bpe_course import learn_merges
+
+            def train_bpe(wc, n):
+                return learn_merges(wc, n)
+            """),
+    },
+    "encode_bpe": {
+        "Encoder": _src("""
+            from bpe_course import Encoder
+
+            def encode_bpe(w, m):
+                return Encoder(m).encode_chunk(w)
+            """),
+    },
+    "merge_pair": {
+        "engine._join": _src("""
+            import bpe_course.engine
+
+            def merge_pair(s, p):
+                return tuple(bpe_course.engine._join(list(s), p))
+            """),
+    },
 }

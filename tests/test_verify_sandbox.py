@@ -15,7 +15,7 @@ import pytest
 
 from autograder.answer_code import answer_statements, example_calls
 from autograder.verify import exercises_of, verify_exercise
-from tests.catalogue import CORRECT
+from tests.catalogue import CORRECT, DELEGATING, WRONG
 
 ROOT = Path(__file__).resolve().parent.parent
 EXERCISES = {exercise.name: exercise for exercise in exercises_of(ROOT)}
@@ -162,3 +162,132 @@ def test_an_answer_that_kills_the_sandbox_costs_only_its_own_exercise() -> None:
     )
     assert all(v in ("", None) for v in verdicts["merge_pair"].values())
     assert verdicts["merge_pair"]["test_merge_pair_hidden_core"] == ""
+
+
+def _with_own_cells(name: str, answer: str, before: str | None, between: str | None):
+    """The master of ``name`` with ``answer``, a student-added cell ``before`` the answer
+    cell and one ``between`` it and its test cells (new ids, as JupyterLab gives them)."""
+    from nbformat.v4 import new_code_cell
+
+    notebook = _notebook_with(name, answer)
+    index = next(
+        i
+        for i, cell in enumerate(notebook.cells)
+        if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == name
+    )
+    if between is not None:
+        notebook.cells.insert(index + 1, new_code_cell(between, id="student-between"))
+    if before is not None:
+        notebook.cells.insert(index, new_code_cell(before, id="student-before"))
+    return notebook
+
+
+MERGE_HELPER = (
+    "def join_pair(symbols, pair):\n"
+    "    out, i = [], 0\n"
+    "    while i < len(symbols):\n"
+    "        if i + 1 < len(symbols) and (symbols[i], symbols[i + 1]) == pair:\n"
+    "            out.append(symbols[i] + symbols[i + 1])\n"
+    "            i += 2\n"
+    "        else:\n"
+    "            out.append(symbols[i])\n"
+    "            i += 1\n"
+    "    return tuple(out)\n"
+)
+HONEST = {
+    "a constant in the student's own earlier cell": (
+        "pair_counts",
+        "def pair_counts(words):\n"
+        "    out = {}\n"
+        "    for w, n in words.items():\n"
+        "        for i in range(0, len(w) - 1, STEP):\n"
+        "            out[w[i], w[i + 1]] = out.get((w[i], w[i + 1]), 0) + n\n"
+        "    return out\n",
+        "STEP = 1\nprint('step', STEP)\n",
+        None,
+    ),
+    "a type alias in its own cell, used in the answer's annotations": (
+        "merge_pair",
+        "def merge_pair(symbols: tuple[str, ...], pair: Pair) -> tuple[str, ...]:\n"
+        "    return tuple(join(symbols, pair))\n"
+        "\n\njoin = lambda symbols, pair: list(_join(symbols, pair))\n",
+        "Pair = tuple[str, str]\n\n" + MERGE_HELPER.replace("join_pair", "_join"),
+        None,
+    ),
+    "a helper def in a cell between the answer and its tests": (
+        "merge_pair",
+        "def merge_pair(symbols, pair):\n    return join_pair(symbols, pair)\n",
+        None,
+        MERGE_HELPER,
+    ),
+}
+
+
+@pytest.mark.parametrize("story", sorted(HONEST))
+def test_an_honest_answer_may_rely_on_the_students_own_cells(story: str) -> None:
+    name, answer, before, between = HONEST[story]
+    notebook = _with_own_cells(name, answer, before, between)
+    verdicts = verify_exercise(notebook, EXERCISES[name], seconds=5)
+    assert verdicts == {cell: "" for cell in EXERCISES[name].cells}, verdicts
+
+
+def test_lesson_cells_still_give_only_their_definitions() -> None:
+    # A lesson cell (same id as in the master) keeps only imports and defs, even if edited.
+    notebook = _notebook_with("pair_counts", _correct("pair_counts"))
+    lesson = next(
+        c
+        for c in notebook.cells
+        if c.cell_type == "code" and "nbgrader" not in c.get("metadata", {})
+    )
+    lesson.source = "SECRET = 1\n\ndef lesson_helper():\n    return SECRET\n"
+    statements = answer_statements(notebook, "pair_counts", EXERCISES["pair_counts"].master)
+    assert any(s.startswith("def lesson_helper") for s in statements)
+    assert "SECRET = 1" not in statements
+
+
+def test_the_same_error_everywhere_is_named_and_flagged_for_a_person(tmp_path: Path) -> None:
+    from autograder.verify import ASSIGNMENT, verify_student
+
+    exercise = EXERCISES["pair_counts"]
+    answer = "def pair_counts(words):\n    return {p: STEP for w in words for p in zip(w, w[1:])}\n"
+    folder = tmp_path / "autograded" / "ada" / ASSIGNMENT
+    folder.mkdir(parents=True)
+    nbformat.write(_notebook_with("pair_counts", answer), folder / f"{exercise.notebook}.ipynb")
+    # nbgrader's kernel had STEP (say, from a lesson cell) and gave full marks.
+    scores = {(exercise.notebook, cell): (points, False) for cell, points in exercise.cells.items()}
+    verdicts = verify_student(tmp_path, "ada", [exercise], scores, seconds=5)
+    random_cell = next(v for v in verdicts if v.cell == "test_pair_counts_hidden_random")
+    assert random_cell.why.startswith(
+        "pair_counts raised NameError: name 'STEP' is not defined on every input;"
+    )
+    # The verified score stands (no automatic restore); a person is asked to look.
+    assert all(v.verified == 0 for v in verdicts if v.applied)
+    (flag,) = [v.needs_person for v in verdicts if v.needs_person]
+    assert "pair_counts cannot run outside the student's kernel (NameError" in flag
+    assert "the verified 0 stands until a person" in flag
+
+
+@pytest.mark.parametrize(
+    ("name", "label"), [(name, label) for name in DELEGATING for label in DELEGATING[name]]
+)
+def test_answers_that_delegate_to_the_demonstration_engine_earn_nothing(
+    name: str, label: str
+) -> None:
+    from autograder.verify import verify_notebook_findings
+
+    notebook = _notebook_with(name, DELEGATING[name][label])
+    verdicts, findings = verify_notebook_findings(notebook, [EXERCISES[name]], seconds=5)
+    for cell, verdict in verdicts[name].items():
+        assert verdict and "demonstration engine may not be used" in verdict, (cell, verdict)
+    assert findings.engine[name], "the summary should say the answer used the engine"
+
+
+def test_merge_and_update_examples_are_judged_outside_the_kernel() -> None:
+    name = "merge_and_update"
+    good = _verdicts(name, _correct(name))
+    assert good["test_merge_and_update_examples"] == ""  # judged, not nbgrader's verdict
+    # Passes the hidden groups' first case shape but not the examples' stale index 0.
+    stale = WRONG[name]["stale indices reported as changed"]
+    assert _verdicts(name, stale)["test_merge_and_update_examples"].startswith(
+        "merge_and_update is wrong on"
+    )
