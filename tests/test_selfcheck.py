@@ -72,6 +72,26 @@ def test_the_untouched_stub_fails_every_visible_test(tmp_path: Path) -> None:
     assert "still the stub" in result.stdout
 
 
+def test_a_loop_is_stopped_at_the_graders_limit_and_explained(tmp_path: Path) -> None:
+    answers = {
+        "pair_counts": "def pair_counts(words):\n    while True:\n        pass\n",
+        "merge_pair": next(iter(CORRECT["merge_pair"].values())),
+    }
+    result = selfcheck("--timeout", "2", str(student_copy(tmp_path, answers)), cwd=tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "FAIL    test_pair_counts_examples: still running after 2 s" in result.stdout
+    assert "loop that never ends" in result.stdout
+    assert "pass    test_merge_pair_examples" in result.stdout  # later cells still ran
+    assert "without encryption" not in result.stdout + result.stderr  # kernel chatter hidden
+
+
+def test_the_default_limit_is_the_graders() -> None:
+    from bpe_course.selfcheck import CELL_TIMEOUT
+
+    config = (ROOT / "nbgrader_config.py").read_text()
+    assert f"c.Execute.timeout = {CELL_TIMEOUT}\n" in config
+
+
 def test_bad_paths_are_explained(tmp_path: Path) -> None:
     (tmp_path / "broken.ipynb").write_text("{ not json")
     result = selfcheck("missing.ipynb", "broken.ipynb", cwd=tmp_path)
