@@ -63,8 +63,8 @@ bench: venv  ## run every bench/bench_*.py in turn; prints speed and memory tabl
 	  echo "== $$script"; $(GRADING) $$script || exit 1; \
 	done
 
-autograde: venv  ## grade submitted/ on JOBS workers (default: all cores), verify, summarize; LEAN=1 skips lesson demos
-	$(GRADING) -m autograder.grade_class --jobs $(JOBS) $(if $(LEAN),--lean,)
+autograde: venv  ## grade submitted/ on JOBS workers (default: all cores), verify, summarize; lesson demos skipped unless FULL=1
+	$(GRADING) -m autograder.grade_class --jobs $(JOBS) $(if $(FULL),,--lean)
 
 verify: venv  ## re-grade autograded submissions out of the students' kernels; the verified score is the grade
 	$(GRADING) -m autograder.verify --jobs $(JOBS)

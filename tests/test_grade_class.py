@@ -1,8 +1,11 @@
 """Class grading end to end: bad submissions and tampering, through parallel nbgrader and verify.
 
-One scratch course, five synthetic students, graded once by ``autograder.grade_class`` with two
-workers (a 3 s cell timeout and a 2 s sandbox limit keep the loops cheap). Each student carries
-several problems that do not interfere with one another:
+One scratch course, six synthetic students, graded by ``autograder.grade_class`` with two
+workers. Students who must keep full marks are graded with the production limits (10 s a cell,
+10 s a sandbox group), since lesson 4's demonstrations alone take 3-7 s on a loaded machine;
+only the students whose cells loop or freeze get short limits (3 s a cell, 2 s a sandbox
+group), in a run of their own. Each student carries several problems that do not interfere
+with one another:
 
 - ``good``: correct answers everywhere (the control);
 - ``crashy``: an edited locked test cell and an extra file (01), a ``merge_pair`` that loops
@@ -15,7 +18,9 @@ several problems that do not interfere with one another:
   ``autograder.checks``, importing ``solutions``, reading the checker's globals, an object
   whose ``==`` always says yes, and a patched ``judge``. nbgrader gives them points; the
   verified score, which is the grade, gives none. The same cell also tries to delete the
-  gradebook and another student's files, which the kernel jail hides.
+  gradebook and another student's files, which the kernel jail hides;
+- ``delegate``: answers that hand the work to the course's demonstration engine
+  (``tests.catalogue.DELEGATING``): right in the kernel, 0 in the verified grade.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tests.catalogue import CORRECT
+from tests.catalogue import CORRECT, DELEGATING
 
 pytestmark = pytest.mark.nbgrader
 
@@ -159,13 +164,20 @@ def graded(tmp_path_factory: pytest.TempPathFactory):
     }
     write_submission(root, "tamper", tampered, [NB1, NB2, NB4])
 
-    code = grade_class.main(
-        ["--root", str(root), "--jobs", "2", "--timeout", "3", "--no-progress", "--no-verify"]
-    )
-    assert code == 0
+    delegating = {name: next(iter(answers.values())) for name, answers in DELEGATING.items()}
+    first_books = {k: v for k, v in good.items() if k != "merge_and_update"}
+    write_submission(root, "delegate", {**first_books, **delegating}, [NB1, NB2])
+
     from autograder import verify
 
-    verify.verify_class(root, jobs=2, seconds=2, progress=False)
+    # Production limits for everyone who must keep marks; short ones only where cells loop.
+    steady, looping = ["good", "broken", "tamper", "delegate"], ["crashy", "frozen"]
+    for students, limits in ((steady, []), (looping, ["--timeout", "3"])):
+        command = ["--root", str(root), "--jobs", "2", "--no-progress", "--no-verify", *limits]
+        code = grade_class.main(command + [arg for s in students for arg in ("--student", s)])
+        assert code == 0
+    verify.verify_class(root, jobs=2, students=steady, progress=False)
+    verify.verify_class(root, jobs=2, students=looping, seconds=2, progress=False)
     rows = {row.student: row for row in summary.report(root, quiet=True)}
     return root, rows
 
@@ -268,6 +280,27 @@ def test_every_tampering_attempt_gains_nothing_in_the_verified_grade(graded) -> 
     text = " | ".join(tamper.disagreements)
     assert "ModuleNotFoundError: No module named 'solutions'" in text
     assert "test_merge_and_update_hidden_core: nbgrader 2, verified 0" in text
+    # An answer that cannot run outside the kernel is shown to a person, its 0 kept.
+    assert tamper.status.startswith("needs manual grading")
+    assert "merge_pair cannot run outside the student's kernel (ModuleNotFoundError" in (
+        tamper.status
+    )
+    assert tamper.total == 0
+
+
+def test_delegating_to_the_demonstration_engine_earns_nothing(graded) -> None:
+    root, rows = graded
+    delegate = rows["delegate"]
+    grades = _grades(root, "delegate")
+    for name in DELEGATING:
+        in_kernel = sum(auto or 0 for cell, (auto, _, _) in grades.items() if f"_{name}_" in cell)
+        assert in_kernel == EXERCISE_POINTS[name], name  # nbgrader was fooled ...
+        assert delegate.scores[name] == 0, name  # ... the grade is not
+    assert delegate.scores["pair_counts"] == 3
+    notes = " | ".join(delegate.notes)
+    for name in DELEGATING:
+        assert f"{name} refers to the course's demonstration engine" in notes, notes
+    assert "demonstration engine may not be used" in " | ".join(delegate.disagreements)
 
 
 def test_a_student_kernel_cannot_touch_the_gradebook_or_other_students(graded) -> None:
@@ -286,7 +319,7 @@ def test_summary_csv_and_figure_never_show_ungraded_as_zero(graded) -> None:
     root, _ = graded
     with open(root / "artifacts" / "grading" / "summary.csv", newline="") as handle:
         table = {row["student"]: row for row in csv.DictReader(handle)}
-    assert set(table) == {"good", "crashy", "broken", "frozen", "tamper"}
+    assert set(table) == {"good", "crashy", "broken", "frozen", "tamper", "delegate"}
     assert table["good"]["total"] == "21"
     assert table["broken"]["merge_and_update"] == "" and table["broken"]["total"] == ""
     assert table["broken"]["status"].startswith("needs manual grading")
@@ -302,9 +335,13 @@ def test_lean_grading_gives_the_same_grades_without_running_lesson_demos(graded)
     root, rows = graded
     for student in ("good", "crashy"):
         shutil.copytree(root / "submitted" / student, root / "submitted" / f"{student}-lean")
-    students = ["good-lean", "crashy-lean"]
-    results = grade_class.grade_class(root, 2, students, timeout=3, progress=False, lean=True)
-    assert [r["graded"] for r in results] == [True, True]
+    # good-lean with the production timeout (it must keep full marks), crashy-lean with the
+    # short one its loop was graded with.
+    good_lean = grade_class.grade_class(root, 1, ["good-lean"], progress=False, lean=True)
+    crashy_lean = grade_class.grade_class(
+        root, 1, ["crashy-lean"], timeout=3, progress=False, lean=True
+    )
+    assert [r["graded"] for r in good_lean + crashy_lean] == [True, True]
     for student in ("good", "crashy"):
         lean = _grades(root, f"{student}-lean")
         full = _grades(root, student)
@@ -328,3 +365,77 @@ def test_nbgrader_export_carries_the_verified_score(graded) -> None:
         exported = {row["student_id"]: float(row["raw_score"]) for row in csv.DictReader(handle)}
     assert exported["good"] == 21
     assert exported["tamper"] == 0  # nbgrader alone gave the tampering 13 points
+
+
+OWN_BEFORE = "STEP = 1  # the student's own cell\nprint('stride', STEP)\n"
+OWN_PAIR_COUNTS = """
+def pair_counts(words: dict[tuple[str, ...], int]) -> dict[Pair, int]:
+    out = {}
+    for symbols, n in words.items():
+        for i in range(0, len(symbols) - 1, STEP):
+            out[symbols[i], symbols[i + 1]] = out.get((symbols[i], symbols[i + 1]), 0) + n
+    return out
+"""
+OWN_BETWEEN = """
+def join_pair(symbols, pair):
+    out, i = [], 0
+    while i < len(symbols):
+        if i + 1 < len(symbols) and (symbols[i], symbols[i + 1]) == pair:
+            out.append(symbols[i] + symbols[i + 1])
+            i += 2
+        else:
+            out.append(symbols[i])
+            i += 1
+    return tuple(out)
+"""
+
+
+def _add_own_cells(folder: Path) -> None:
+    """Student-added cells (new ids) in notebook 01: a constant and a type alias before the
+    pair_counts answer, a helper between the merge_pair answer and its tests."""
+    from nbformat.v4 import new_code_cell
+
+    path = folder / NB1
+    nb = nbformat.read(path, as_version=4)
+    ids = [c.get("metadata", {}).get("nbgrader", {}).get("grade_id") for c in nb.cells]
+    merge_at = ids.index("merge_pair")
+    nb.cells.insert(merge_at + 1, new_code_cell(OWN_BETWEEN, id="own-helper"))
+    pairs_at = ids.index("pair_counts")
+    own = OWN_BEFORE + "Pair = tuple[str, str]\n"
+    nb.cells.insert(pairs_at, new_code_cell(own, id="own-constants"))
+    nbformat.write(nb, path)
+
+
+def test_lean_grading_and_verify_run_the_students_own_cells_whole(graded) -> None:
+    from autograder import grade_class, summary, verify
+    from autograder.synthetic import write_submission
+
+    root, _ = graded
+    answers = {
+        "pair_counts": OWN_PAIR_COUNTS,
+        "merge_pair": "def merge_pair(symbols, pair):\n    return join_pair(symbols, pair)\n",
+    }
+    _add_own_cells(write_submission(root, "own", answers, [NB1]))
+    (result,) = grade_class.grade_class(root, 1, ["own"], progress=False, lean=True)
+    assert result["graded"]
+    grades = _grades(root, "own")
+    for cell, (auto, _, _) in grades.items():
+        if "_pair_counts_" in cell or "_merge_pair_" in cell:
+            assert auto and auto > 0, cell  # in the kernel: the own cells ran whole
+    verify.verify_class(root, jobs=1, students=["own"], progress=False)
+    row = {r.student: r for r in summary.report(root, quiet=True)}["own"]
+    assert row.scores["pair_counts"] == 3 and row.scores["merge_pair"] == 3
+    assert row.disagreements == []
+
+
+def test_make_autograde_is_lean_unless_full() -> None:
+    import subprocess
+
+    root = Path(__file__).resolve().parent.parent
+
+    def recipe(*extra: str) -> str:
+        command = ["make", "-n", "-s", "autograde", *extra]
+        return subprocess.run(command, cwd=root, capture_output=True, text=True).stdout
+
+    assert "autograder.grade_class" in recipe() and "--lean" in recipe()
+    assert "autograder.grade_class" in recipe("FULL=1") and "--lean" not in recipe("FULL=1")
