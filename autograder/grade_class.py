@@ -46,6 +46,7 @@ import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
@@ -117,9 +118,12 @@ def jail_available() -> bool:
     return isolation_works()
 
 
-def _jail_kernels(course_root: Path, student: str, assignment: str, config: Any) -> bool:
+def _jail_kernels(
+    course_root: Path, student: str, assignment: str, config: Any, hide: dict | None = None
+) -> bool:
     """Make nbgrader start this student's kernels through ``kernel_jail``; False where the
-    machine cannot (the kernels then run unconfined, as with plain nbgrader)."""
+    machine cannot (the kernels then run unconfined, as with plain nbgrader). ``hide``: more
+    to cover (the instructor's home, ``autograder.kernel_home.home_cover``)."""
     if not jail_available():
         os.environ.pop("GRADING_JAIL", None)
         return False
@@ -147,8 +151,12 @@ def _jail_kernels(course_root: Path, student: str, assignment: str, config: Any)
     spec = {
         "dirs": [str(p) for p in private if p.is_dir()],
         "files": [str(p) for p in files if p.is_file()],
+        # The venv is read-only too: a .pth file there would run in every later kernel.
+        "readonly": [sys.prefix],
         "keep": str(course_root.resolve() / "autograded" / student / assignment),
     }
+    for key, paths in (hide or {}).items():
+        spec[key] = [*spec.get(key, []), *paths]
     os.environ["GRADING_JAIL"] = json.dumps(spec)
     config.Execute.kernel_name = JAIL_KERNEL
     return True
@@ -247,6 +255,7 @@ def grade_submission(
     from nbgrader.utils import capture_log
 
     from autograder.gradebook_rows import student_rows
+    from autograder.kernel_home import home_cover, student_home
     from autograder.submission_checks import (
         Problem,
         has_graded_cells,
@@ -265,11 +274,15 @@ def grade_submission(
     no_tests = {name for name, nb in masters.items() if not has_graded_cells(nb)}
     jailed = False
     scratch = Path(tempfile.mkdtemp(prefix=f"grade-{student}-", dir=_scratch_root(root)))
+    # Kernels get a fresh home, deleted below; the real one is covered in the jail.
+    hide = home_cover([root, CODE_ROOT])
+    home = ExitStack()
     try:
+        home.enter_context(student_home(student))
         db_path = scratch / "gradebook.db"
         shutil.copyfile(template_db, db_path)
         config = _nbgrader_config(root, db_path, timeout, lean)
-        jailed = _jail_kernels(root, student, assignment, config)
+        jailed = _jail_kernels(root, student, assignment, config, hide)
         coursedir = CourseDirectory(config=config)
         coursedir.assignment_id = assignment
         coursedir.student_id = student
@@ -292,6 +305,7 @@ def grade_submission(
         graded, rows, log = False, {}, repr(error)
         problems.append(Problem("grading_error", "", f"{type(error).__name__}: {error}"[:200]))
     finally:
+        home.close()
         shutil.rmtree(scratch, ignore_errors=True)
     return {
         "student": student,

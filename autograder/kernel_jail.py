@@ -10,7 +10,10 @@ capability (so it cannot unmount anything). ``autograder/`` and ``solutions/`` s
 the hidden tests import them, which is why ``autograder.verify`` exists.
 
 What to hide comes in the ``GRADING_JAIL`` environment variable as JSON:
-``{"dirs": [...], "files": [...], "keep": "<the student's autograded folder>"}``. Without it, or
+``{"dirs": [...], "files": [...], "readonly": [...], "keep": "<the student's autograded
+folder>"}``: ``dirs`` become empty folders, ``files`` empty files, ``readonly`` folders stay
+visible but unwritable (the instructor's home when this Python lives in it, see
+``autograder.kernel_home``). Without it, or
 where ``unshare`` is missing, the kernel starts unconfined, as nbgrader would start it.
 
 Only the standard library, run as ``python -I -S kernel_jail.py {connection_file}``.
@@ -32,6 +35,13 @@ def jail_script(spec: dict) -> str:
     steps = ["spare=$(mktemp -d)", 'warn() { echo "kernel_jail: could not hide $1" >&2; }']
     if keep:
         steps.append(f'mount --bind {shlex.quote(keep)} "$spare" || warn {shlex.quote(keep)}')
+    # Read-only first: a bind onto itself would otherwise hide the covers made below.
+    for folder in spec.get("readonly", []):
+        quoted = shlex.quote(folder)
+        steps.append(
+            f"{{ mount --rbind {quoted} {quoted} && mount -o remount,bind,ro {quoted}; }}"
+            f" || warn {quoted}"
+        )
     for folder in spec.get("dirs", []):
         quoted = shlex.quote(folder)
         steps.append(f"mount -t tmpfs -o size=64k none {quoted} || warn {quoted}")

@@ -1,0 +1,127 @@
+"""Give one student's grading kernels a home folder of their own, deleted afterwards.
+
+A kernel started by nbgrader inherits the grading worker's environment, so without this every
+student's kernel shares the instructor's home: a cell that writes an IPython startup file into
+``~/.ipython/profile_default/startup/`` runs inside every later student's kernel, IPython's
+``history.sqlite`` collects every student's code, and a cell can leave files in ``~`` for the
+next student to find. :func:`student_home` points ``HOME``, ``IPYTHONDIR``, the ``JUPYTER_*``
+and ``XDG_*`` folders and ``MPLCONFIGDIR`` at a fresh temporary folder, writes an IPython
+profile that keeps no history, and removes the folder and restores the environment when the
+student is done. :func:`home_cover` says how ``autograder.kernel_jail`` should cover the
+instructor's folders, so a kernel cannot reach them by absolute path either.
+
+It does not start kernels or confine them (``autograder.kernel_jail`` does); where the jail is
+unavailable a kernel can still write to the real home by its absolute path.
+
+>>> with student_home("ada") as home:
+...     os.environ["HOME"] == str(home), (home / ".ipython").is_dir()
+(True, True)
+>>> home.exists()
+False
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+# Read by IPython when the kernel starts; a fresh profile keeps nobody's code on disk.
+_NO_HISTORY = "c.HistoryManager.enabled = False\n"
+
+
+def _folders(home: Path) -> dict[str, Path]:
+    return {
+        "HOME": home,
+        "IPYTHONDIR": home / ".ipython",
+        "JUPYTER_CONFIG_DIR": home / ".jupyter",
+        "JUPYTER_DATA_DIR": home / ".local" / "share" / "jupyter",
+        "JUPYTER_RUNTIME_DIR": home / ".local" / "share" / "jupyter" / "runtime",
+        "XDG_CONFIG_HOME": home / ".config",
+        "XDG_CACHE_HOME": home / ".cache",
+        "XDG_DATA_HOME": home / ".local" / "share",
+        "MPLCONFIGDIR": home / ".config" / "matplotlib",
+    }
+
+
+def _matplotlib_cache() -> Path:
+    if os.environ.get("MPLCONFIGDIR"):
+        return Path(os.environ["MPLCONFIGDIR"])
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(cache) / "matplotlib"
+
+
+def _copy_font_cache(into: Path) -> None:
+    """matplotlib rebuilds its font list in an empty folder (seconds); the list is plain
+    JSON data, so the instructor's copy is safe to reuse."""
+    for path in _matplotlib_cache().glob("fontlist-*.json"):
+        shutil.copyfile(path, into / path.name)
+
+
+@contextmanager
+def student_home(student: str) -> Iterator[Path]:
+    """Within the block, kernels started from this process get a fresh, empty home."""
+    home = Path(tempfile.mkdtemp(prefix=f"grading-home-{student[:40]}-"))
+    folders = _folders(home)
+    saved = {name: os.environ.get(name) for name in folders}
+    try:
+        for folder in folders.values():
+            folder.mkdir(parents=True, exist_ok=True)
+        profile = folders["IPYTHONDIR"] / "profile_default"
+        profile.mkdir()
+        for name in ("ipython_config.py", "ipython_kernel_config.py"):
+            (profile / name).write_text(_NO_HISTORY)
+        _copy_font_cache(folders["MPLCONFIGDIR"])
+        os.environ.update({name: str(folder) for name, folder in folders.items()})
+        yield home
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def home_cover(keep_visible: Iterable[Path]) -> dict[str, list[str]]:
+    """What ``autograder.kernel_jail`` should do with the instructor's home and IPython folder.
+
+    A folder that holds nothing grading needs is covered whole (``dirs``). One that does
+    (this Python may live in ``~/.pyenv``) is made read-only (``readonly``) and each of its
+    entries that holds nothing needed is covered (``dirs``/``files``). Needed: the paths in
+    ``keep_visible`` (the course, the grading code), this Python and the temporary folder.
+    """
+    keep = [Path(p).resolve() for p in keep_visible]
+    keep += [Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()]
+    keep += [Path(sys.executable).resolve(), Path(tempfile.gettempdir()).resolve()]
+
+    def needed(folder: Path) -> bool:
+        return any(path == folder or path.is_relative_to(folder) for path in keep)
+
+    candidates = [pwd.getpwuid(os.getuid()).pw_dir, os.environ.get("HOME", "")]
+    candidates.append(os.environ.get("IPYTHONDIR", ""))
+    cover: dict[str, list[str]] = {"dirs": [], "files": [], "readonly": []}
+    seen: list[Path] = []
+    for raw in candidates:
+        folder = Path(raw).resolve() if raw else Path("/")
+        if folder == Path("/") or not folder.is_dir():
+            continue
+        if any(folder == done or folder.is_relative_to(done) for done in seen):
+            continue
+        seen.append(folder)
+        if not needed(folder):
+            cover["dirs"].append(str(folder))
+            continue
+        cover["readonly"].append(str(folder))
+        for entry in sorted(folder.iterdir()):
+            if entry.is_symlink() or needed(entry.resolve()):
+                continue
+            kind = "dirs" if entry.is_dir() else "files" if entry.is_file() else ""
+            if kind:
+                cover[kind].append(str(entry))
+    return cover
