@@ -7,7 +7,10 @@ runs in ``nbgrader generate_feedback`` (registered in ``nbgrader_config.py``) an
 - in a graded cell that holds hidden tests, it removes the lines between ``BEGIN HIDDEN
   TESTS`` and ``END HIDDEN TESTS`` and shortens every error to ``Name: message``;
 - in any other cell, it drops traceback frames that come from ``autograder/`` or
-  ``solutions/``, keeping the student's own frames and the final message.
+  ``solutions/``, keeping the student's own frames and the final message;
+- in every cell, the bare ``KeyboardInterrupt:`` / ``CellTimeoutError:`` that a cell past the
+  time limit leaves becomes one sentence saying so, with the limit read from the
+  ``Execute.timeout`` of ``nbgrader_config.py``.
 
 It changes only the feedback copy, never the autograded notebook or the scores.
 
@@ -35,6 +38,22 @@ from bpe_course.selfcheck import BEGIN_HIDDEN, visible_source
 # Where the instructors' code lives; frames from there are not the student's business.
 PRIVATE_PATHS = re.compile(r"[/\\](autograder|solutions)[/\\]")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
+# What a cell past the time limit leaves: nbclient interrupts it (KeyboardInterrupt), and
+# nbgrader adds its own CellTimeoutError when even the interrupt gets no reply.
+TIMEOUT_ERRORS = ("KeyboardInterrupt", "CellTimeoutError")
+TIME_LIMIT = "TimeLimit"
+
+
+def time_limit_message(seconds: object) -> str:
+    """What a student reads for a cell that ran out of time.
+
+    >>> time_limit_message(10).split(", ")[0]
+    'this cell ran longer than the 10 s limit'
+    """
+    limit = f"the {seconds} s limit" if seconds else "the time limit"
+    return (
+        f"this cell ran longer than {limit}, so its tests score 0: look for a loop that never ends"
+    )
 
 
 def is_private_frame(frame: str) -> bool:
@@ -58,8 +77,9 @@ class RedactHiddenTests(Preprocessor):
         hidden = BEGIN_HIDDEN in cell.source
         if hidden:
             cell.source = visible_source(cell.source).rstrip("\n")
+        cell.outputs = self._explain_timeouts(cell.get("outputs", []), hidden)
         for output in cell.get("outputs", []):
-            if output.get("output_type") != "error":
+            if output.get("output_type") != "error" or output.get("ename") == TIME_LIMIT:
                 continue
             if hidden:
                 output["traceback"] = [
@@ -70,3 +90,35 @@ class RedactHiddenTests(Preprocessor):
                     frame for frame in output.get("traceback", []) if not is_private_frame(frame)
                 ]
         return cell, resources
+
+    def _time_limit(self) -> object:
+        for section in ("Execute", "ExecutePreprocessor"):
+            seconds = self.config.get(section, {}).get("timeout")
+            if seconds:
+                return seconds
+        return None
+
+    def _explain_timeouts(self, outputs: list, hidden: bool) -> list:
+        """Replace the empty timeout errors by one message; the student's frames stay,
+        except in hidden-test cells, whose frames would show the hidden lines."""
+        kept, explained = [], False
+        for output in outputs:
+            bare = output.get("output_type") == "error" and not output.get("evalue", "").strip()
+            if not bare or output.get("ename") not in TIMEOUT_ERRORS:
+                kept.append(output)
+                continue
+            if explained:
+                continue  # the interrupt and nbgrader's own timeout error: one message
+            explained = True
+            message = time_limit_message(self._time_limit())
+            frames = [
+                frame
+                for frame in ([] if hidden else output.get("traceback", []))
+                if not is_private_frame(frame)
+                and not ANSI.sub("", frame).strip().startswith(TIMEOUT_ERRORS)
+                and "Traceback (most recent call last)" not in frame  # names the interrupt
+            ]
+            output["ename"], output["evalue"] = TIME_LIMIT, message
+            output["traceback"] = [*frames, f"Time limit: {message}"]
+            kept.append(output)
+        return kept
