@@ -138,10 +138,11 @@ def _locked_cell_problems(
     return problems
 
 
-def _first_line(output: nbformat.NotebookNode) -> str:
-    evalue = str(output.get("evalue", "")).strip().splitlines()
-    text = f"{output.get('ename', 'Error')}: {evalue[0] if evalue else ''}".strip().rstrip(":")
-    return text[:200]
+def _whole_message(output: nbformat.NotebookNode) -> str:
+    """The whole error message on one line: the summary's CSV and JSON keep it in full
+    (smallest failing input, expected, got, named mistake); only the printed table cuts it."""
+    evalue = " ".join(line.strip() for line in str(output.get("evalue", "")).splitlines())
+    return f"{output.get('ename', 'Error')}: {evalue.strip()}".strip().rstrip(":")
 
 
 def read_outcomes(autograded: Path, names: list[str]) -> list[Problem]:
@@ -172,6 +173,6 @@ def read_outcomes(autograded: Path, names: list[str]) -> list[Problem]:
                 problems.append(Problem("memory", name, meta.get("grade_id") or "a code cell"))
             if meta.get("grade") and ename != KERNEL_LOST:
                 problems.append(
-                    Problem("test_failed", name, f"{meta['grade_id']}: {_first_line(error)}")
+                    Problem("test_failed", name, f"{meta['grade_id']}: {_whole_message(error)}")
                 )
     return problems

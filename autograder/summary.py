@@ -7,13 +7,15 @@ waiting for a person, never as 0. For each student it shows:
 
 - status: ``graded``, ``needs manual grading`` (a deleted test cell, an unreadable notebook)
   or ``failed`` (nbgrader could not grade the submission at all), with the reasons;
-- each exercise's score (the verified score where ``make verify`` replaced nbgrader's; ``—``
-  for a test cell nobody has graded yet) and the total;
+- each exercise's score (the verified score where ``make verify`` replaced nbgrader's) and
+  the total; a score nobody has given yet is ``—`` in the printed table and blank in
+  ``summary.csv``, never 0;
 - disagreements: test cells where the verified score differs from nbgrader's, and why; an
   answer that cannot run outside the student's kernel although nbgrader scored it turns the
   status into ``needs manual grading`` (the verified score stays until a person decides);
 - notes: what ``autograder.grade_class`` found (missing notebook, extra file, a kernel that
-  died, a timeout, a failing test's first error line).
+  died, a timeout, a failing test's whole error message: kept in full in the CSV and in
+  ``results.json``, cut to one screen line only in the printed table).
 
 It writes ``artifacts/grading/summary.csv`` and ``artifacts/grading/scores.png`` and grades
 nothing itself.
@@ -33,6 +35,8 @@ ASSIGNMENT = "bpe"
 OUT = Path("artifacts") / "grading"
 EXERCISES = ("pair_counts", "merge_pair", "train_bpe", "encode_bpe", "merge_and_update")
 MAX_NOTES = 6  # per student in the printed table
+NOTE_WIDTH = 150  # characters of a note in the printed table; the CSV keeps them whole
+UNGRADED = "—"  # a score nobody has given yet, in the printed table (blank in the CSVs)
 
 
 @dataclass
@@ -132,7 +136,7 @@ def collect(course_root: Path) -> list[StudentRow]:
 
 
 def _score_text(score: float | None, maximum: float) -> str:
-    return "—" if score is None else f"{score:g}/{maximum:g}"
+    return UNGRADED if score is None else f"{score:g}/{maximum:g}"
 
 
 def write_csv(rows: list[StudentRow], path: Path) -> None:
@@ -209,7 +213,8 @@ def format_table(rows: list[StudentRow]) -> str:
         # Failing tests are the usual case; the CSV keeps all of them.
         shown = [n for n in row.notes if not n.startswith("test failed")][:MAX_NOTES]
         for text in shown:
-            lines.append(f"{'':<22}note: {text}")
+            cut = text if len(text) <= NOTE_WIDTH else text[: NOTE_WIDTH - 1] + "…"
+            lines.append(f"{'':<22}note: {cut}")
         hidden = len(row.notes) - len(shown)
         if hidden:
             lines.append(f"{'':<22}note: {hidden} failing test cell(s), their errors in the CSV")

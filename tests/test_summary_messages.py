@@ -1,0 +1,46 @@
+"""A failing test's whole message reaches the summary CSV; only the printed table cuts it."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_notebook, new_output
+
+from autograder import summary
+from autograder.submission_checks import read_outcomes
+
+MESSAGE = (
+    "merge_pair is wrong on symbols=('a', 'b', 'a', 'b'), pair=('a', 'b'): expected "
+    "['ab', 'ab'], got ('ab', 'ab') (likely mistake: wrong return types).\n"
+    "The smallest failing input is shown first; merge_pair must return a new list of "
+    "symbols, leaving the caller's list untouched, and never a tuple or a string."
+)
+
+
+def test_the_whole_first_failure_message_is_kept_and_only_the_table_cuts_it(
+    tmp_path: Path,
+) -> None:
+    cell = new_code_cell("check('merge_pair', 'core', merge_pair)")
+    cell.metadata["nbgrader"] = {"grade": True, "grade_id": "test_merge_pair_hidden_core"}
+    cell.outputs = [new_output("error", ename="AssertionError", evalue=MESSAGE, traceback=[])]
+    nbformat.write(new_notebook(cells=[cell]), tmp_path / "01_bpe_by_hand.ipynb")
+    problems = read_outcomes(tmp_path, ["01_bpe_by_hand"])
+    note = problems[0].text()
+    assert MESSAGE.replace("\n", " ") in note  # one line, nothing cut
+
+    row = summary.StudentRow("ada", scores={"merge_pair": 1.0, "train_bpe": None})
+    row.maxima = {"merge_pair": 3.0, "train_bpe": 5.0}
+    lost = "kernel lost: 01_bpe_by_hand: " + "the kernel stopped answering " * 10
+    row.notes = [note, lost]
+    summary.write_csv([row], tmp_path / "summary.csv")
+    with open(tmp_path / "summary.csv", newline="") as handle:
+        written = next(csv.DictReader(handle))
+    assert written["notes"] == f"{note} | {lost}"
+    assert written["train_bpe"] == "" and written["total"] == ""  # ungraded: blank, not 0
+
+    table = summary.format_table([row]).splitlines()
+    printed = [line for line in table if "kernel lost" in line]
+    assert printed and printed[0].endswith("…") and len(printed[0]) < len(lost) + 10
+    assert f"{summary.UNGRADED:>7}" in table[2]  # the ungraded total and train_bpe
