@@ -186,6 +186,9 @@ def plot_distribution(rows: list[StudentRow], path: Path) -> None:
         maximum = max((r.maxima.get(name, 0) for r in rows), default=0)
         bins = [x - 0.5 for x in range(int(maximum) + 2)]
         ax.hist(scores, bins=bins, color="#4c72b0", edgecolor="white")
+        # Scores are whole points: one tick per possible score, 0 to the exercise's maximum.
+        ax.set_xticks(range(int(maximum) + 1))
+        ax.set_xlim(-0.5, maximum + 0.5)
         ax.set_title(f"{name}\n({ungraded} ungraded)" if ungraded else name, fontsize=9)
         ax.set_xlabel("score")
     axes[0].set_ylabel("students")

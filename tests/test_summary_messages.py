@@ -44,3 +44,19 @@ def test_the_whole_first_failure_message_is_kept_and_only_the_table_cuts_it(
     printed = [line for line in table if "kernel lost" in line]
     assert printed and printed[0].endswith("…") and len(printed[0]) < len(lost) + 10
     assert f"{summary.UNGRADED:>7}" in table[2]  # the ungraded total and train_bpe
+
+
+def test_the_score_figure_has_one_integer_tick_per_possible_score(
+    tmp_path: Path, monkeypatch
+) -> None:
+    import matplotlib.pyplot as plt
+
+    maxima = {"pair_counts": 3.0, "merge_pair": 3.0, "train_bpe": 5.0}
+    maxima |= {"encode_bpe": 5.0, "merge_and_update": 5.0}
+    rows = [summary.StudentRow(s, scores=dict.fromkeys(maxima, 2.0), maxima=maxima) for s in "ab"]
+    figures = []
+    monkeypatch.setattr(plt, "close", figures.append)  # keep the figure to look at its axes
+    summary.plot_distribution(rows, tmp_path / "scores.png")
+    assert (tmp_path / "scores.png").stat().st_size > 0
+    for ax, name in zip(figures[0].axes, summary.EXERCISES):
+        assert list(ax.get_xticks()) == list(range(int(maxima[name]) + 1)), name
