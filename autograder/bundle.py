@@ -7,7 +7,9 @@ writes ``dist/bpe-course-student/`` and ``dist/bpe-course-student.zip`` holding:
 - ``notebooks/*.ipynb``: the student notebooks (answer stubs, no hidden tests);
 - ``bpe_course/``: the public library, including the self-check;
 - ``requirements.txt``: the course's pinned packages minus the instructors' tools;
-- ``pyproject.toml`` (so ``pip install -e .`` installs ``bpe_course``) and a short README.
+- ``pyproject.toml`` (so ``pip install -e .`` installs ``bpe_course``; only the packaging
+  sections, since the course's ruff and pytest settings point at folders students never get)
+  and a short README.
 
 It refuses to build when a notebook still holds a solution or hidden test, or when any file
 would import ``solutions`` or ``autograder``; neither folder is ever copied.
@@ -20,6 +22,7 @@ import json
 import re
 import shutil
 import sys
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -63,8 +66,12 @@ longer installs, and it needs none.)
 .venv/bin/python -m bpe_course.selfcheck notebooks/01_bpe_by_hand.ipynb
 ```
 
-runs the notebook from top to bottom in a fresh kernel and lists each visible test as
-passed or failed; it exits with status 1 while any fails. More tests, hidden from you, run
+The notebooks say `make check NB=notebooks/01_bpe_by_hand.ipynb`: that is the same command
+in the course's own folder. This copy has no Makefile, so use the line above with the
+notebook's name (or `notebooks/*.ipynb` for all four).
+
+The self-check runs the notebook top to bottom in a fresh kernel and lists each visible test
+as passed or failed; it exits with status 1 while any fails. More tests, hidden from you, run
 when your instructor grades the notebook, and their messages name the mistake they find.
 """
 
@@ -78,6 +85,39 @@ def student_requirements(text: str) -> str:
         if line and not line.startswith("#") and package not in INSTRUCTOR_PACKAGES:
             kept.append(line)
     return "\n".join(kept) + "\n"
+
+
+def student_pyproject(text: str) -> str:
+    """Only what ``pip install -e .`` needs from the course's pyproject.toml.
+
+    >>> course = '[project]\\nname = "bpe-course"\\n[tool.pytest.ini_options]\\naddopts = "-ra"'
+    >>> print(student_pyproject(course))
+    [build-system]
+    requires = ["setuptools>=64"]
+    build-backend = "setuptools.build_meta"
+    <BLANKLINE>
+    [project]
+    name = "bpe-course"
+    <BLANKLINE>
+    [tool.setuptools]
+    packages = ["bpe_course"]
+    <BLANKLINE>
+    """
+    data = tomllib.loads(text)
+    build = data.get("build-system", {"requires": ["setuptools>=64"]})
+    build.setdefault("requires", ["setuptools>=64"])
+    build.setdefault("build-backend", "setuptools.build_meta")
+    sections = {
+        "build-system": build,
+        "project": data.get("project", {}),
+        "tool.setuptools": {"packages": ["bpe_course"]},
+    }
+    lines = []
+    for title, table in sections.items():
+        lines.append(f"[{title}]")
+        lines += [f"{key} = {json.dumps(value)}" for key, value in table.items()]
+        lines.append("")
+    return "\n".join(lines)
 
 
 def bundle_files(root: Path = ROOT) -> dict[str, bytes]:
@@ -95,7 +135,7 @@ def bundle_files(root: Path = ROOT) -> dict[str, bytes]:
     files["requirements.txt"] = student_requirements(
         (root / "requirements.txt").read_text()
     ).encode()
-    files["pyproject.toml"] = (root / "pyproject.toml").read_bytes()
+    files["pyproject.toml"] = student_pyproject((root / "pyproject.toml").read_text()).encode()
     files["README.md"] = README.encode()
     for name, data in files.items():
         problem = leak(name, data)
