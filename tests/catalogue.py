@@ -185,6 +185,21 @@ def train_bpe(word_counts, num_merges):
             """),
     },
     "encode_bpe": {
+        "min over pairs by rank": _src("""
+            def encode_bpe(word, merges):
+                ranks = {}
+                for r, p in enumerate(merges):
+                    ranks.setdefault(tuple(p), r)
+                symbols = list(word)
+                while len(symbols) > 1:
+                    pairs = list(zip(symbols, symbols[1:]))
+                    best = min(pairs, key=lambda p: ranks.get(p, float("inf")))
+                    if best not in ranks:
+                        break
+                    i = pairs.index(best)
+                    symbols[i : i + 2] = [best[0] + best[1]]
+                return symbols
+            """),
         "lowest rank loop": _src("""
             def encode_bpe(word, merges):
                 rank = {}
