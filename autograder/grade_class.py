@@ -204,6 +204,9 @@ def _nbgrader_config(
     config.GuardedExecute.masters = str(course_root / "source" / ASSIGNMENT)
     # Every cell has run and its outputs are saved: a polite shutdown only costs time.
     config.Execute.shutdown_kernel = "immediate"
+    # UNIX sockets in the student's own runtime folder, not TCP ports: two workers (or another
+    # Jupyter on the machine) can pick the same free port, and the kernel then dies at start.
+    config.KernelManager.transport = "ipc"
     return config
 
 
@@ -492,7 +495,10 @@ def main(argv: list[str] | None = None) -> int:
         help="per-cell timeout in seconds (default: nbgrader_config.py's)",
     )
     parser.add_argument(
-        "--lean", action="store_true", help="run only the definitions of lesson cells (faster)"
+        "--lean",
+        action="store_true",
+        help="lesson cells run only their definitions, students' own cells whole (faster; "
+        "make autograde's default)",
     )
     parser.add_argument("--no-verify", action="store_true", help="skip the out-of-kernel re-grade")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")

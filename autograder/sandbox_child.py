@@ -50,6 +50,12 @@ def _refuse(*args: object, **kwargs: object) -> None:
     raise EngineRefusedError(ENGINE_REFUSAL)
 
 
+def _other_part(name: str) -> object:
+    if name.startswith("__"):  # the import system and tools probe dunders: say "not here"
+        raise AttributeError(name)
+    return _refuse
+
+
 class _RefusedClass:
     def __new__(cls, *args: object, **kwargs: object) -> "_RefusedClass":
         raise EngineRefusedError(ENGINE_REFUSAL)
@@ -79,7 +85,7 @@ class _EngineStandIn(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             setattr(module, name, refused)
         module.Merge = _Merge
         module.Pair = tuple[str, str]
-        module.__getattr__ = lambda name: _refuse  # any other part of the engine: refused too
+        module.__getattr__ = _other_part  # any other part of the engine: refused too
 
 
 def refuse_engine() -> None:
