@@ -204,9 +204,13 @@ def _nbgrader_config(
     config.GuardedExecute.masters = str(course_root / "source" / ASSIGNMENT)
     # Every cell has run and its outputs are saved: a polite shutdown only costs time.
     config.Execute.shutdown_kernel = "immediate"
-    # UNIX sockets in the student's own runtime folder, not TCP ports: two workers (or another
-    # Jupyter on the machine) can pick the same free port, and the kernel then dies at start.
+    # UNIX sockets, not TCP ports: two workers (or another Jupyter on the machine) can pick
+    # the same free port, and the kernel then dies at start ("Address already in use").
     config.KernelManager.transport = "ipc"
+    # The sockets' path prefix; relative, it would differ between the kernel's working folder
+    # and this process's. grade_submission points the runtime folder at the student's home.
+    runtime = os.environ.get("JUPYTER_RUNTIME_DIR") or tempfile.gettempdir()
+    config.KernelManager.ip = os.path.join(runtime, "kernel")
     return config
 
 

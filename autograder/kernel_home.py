@@ -41,7 +41,8 @@ def _folders(home: Path) -> dict[str, Path]:
         "IPYTHONDIR": home / ".ipython",
         "JUPYTER_CONFIG_DIR": home / ".jupyter",
         "JUPYTER_DATA_DIR": home / ".local" / "share" / "jupyter",
-        "JUPYTER_RUNTIME_DIR": home / ".local" / "share" / "jupyter" / "runtime",
+        # Kernels talk over UNIX sockets here: a short path keeps them under 108 bytes.
+        "JUPYTER_RUNTIME_DIR": home / "run",
         "XDG_CONFIG_HOME": home / ".config",
         "XDG_CACHE_HOME": home / ".cache",
         "XDG_DATA_HOME": home / ".local" / "share",
@@ -66,7 +67,7 @@ def _copy_font_cache(into: Path) -> None:
 @contextmanager
 def student_home(student: str) -> Iterator[Path]:
     """Within the block, kernels started from this process get a fresh, empty home."""
-    home = Path(tempfile.mkdtemp(prefix=f"grading-home-{student[:40]}-"))
+    home = Path(tempfile.mkdtemp(prefix=f"grading-home-{student[:12]}-"))
     folders = _folders(home)
     saved = {name: os.environ.get(name) for name in folders}
     try:
