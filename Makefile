@@ -14,7 +14,7 @@ WIDGET_PORT ?= 8866
 GRADING := PYTHONPATH=$(CURDIR) $(BIN)/python
 
 .PHONY: help venv lab test lint format notebooks bench clean widget autograde verify \
-  feedback export check student-bundle
+  feedback export export-nbgrader check student-bundle
 
 help:  ## list every target with what it does
 	@grep -hE '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | sort | \
@@ -73,10 +73,13 @@ verify: venv  ## re-grade autograded submissions out of the students' kernels; t
 NBGRADER := PATH="$(CURDIR)/$(BIN):$$PATH" PYTHONPATH=$(CURDIR) $(BIN)/nbgrader
 
 feedback: venv  ## write feedback/<student>/bpe/*.html from autograded/ (hidden tests and checker tracebacks removed)
-	$(NBGRADER) generate_feedback bpe --force
+	$(NBGRADER) generate_feedback bpe --force --log-level=WARN
 
-export: venv  ## write grades.csv from gradebook.db, one row per student
-	$(NBGRADER) export
+export: venv  ## write grades.csv: per student the status, total and each exercise; blank where a person must decide
+	$(GRADING) -m autograder.export_grades
+
+export-nbgrader: venv  ## write grades-nbgrader.csv, nbgrader's own export (one number per student, no status)
+	$(NBGRADER) export --to=grades-nbgrader.csv --log-level=WARN
 
 check: venv  ## run a notebook's visible tests; fails if one fails (NB=notebooks/01_bpe_by_hand.ipynb, default: all)
 	$(BIN)/python -m bpe_course.selfcheck $(or $(NB),notebooks/*.ipynb)

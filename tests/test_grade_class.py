@@ -439,3 +439,22 @@ def test_make_autograde_is_lean_unless_full() -> None:
 
     assert "autograder.grade_class" in recipe() and "--lean" in recipe()
     assert "autograder.grade_class" in recipe("FULL=1") and "--lean" not in recipe("FULL=1")
+
+
+def test_make_export_leaves_scores_blank_where_a_person_must_decide(graded) -> None:
+    from autograder import export_grades
+
+    root, rows = graded
+    assert export_grades.main(["--root", str(root), "--out", "status-grades.csv"]) == 0
+    with open(root / "status-grades.csv", newline="") as handle:
+        exported = {row["student_id"]: row for row in csv.DictReader(handle)}
+    assert exported["good"]["status"] == "graded" and exported["good"]["total"] == "21"
+    frozen = exported["frozen"]
+    # nbgrader's own export would give frozen a partial sum with no flag.
+    assert frozen["status"].startswith("needs manual grading: ")
+    assert "locked test cell deleted" in frozen["status"]
+    assert frozen["total"] == "" and frozen["train_bpe"] == ""
+    assert frozen["pair_counts"] == "3" and frozen["merge_pair"] == "0"
+    assert exported["broken"]["merge_and_update"] == "" and exported["broken"]["total"] == ""
+    for student, row in rows.items():
+        assert exported[student]["status"] == row.status
