@@ -21,6 +21,9 @@ How it stays fast and safe:
 - Where Linux allows, each kernel starts in a mount namespace (``autograder.kernel_jail``) in
   which the gradebooks, ``submitted/``, the other students' ``autograded/`` folders,
   ``source/`` and ``.git`` are empty: a student's code cannot harm anyone else's grade.
+- Each student's kernels get a fresh home (``HOME``, ``IPYTHONDIR``, Jupyter and XDG folders)
+  that is deleted afterwards (``autograder.kernel_home``): nothing one student's code leaves
+  in ``~``, such as an IPython startup file, reaches the next student's kernels.
 - A kernel that dies or freezes costs that notebook the cells that did not run
   (``autograder.kernel_guard``); the run goes on. An unreadable notebook is left ungraded and
   flagged, not silently scored 0. Notebooks without graded cells are not executed.
