@@ -154,8 +154,10 @@ def _jail_kernels(
     spec = {
         "dirs": [str(p) for p in private if p.is_dir()],
         "files": [str(p) for p in files if p.is_file()],
-        # The venv is read-only too: a .pth file there would run in every later kernel.
-        "readonly": [sys.prefix],
+        # Read-only: the venv (a .pth file there would run in every later kernel) and the
+        # course and grading code, so no kernel can rewrite autograder/, solutions/ or
+        # bpe_course/ for the students graded after it, or for the verify step itself.
+        "readonly": [sys.prefix, *(str(r) for r in sorted(roots))],
         "keep": str(course_root.resolve() / "autograded" / student / assignment),
     }
     for key, paths in (hide or {}).items():

@@ -5,9 +5,10 @@ could rewrite ``gradebook.db``, another student's autograded notebook, or the pr
 its own grading writes to. The grading workers register a kernel whose command is this file;
 it re-executes the usual ``python -m ipykernel_launcher`` inside a new mount namespace where
 every other student's folders, the gradebooks, the records and ``.git`` are covered by empty
-folders, the student's own autograded folder stays writable, and the kernel holds no
-capability (so it cannot unmount anything). ``autograder/`` and ``solutions/`` stay readable:
-the hidden tests import them, which is why ``autograder.verify`` exists.
+folders, the course and grading code are read-only, the student's own autograded folder stays
+writable, and the kernel holds no capability (so it cannot unmount anything). ``autograder/``
+and ``solutions/`` stay readable: the hidden tests import them, which is why
+``autograder.verify`` exists.
 
 What to hide comes in the ``GRADING_JAIL`` environment variable as JSON:
 ``{"dirs": [...], "files": [...], "readonly": [...], "keep": "<the student's autograded

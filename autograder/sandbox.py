@@ -87,6 +87,11 @@ _HIDDEN_GLOBS = ("bpe_course/__pycache__/engine.*.pyc",)
 def _hiding_command(roots: list[Path]) -> list[str]:
     """A command prefix that runs the child with the private paths of ``roots`` covered."""
     mounts = []
+    # Read-only first (a bind onto itself would hide covers made before it): an answer's
+    # top-level code must not rewrite the course, the library or the venv for anyone after it.
+    for folder in [*roots, Path(sys.prefix)]:
+        quoted = shlex.quote(str(folder))
+        mounts.append(f"mount --rbind {quoted} {quoted} && mount -o remount,bind,ro {quoted}")
     for root in roots:
         for name in _HIDDEN:
             if (root / name).is_dir():

@@ -32,6 +32,7 @@ import nbformat
 import pytest
 
 from tests.catalogue import CORRECT, DELEGATING
+from tests.conftest import ROOT as CODE
 
 pytestmark = pytest.mark.nbgrader
 
@@ -108,11 +109,15 @@ def encode_bpe(word, merges):
 VANDAL = """
 import os, shutil
 ROOT = {root!r}
+CODE = {code!r}
 for harm in (
     lambda: os.remove(os.path.join(ROOT, "gradebook.db")),
     lambda: open(os.path.join(ROOT, "gradebook.db"), "wb").close(),
     lambda: shutil.rmtree(os.path.join(ROOT, "submitted", "good")),
     lambda: open(os.path.join(ROOT, "autograded", "good", "bpe", "PWNED"), "w").close(),
+    lambda: open(os.path.join(ROOT, "PWNED"), "w").close(),
+    lambda: open(os.path.join(CODE, "autograder", "PWNED"), "w").close(),
+    lambda: open(os.path.join(CODE, "bpe_course", "PWNED"), "w").close(),
 ):
     try:
         harm()
@@ -159,7 +164,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory):
         "pair_counts": PLANT,
         "merge_pair": IMPORT_REFERENCE,
         "train_bpe": READ_CHECKER,
-        "encode_bpe": ALWAYS_EQUAL + VANDAL.format(root=str(root)),
+        "encode_bpe": ALWAYS_EQUAL + VANDAL.format(root=str(root), code=str(CODE)),
         "merge_and_update": PATCH_JUDGE,
     }
     write_submission(root, "tamper", tampered, [NB1, NB2, NB4])
@@ -312,6 +317,13 @@ def test_a_student_kernel_cannot_touch_the_gradebook_or_other_students(graded) -
     assert (root / "gradebook.db").stat().st_size > 10_000
     assert (root / "submitted" / "good" / "bpe" / NB1).exists()
     assert not (root / "autograded" / "good" / "bpe" / "PWNED").exists()
+    # The course and the grading code are read-only to kernels: nobody can rewrite the
+    # checker for the students after them, or for verify.
+    planted = [root / "PWNED", CODE / "autograder" / "PWNED", CODE / "bpe_course" / "PWNED"]
+    found = [path for path in planted if path.exists()]
+    for path in found:
+        path.unlink()
+    assert not found, f"a student's kernel wrote {found}"
     assert rows["good"].total == 21
 
 
