@@ -218,11 +218,10 @@ def test_student_notebooks_are_what_make_notebooks_makes_today(tmp_path: Path) -
 @pytest.fixture(scope="module")
 def executed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, nbformat.NotebookNode]:
     workdir = tmp_path_factory.mktemp("run")
-    saved = {name: os.environ.get(name) for name in ("PYTHONPATH", "MPLBACKEND")}
-    os.environ["PYTHONPATH"] = str(ROOT)  # the hidden cells import autograder from the root
-    # conftest picks Agg for the tests' own plots; a kernel shows figures as Jupyter does.
-    os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
-    try:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PYTHONPATH", str(ROOT))  # the hidden cells import autograder from the root
+        # conftest picks Agg for the tests' own plots; a kernel shows figures as Jupyter does.
+        patch.setenv("MPLBACKEND", "module://matplotlib_inline.backend_inline")
         runs = {}
         for lesson in LESSONS:
             nb = read(SOURCE, lesson)
@@ -237,12 +236,6 @@ def executed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, nbformat.Not
             client.execute()
             runs[lesson] = nb
         return runs
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
 
 
 def printed(nb: nbformat.NotebookNode) -> str:
