@@ -50,7 +50,7 @@ format: venv  ## apply ruff's formatting and safe fixes
 	$(BIN)/ruff format .
 
 widget: venv  ## serve the "Watch it learn" widget alone with Voila, for a projector (WIDGET_PORT=8866)
-	$(BIN)/voila --port=$(WIDGET_PORT) --Voila.ip=127.0.0.1 widget/watch_it_learn.ipynb
+	$(BIN)/voila --port=$(WIDGET_PORT) --Voila.ip=127.0.0.1 bpe_course/watch_it_learn.ipynb
 
 notebooks: venv  ## regenerate the student notebooks in notebooks/ from source/ (nbgrader)
 	@# nbgrader runs `alembic` from PATH when it creates a fresh gradebook.db.
@@ -64,10 +64,10 @@ bench: venv  ## run every bench/bench_*.py in turn; prints speed and memory tabl
 	done
 
 autograde: venv  ## grade submitted/ on JOBS workers (default: all cores), verify, summarize; lesson demos skipped unless FULL=1
-	$(GRADING) -m autograder.grade_class --jobs $(JOBS) $(if $(FULL),,--lean)
+	$(GRADING) -m autograder.grading.grade_class --jobs $(JOBS) $(if $(FULL),,--lean)
 
 verify: venv  ## re-grade autograded submissions out of the students' kernels; the verified score is the grade
-	$(GRADING) -m autograder.verify --jobs $(JOBS)
+	$(GRADING) -m autograder.grading.verify --jobs $(JOBS)
 
 # nbgrader runs `alembic` from PATH; the feedback preprocessor lives in autograder/.
 NBGRADER := PATH="$(CURDIR)/$(BIN):$$PATH" PYTHONPATH=$(CURDIR) $(BIN)/nbgrader
@@ -76,7 +76,7 @@ feedback: venv  ## write feedback/<student>/bpe/*.html from autograded/ (hidden 
 	$(NBGRADER) generate_feedback bpe --force --log-level=WARN
 
 export: venv  ## write grades.csv: per student the status, total and each exercise; blank where a person must decide
-	$(GRADING) -m autograder.export_grades
+	$(GRADING) -m autograder.reports.export_grades
 
 export-nbgrader: venv  ## write grades-nbgrader.csv, nbgrader's own export (one number per student, no status)
 	$(NBGRADER) export --to=grades-nbgrader.csv --log-level=WARN
@@ -85,7 +85,7 @@ check: venv  ## run a notebook's visible tests; fails if one fails (NB=notebooks
 	$(BIN)/python -m bpe_course.selfcheck $(or $(NB),notebooks/*.ipynb)
 
 student-bundle: venv  ## write dist/bpe-course-student.zip: student notebooks, bpe_course, requirements, README
-	$(GRADING) -m autograder.bundle --out dist
+	$(GRADING) -m autograder.release.bundle --out dist
 
 clean:  ## remove nbgrader's generated folders, caches and artifacts (keeps .venv)
 	rm -rf release submitted autograded feedback .exchange gradebook.db artifacts dist \

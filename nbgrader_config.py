@@ -19,10 +19,10 @@ c.ExecutePreprocessor.timeout = 10
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 
 # Feedback keeps each failed check's message but not the hidden tests' source or the checker's
-# traceback lines (autograder/feedback.py). Like autograde, it needs PYTHONPATH=<course root>,
-# which `make feedback` sets.
+# traceback lines (autograder/nbgrader_steps/redact_feedback.py). Like autograde, it needs
+# PYTHONPATH=<course root>, which `make feedback` sets.
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
-    "autograder.feedback.RedactHiddenTests",
+    "autograder.nbgrader_steps.redact_feedback.RedactHiddenTests",
 ]

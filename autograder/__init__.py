@@ -1,14 +1,8 @@
-"""autograder: the hidden tests' checkers and the grading tools (instructors only).
+"""autograder: the hidden tests and the grading tools (instructors only; never released).
 
-It is never released to students. Hidden test cells import it at grading time, when
-``nbgrader autograde`` runs with ``PYTHONPATH`` set to the course root:
-
-- ``autograder.cases``: ``cases(name, group)``, the inputs each exercise is graded on;
-- ``autograder.checks``: ``run_case``, ``judge`` and ``check``, the seam between running
-  student code and judging its results;
-- ``autograder.mistakes``: recognising a known mistake and writing the failure message;
-- ``autograder.plain``: converting answers to plain data with exact types;
-- ``autograder.synthetic``: writing made-up submissions for tests and benchmarks.
-
-It uses ``solutions`` as the reference. Nothing a student receives imports it.
+Rooms, from the bottom up; a module imports only from its own room or the rooms below it:
+``course`` (facts and paths), ``hidden_tests`` (cases, run, judge, mistakes: the only part a
+grading kernel imports), ``nbgrader_steps`` (nbgrader plug-ins), ``isolation`` (jail, sandbox,
+kernel homes), ``reports`` (summary, grades.csv), ``grading`` (grade a class, verify),
+``release`` (the student bundle).
 """

@@ -4,8 +4,8 @@ A class of ``--students N`` (default 12, or ``BENCH_CLASS_SIZE``; the issue's fu
 200) is made in a scratch copy of the course, cycling through: a correct student, the
 untouched stub, one wrong answer per exercise (from the tests' catalogue) and three bad ones
 (a notebook that is not JSON, a missing notebook, a kernel killed by ``os._exit``). The same
-class is graded by ``autograder.grade_class`` with 1 worker and then with every core, side by
-side in one run, first running whole notebooks and then ``--lean`` (lesson cells run only
+class is graded by ``autograder.grading.grade_class`` with 1 worker and then with every core,
+side by side in one run, first running whole notebooks and then ``--lean`` (lesson cells run only
 their definitions), and then verified out of the kernels. Targets on a 2-core machine: at most
 2 s per student for all four notebooks with every core, at least 1.6x from 1 to 2 workers.
 
@@ -29,10 +29,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograder import grade_class, verify  # noqa: E402
-from autograder.scratch_course import make_scratch_course  # noqa: E402
-from autograder.synthetic import write_submission  # noqa: E402
-from tests.catalogue import CORRECT, WRONG  # noqa: E402
+from autograder.grading import grade_class, verify  # noqa: E402
+from tests.support.catalogue import CORRECT, WRONG  # noqa: E402
+from tests.support.scratch_course import make_scratch_course  # noqa: E402
+from tests.support.synthetic import write_submission  # noqa: E402
 
 TARGET_SECONDS_PER_STUDENT = 2.0
 TARGET_SPEEDUP = 1.6

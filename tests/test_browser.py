@@ -31,7 +31,7 @@ pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parent.parent
 STUDENT_NOTEBOOK = ROOT / "notebooks" / "01_bpe_by_hand.ipynb"
-VOILA_NOTEBOOK = ROOT / "widget" / "watch_it_learn.ipynb"
+VOILA_NOTEBOOK = ROOT / "bpe_course" / "watch_it_learn.ipynb"
 ARTIFACTS = ROOT / "artifacts" / "browser"
 CHROMIUM_ARGS = [
     "--headless",

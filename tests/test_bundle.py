@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.bundle import NAME, build_bundle, leak, student_requirements
+from autograder.release.bundle import NAME, build_bundle, leak, student_requirements
 from tests.conftest import ROOT
 
 
@@ -71,9 +71,14 @@ def test_a_student_can_use_the_bundle_on_its_own(bundle: Path, tmp_path: Path) -
     assert Path(probe.stdout.strip()).is_relative_to(folder)
     for private in ("solutions", "autograder"):
         missing = subprocess.run(
-            [sys.executable, "-c", f"import {private}"], cwd=folder, env=env, capture_output=True
+            [sys.executable, "-c", f"import {private}"],
+            cwd=folder,
+            env=env,
+            capture_output=True,
+            text=True,
         )
-        assert missing.returncode != 0, private
+        assert missing.returncode == 1, private
+        assert missing.stderr.endswith(f"ModuleNotFoundError: No module named '{private}'\n")
     check = subprocess.run(
         [sys.executable, "-m", "bpe_course.selfcheck", "notebooks/01_bpe_by_hand.ipynb"],
         cwd=folder,

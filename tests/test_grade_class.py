@@ -1,6 +1,6 @@
 """Class grading end to end: bad submissions and tampering, through parallel nbgrader and verify.
 
-One scratch course, six synthetic students, graded by ``autograder.grade_class`` with two
+One scratch course, six synthetic students, graded by ``autograder.grading.grade_class`` with two
 workers. Students who must keep full marks are graded with the production limits (10 s a cell,
 10 s a sandbox group), since lesson 4's demonstrations alone take 3-7 s on a loaded machine;
 only the students whose cells loop or freeze get short limits (3 s a cell, 2 s a sandbox
@@ -15,12 +15,12 @@ with one another:
 - ``frozen``: a kernel that ignores interrupts in the ``merge_pair`` answer (01) and a deleted
   locked test cell (02);
 - ``tamper``: wrong answers dressed up by tampering with the grading kernel: a planted
-  ``autograder.checks``, importing ``solutions``, reading the checker's globals, an object
-  whose ``==`` always says yes, and a patched ``judge``. nbgrader gives them points; the
+  ``autograder.hidden_tests.judge``, importing ``solutions``, reading the checker's globals, an
+  object whose ``==`` always says yes, and a patched ``judge``. nbgrader gives them points; the
   verified score, which is the grade, gives none. The same cell also tries to delete the
   gradebook and another student's files, which the kernel jail hides;
 - ``delegate``: answers that hand the work to the course's demonstration engine
-  (``tests.catalogue.DELEGATING``): right in the kernel, 0 in the verified grade.
+  (``tests.support.catalogue.DELEGATING``): right in the kernel, 0 in the verified grade.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tests.catalogue import CORRECT, DELEGATING
 from tests.conftest import ROOT as CODE
+from tests.support.catalogue import CORRECT, DELEGATING
 
 pytestmark = pytest.mark.nbgrader
 
@@ -80,9 +80,9 @@ import sys, types
 def pair_counts(words):
     return {}
 
-fake = types.ModuleType("autograder.checks")
+fake = types.ModuleType("autograder.hidden_tests.judge")
 fake.check = lambda *args: None
-sys.modules["autograder.checks"] = fake
+sys.modules["autograder.hidden_tests.judge"] = fake
 """
 IMPORT_REFERENCE = """
 def merge_pair(symbols, pair):
@@ -93,8 +93,10 @@ READ_CHECKER = """
 import sys
 
 def train_bpe(word_counts, num_merges):
-    checker = sys._getframe(1).f_globals
-    return checker["solutions"].train_bpe(word_counts, num_merges)
+    frame = sys._getframe(1)
+    while "reference" not in frame.f_globals:  # up to the checker that knows the answers
+        frame = frame.f_back
+    return frame.f_globals["reference"]("train_bpe")(word_counts, num_merges)
 """
 ALWAYS_EQUAL = """
 class Yes(list):
@@ -125,9 +127,9 @@ for harm in (
         pass
 """
 PATCH_JUDGE = """
-import autograder.checks
+import autograder.hidden_tests.judge
 
-autograder.checks.judge = lambda *args, **kwargs: []
+autograder.hidden_tests.judge.judge = lambda *args, **kwargs: []
 
 def merge_and_update(words, counts, stats, where, pair):
     return []
@@ -136,9 +138,10 @@ def merge_and_update(words, counts, stats, where, pair):
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory: pytest.TempPathFactory):
-    from autograder import grade_class, summary
-    from autograder.scratch_course import make_scratch_course
-    from autograder.synthetic import write_submission
+    from autograder.grading import grade_class
+    from autograder.reports import summary
+    from tests.support.scratch_course import make_scratch_course
+    from tests.support.synthetic import write_submission
 
     root = make_scratch_course(tmp_path_factory.mktemp("class"))
     good = _correct()
@@ -173,7 +176,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory):
     first_books = {k: v for k, v in good.items() if k != "merge_and_update"}
     write_submission(root, "delegate", {**first_books, **delegating}, [NB1, NB2])
 
-    from autograder import verify
+    from autograder.grading import verify
 
     # Production limits for everyone who must keep marks; short ones only where cells loop.
     steady, looping = ["good", "broken", "tamper", "delegate"], ["crashy", "frozen"]
@@ -309,7 +312,7 @@ def test_delegating_to_the_demonstration_engine_earns_nothing(graded) -> None:
 
 
 def test_a_student_kernel_cannot_touch_the_gradebook_or_other_students(graded) -> None:
-    from autograder.grade_class import jail_available
+    from autograder.isolation.kernel_spec import jail_available
 
     if not jail_available():
         pytest.skip("no mount namespaces here (unshare/setpriv): kernels run unconfined")
@@ -342,7 +345,7 @@ def test_summary_csv_and_figure_never_show_ungraded_as_zero(graded) -> None:
 def test_lean_grading_gives_the_same_grades_without_running_lesson_demos(graded) -> None:
     import shutil
 
-    from autograder import grade_class
+    from autograder.grading import grade_class
 
     root, rows = graded
     for student in ("good", "crashy"):
@@ -419,8 +422,9 @@ def _add_own_cells(folder: Path) -> None:
 
 
 def test_lean_grading_and_verify_run_the_students_own_cells_whole(graded) -> None:
-    from autograder import grade_class, summary, verify
-    from autograder.synthetic import write_submission
+    from autograder.grading import grade_class, verify
+    from autograder.reports import summary
+    from tests.support.synthetic import write_submission
 
     root, _ = graded
     answers = {
@@ -449,12 +453,12 @@ def test_make_autograde_is_lean_unless_full() -> None:
         command = ["make", "-n", "-s", "autograde", *extra]
         return subprocess.run(command, cwd=root, capture_output=True, text=True).stdout
 
-    assert "autograder.grade_class" in recipe() and "--lean" in recipe()
-    assert "autograder.grade_class" in recipe("FULL=1") and "--lean" not in recipe("FULL=1")
+    assert "autograder.grading.grade_class" in recipe() and "--lean" in recipe()
+    assert "autograder.grading.grade_class" in recipe("FULL=1") and "--lean" not in recipe("FULL=1")
 
 
 def test_make_export_leaves_scores_blank_where_a_person_must_decide(graded) -> None:
-    from autograder import export_grades
+    from autograder.reports import export_grades
 
     root, rows = graded
     assert export_grades.main(["--root", str(root), "--out", "status-grades.csv"]) == 0

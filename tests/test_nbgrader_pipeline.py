@@ -30,9 +30,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.synthetic import answer_cells, write_submission
-from tests.catalogue import CORRECT, WRONG
 from tests.conftest import ROOT
+from tests.support.catalogue import CORRECT, WRONG
+from tests.support.synthetic import answer_cells, write_submission
 
 pytestmark = pytest.mark.nbgrader
 
@@ -270,7 +270,12 @@ def test_each_wrong_answer_loses_points_on_its_own_exercise_only(
 def feedback_pages(course: GradedCourse, student: str) -> dict[str, str]:
     folder = course.roots[student] / "feedback" / student / "bpe"
     pages = {path.name: html.unescape(path.read_text()) for path in folder.glob("*.html")}
-    assert pages, f"no feedback for {student}"
+    # One page per notebook the student handed in (None: every released notebook).
+    books = next(s.notebooks for s in course.students if s.name == student)
+    if books is None:
+        books = [path.name for path in course.release.glob("*.ipynb")]
+    expected = sorted(Path(book).with_suffix(".html").name for book in books)
+    assert sorted(pages) == expected, f"feedback pages of {student}"
     return pages
 
 

@@ -42,7 +42,7 @@ EXERCISES = {
 }
 HIDDEN_CELL = """# Hidden tests run here when your notebook is graded.
 ### BEGIN HIDDEN TESTS
-from autograder.checks import check
+from autograder.hidden_tests.judge import check
 check("{name}", "{group}", {name})
 ### END HIDDEN TESTS"""
 METADATA_KEYS = {"schema_version", "grade", "locked", "solution", "grade_id", "points"}
@@ -119,14 +119,15 @@ def test_each_exercise_has_its_answer_cell_and_three_graded_test_cells(name: str
     lesson, points = EXERCISES[name]
     cells = graded_cells(read(SOURCE, lesson))
     answer = cells[name]
-    assert answer.metadata["nbgrader"]["solution"] and not answer.metadata["nbgrader"]["grade"]
+    meta = answer.metadata["nbgrader"]
+    assert (meta["solution"], meta["grade"], meta["locked"]) == (True, False, False), meta
     assert f"def {name}(" in answer.source
     assert "### BEGIN SOLUTION" in answer.source and "### END SOLUTION" in answer.source
     groups = ["examples", "hidden_core", "hidden_random"]
     for group, expected_points in zip(groups, points):
         cell = cells[f"test_{name}_{group}"]
         meta = cell.metadata["nbgrader"]
-        assert meta["grade"] and meta["locked"] and not meta["solution"], meta
+        assert (meta["grade"], meta["locked"], meta["solution"]) == (True, True, False), meta
         assert meta["points"] == expected_points, f"test_{name}_{group}: {meta['points']} points"
     for group in ("core", "random"):
         hidden = cells[f"test_{name}_hidden_{group}"].source

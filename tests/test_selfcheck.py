@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder.synthetic import write_submission
-from tests.catalogue import CORRECT, WRONG
 from tests.conftest import ROOT
+from tests.support.catalogue import CORRECT, WRONG
+from tests.support.synthetic import write_submission
 
 LESSON = "01_bpe_by_hand.ipynb"
 
@@ -103,7 +103,7 @@ def test_bad_paths_are_explained(tmp_path: Path) -> None:
 def test_hidden_regions_are_dropped_from_an_instructors_copy() -> None:
     from bpe_course.selfcheck import visible_source
 
-    source = "# note\n### BEGIN HIDDEN TESTS\nfrom autograder.checks import check\n"
+    source = "# note\n### BEGIN HIDDEN TESTS\nfrom autograder.hidden_tests.judge import check\n"
     source += "### END HIDDEN TESTS\nx = 1"
     assert visible_source(source) == "# note\nx = 1"
 

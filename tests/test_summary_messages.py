@@ -8,8 +8,8 @@ from pathlib import Path
 import nbformat
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
-from autograder import summary
-from autograder.submission_checks import read_outcomes
+from autograder.nbgrader_steps.inspect_submission import read_outcomes
+from autograder.reports import summary
 
 MESSAGE = (
     "merge_pair is wrong on symbols=('a', 'b', 'a', 'b'), pair=('a', 'b'): expected "
@@ -57,6 +57,10 @@ def test_the_score_figure_has_one_integer_tick_per_possible_score(
     figures = []
     monkeypatch.setattr(plt, "close", figures.append)  # keep the figure to look at its axes
     summary.plot_distribution(rows, tmp_path / "scores.png")
-    assert (tmp_path / "scores.png").stat().st_size > 0
+    # Five panels of 3 x 3 inches at 100 dots per inch.
+    assert plt.imread(tmp_path / "scores.png").shape == (300, 1500, 4)
     for ax, name in zip(figures[0].axes, summary.EXERCISES):
         assert list(ax.get_xticks()) == list(range(int(maxima[name]) + 1)), name
+        # One bar per possible score; both students scored 2.
+        heights = [bar.get_height() for bar in ax.patches]
+        assert heights == [2 if score == 2 else 0 for score in range(int(maxima[name]) + 1)]

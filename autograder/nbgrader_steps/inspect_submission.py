@@ -1,15 +1,11 @@
 """What is wrong with one student's submission, before and after nbgrader grades it.
 
-Before grading, :func:`inspect_submission` compares the submitted folder with the master
-notebooks: a missing notebook, a file that is not valid notebook JSON, an extra file, a locked
-test cell that was deleted (nbgrader then leaves it for manual grading) or edited (nbgrader
-puts the master version back). After grading, :func:`read_outcomes` reads the autograded
-notebooks for what went wrong while they ran: a kernel that died or froze (see
-``autograder.kernel_guard``), a cell that timed out, memory running out, or a test cell that
-failed, with the first line of its error (``NameError: name 'train_bpe' is not defined``).
+``inspect_submission`` compares the submitted folder with the masters (a missing notebook,
+one that is not JSON, an extra file, a locked test cell deleted or edited); ``read_outcomes``
+reads the autograded notebooks for a lost kernel, a timeout, memory running out, and every
+failing test cell with its whole message. Each finding is a plain-data ``Problem``.
 
-Each finding is a :class:`Problem` of plain data. This module does not grade and does not
-touch the gradebook.
+But: it does not grade and does not touch the gradebook.
 
 >>> Problem("extra_file", "", "notes.txt").text()
 'extra file: notes.txt (ignored)'
@@ -23,7 +19,8 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.kernel_guard import KERNEL_LOST
+from autograder.nbgrader_steps.cells import is_tracked
+from autograder.nbgrader_steps.guarded_execute import KERNEL_LOST
 
 # How each kind of finding reads in the summary, and whether a person must look at it.
 _WORDING = {
@@ -66,11 +63,9 @@ def graded_ids(notebook: nbformat.NotebookNode) -> dict[str, nbformat.NotebookNo
     """The cells nbgrader tracks (grade, solution or locked), by grade_id."""
     out = {}
     for cell in notebook.cells:
-        meta = cell.get("metadata", {}).get("nbgrader", {})
-        if meta.get("grade_id") and (
-            meta.get("grade") or meta.get("solution") or meta.get("locked")
-        ):
-            out[meta["grade_id"]] = cell
+        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if grade_id and is_tracked(cell):
+            out[grade_id] = cell
     return out
 
 

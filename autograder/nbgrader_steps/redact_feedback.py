@@ -1,24 +1,17 @@
-"""Redact feedback: students see each failed check's message, not how the checks work.
+"""An nbgrader feedback step: students see each failed check's message, not how checks work.
 
-nbgrader's feedback is the autograded notebook as HTML, so by default it shows the source of
-the hidden tests and full tracebacks that walk through ``autograder/``. ``RedactHiddenTests``
-runs in ``nbgrader generate_feedback`` (registered in ``nbgrader_config.py``) and, per cell:
+``RedactHiddenTests`` (registered for ``generate_feedback`` in ``nbgrader_config.py``) removes
+the hidden tests' lines, cuts tracebacks to the message in hidden-test cells and drops frames
+from ``autograder/`` and ``solutions/`` elsewhere, and turns a timeout's bare interrupt into
+one sentence naming the limit.
 
-- in a graded cell that holds hidden tests, it removes the lines between ``BEGIN HIDDEN
-  TESTS`` and ``END HIDDEN TESTS`` and shortens every error to ``Name: message``;
-- in any other cell, it drops traceback frames that come from ``autograder/`` or
-  ``solutions/``, keeping the student's own frames and the final message;
-- in every cell, the bare ``KeyboardInterrupt:`` / ``CellTimeoutError:`` that a cell past the
-  time limit leaves becomes one sentence saying so, with the limit read from the
-  ``Execute.timeout`` of ``nbgrader_config.py``.
-
-It changes only the feedback copy, never the autograded notebook or the scores.
+But: it changes only the feedback copy, never the autograded notebook or the scores.
 
 >>> from nbformat.v4 import new_code_cell, new_notebook, new_output
 >>> cell = new_code_cell("# visible\\n### BEGIN HIDDEN TESTS\\ncheck()\\n### END HIDDEN TESTS")
 >>> cell.metadata["nbgrader"] = {"grade": True, "grade_id": "t", "points": 1}
 >>> cell.outputs = [new_output("error", ename="AssertionError", evalue="wrong on 'ab'",
-...                            traceback=["Traceback", "File /x/autograder/checks.py", "..."])]
+...                            traceback=["Traceback", "File /x/autograder/run.py", "..."])]
 >>> nb, _ = RedactHiddenTests().preprocess(new_notebook(cells=[cell]), {})
 >>> nb.cells[0].source
 '# visible'
@@ -33,14 +26,11 @@ import re
 from nbconvert.preprocessors import Preprocessor
 from nbformat import NotebookNode
 
-from bpe_course.selfcheck import BEGIN_HIDDEN, visible_source
+from bpe_course.selfcheck import BEGIN_HIDDEN, TIMED_OUT, visible_source
 
 # Where the instructors' code lives; frames from there are not the student's business.
 PRIVATE_PATHS = re.compile(r"[/\\](autograder|solutions)[/\\]")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
-# What a cell past the time limit leaves: nbclient interrupts it (KeyboardInterrupt), and
-# nbgrader adds its own CellTimeoutError when even the interrupt gets no reply.
-TIMEOUT_ERRORS = ("KeyboardInterrupt", "CellTimeoutError")
 TIME_LIMIT = "TimeLimit"
 
 
@@ -104,7 +94,7 @@ class RedactHiddenTests(Preprocessor):
         kept, explained = [], False
         for output in outputs:
             bare = output.get("output_type") == "error" and not output.get("evalue", "").strip()
-            if not bare or output.get("ename") not in TIMEOUT_ERRORS:
+            if not bare or output.get("ename") not in TIMED_OUT:
                 kept.append(output)
                 continue
             if explained:
@@ -115,7 +105,7 @@ class RedactHiddenTests(Preprocessor):
                 frame
                 for frame in ([] if hidden else output.get("traceback", []))
                 if not is_private_frame(frame)
-                and not ANSI.sub("", frame).strip().startswith(TIMEOUT_ERRORS)
+                and not ANSI.sub("", frame).strip().startswith(TIMED_OUT)
                 and "Traceback (most recent call last)" not in frame  # names the interrupt
             ]
             output["ename"], output["evalue"] = TIME_LIMIT, message

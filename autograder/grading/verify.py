@@ -1,36 +1,13 @@
-"""Re-grade every submission out of the student's kernel, and make that score the grade.
+"""Re-grade every answer out of the student's kernel, and make that score the grade.
 
-nbgrader runs the hidden tests in the same kernel as the student's code, so a student can
-tamper with anything there: import the reference, plant a fake ``autograder.checks``, patch
-the checker, return objects whose ``==`` always says yes. ``make verify`` (also the last step of
-``make autograde``) grades each exercise again without trusting that kernel:
+For each exercise the answer's code (``nbgrader_steps.cells``) runs in the sandbox
+(``isolation.sandbox``) on the hidden cases and the visible examples; only plain data comes
+back, and this process, which never runs student code, judges it (``hidden_tests.judge``).
+Where a test cell's verified score differs from nbgrader's it becomes the cell's
+``manual_score``; ``artifacts/grading/verify.json`` records every verdict and why.
 
-1. the answer cell, the cells the student added before the exercise's tests, and the
-   imports and definitions of the lesson's cells before them are taken from the autograded
-   notebook (``autograder.answer_code``, which tells the two kinds of cell apart by the
-   master notebook);
-2. it runs in a sandbox process with time and memory limits, where neither ``solutions`` nor
-   ``autograder`` can be imported and the course's demonstration engine refuses to work, on
-   ``autograder.cases.cases(name, group)`` and on the visible examples; only plain data with
-   exact types comes back (``autograder.sandbox``);
-3. this process, which never runs student code, calls ``autograder.checks.judge``.
-
-Each test cell's verified score is its points if every case passed, else 0. Where it differs
-from nbgrader's score, it is written as the cell's ``manual_score`` in the gradebook (nbgrader's
-export and formgrader then use it) while ``auto_score`` keeps nbgrader's, so both stay on
-record; ``artifacts/grading/verify.json`` says why for each cell. Cells that did not run (a
-lost kernel), cells of notebooks nbgrader could not open, and deleted test cells keep
-nbgrader's verdict: a person grades those. A re-run recomputes every verified cell, so it owns
-the ``manual_score`` of the exercises' test cells.
-
-Two findings are passed on for a person rather than acted on. An answer that cannot run alone
-(``NameError`` or ``ImportError`` on every case it gets wrong) while nbgrader scored it higher
-is flagged ``needs manual grading``: it may lean on a lesson variable honestly, but nbgrader's
-score is not restored automatically, since a tamperer could provoke the same error on purpose. Code
-that refers to the demonstration engine (``Trainer``, ``Encoder``, ``learn_merges``...) gets a
-note.
-
-nbgrader's hidden tests stay the students' feedback; this module does not write feedback.
+But: cells that did not run, unreadable notebooks and deleted test cells keep nbgrader's
+verdict for a person, and it writes no feedback.
 """
 
 from __future__ import annotations
@@ -47,14 +24,22 @@ from typing import Any
 
 import nbformat
 
-from autograder.answer_code import answer_statements, engine_uses, example_calls
-from autograder.cases import EXAMPLES, EXERCISES, cases
-from autograder.checks import Outcome, agrees, judge, reference, run_case
-from autograder.kernel_guard import KERNEL_LOST
-from autograder.sandbox import DEFAULT_MEMORY_GB, DEFAULT_SECONDS, run_answers
+from autograder.course import (
+    ASSIGNMENT,
+    EXERCISES,
+    VERIFY_RECORD,
+    class_db_path,
+    find_students,
+)
+from autograder.hidden_tests.cases import EXAMPLES, cases
+from autograder.hidden_tests.compare import agrees, reference
+from autograder.hidden_tests.judge import judge
+from autograder.hidden_tests.run import Outcome, run_case
+from autograder.isolation.sandbox import DEFAULT_MEMORY_GB, DEFAULT_SECONDS, run_answers
+from autograder.nbgrader_steps.cells import answer_statements, engine_uses, example_calls
+from autograder.nbgrader_steps.guarded_execute import KERNEL_LOST
+from autograder.reports import summary
 
-ASSIGNMENT = "bpe"
-RECORD = Path("artifacts") / "grading" / "verify.json"
 GROUP_OF_CELL = {"examples": "examples", "hidden_core": "core", "hidden_random": "random"}
 
 
@@ -219,14 +204,18 @@ class Findings:
     engine: dict[str, list[str]] = field(default_factory=dict)  # engine parts it refers to
 
 
-def verify_notebook_findings(
+def verify_notebook(
     student_notebook: nbformat.NotebookNode,
     exercises: list[Exercise],
     seconds: float = DEFAULT_SECONDS,
     memory_gb: float = DEFAULT_MEMORY_GB,
     course_root: Path | None = None,
 ) -> tuple[dict[str, dict[str, str | None]], Findings]:
-    """:func:`verify_notebook`, with what a person should know about each exercise."""
+    """For each exercise of one notebook and each of its test cells: "" if it passes out of
+    the kernel, else why not; None where nbgrader's verdict stands (visible examples too
+    stateful to re-run alone, from a function that passes some hidden case outside the
+    kernel); and what a person should know about each exercise. One sandbox process serves
+    the whole notebook, as one kernel did."""
     verdicts: dict[str, dict[str, str | None]] = {}
     findings = Findings()
     jobs = []
@@ -254,32 +243,6 @@ def verify_notebook_findings(
     return verdicts, findings
 
 
-def verify_notebook(
-    student_notebook: nbformat.NotebookNode,
-    exercises: list[Exercise],
-    seconds: float = DEFAULT_SECONDS,
-    memory_gb: float = DEFAULT_MEMORY_GB,
-    course_root: Path | None = None,
-) -> dict[str, dict[str, str | None]]:
-    """For each exercise of one notebook and each of its test cells: "" if it passes out of
-    the kernel, else why not; None where nbgrader's verdict stands (visible examples too
-    stateful to re-run alone, from a function that passes some hidden case outside the
-    kernel). One sandbox process serves the whole notebook, as one kernel did."""
-    return verify_notebook_findings(student_notebook, exercises, seconds, memory_gb, course_root)[0]
-
-
-def verify_exercise(
-    student_notebook: nbformat.NotebookNode,
-    exercise: Exercise,
-    seconds: float = DEFAULT_SECONDS,
-    memory_gb: float = DEFAULT_MEMORY_GB,
-    course_root: Path | None = None,
-) -> dict[str, str | None]:
-    """:func:`verify_notebook` for one exercise."""
-    found = verify_notebook(student_notebook, [exercise], seconds, memory_gb, course_root)
-    return found[exercise.name]
-
-
 def verify_student(
     course_root: Path,
     student: str,
@@ -298,9 +261,7 @@ def verify_student(
         notebooks[name] = nbformat.read(path, as_version=4) if path.exists() else None
         if notebooks[name] is not None:
             mine = [e for e in exercises if e.notebook == name]
-            verdicts, more = verify_notebook_findings(
-                notebooks[name], mine, seconds, memory_gb, course_root
-            )
+            verdicts, more = verify_notebook(notebooks[name], mine, seconds, memory_gb, course_root)
             found.update(verdicts)
             findings.alone.update(more.alone)
             findings.engine.update(more.engine)
@@ -407,8 +368,6 @@ def verify_class(
     """Verify every autograded student (or ``students``), write the gradebook and the record."""
     from tqdm import tqdm
 
-    from autograder.grade_class import class_db_path, find_students
-
     course_root = course_root.resolve()
     db_url = f"sqlite:///{class_db_path(course_root)}"
     exercises = exercises_of(course_root)
@@ -430,7 +389,7 @@ def verify_class(
             bar.update(1)
         bar.close()
     changed = _write_scores(db_url, verdicts)
-    record = course_root / RECORD
+    record = course_root / VERIFY_RECORD
     record.parent.mkdir(parents=True, exist_ok=True)
     old = json.loads(record.read_text()) if record.exists() else []
     kept = [v for v in old if v["student"] not in set(students)]
@@ -462,8 +421,6 @@ def main(argv: list[str] | None = None) -> int:
     verify_class(
         args.root, args.jobs, args.student, args.seconds, args.memory_gb, not args.no_progress
     )
-    from autograder import summary
-
     summary.report(args.root.resolve())
     return 0
 

@@ -1,22 +1,12 @@
 """Run a student's answer on the grading cases in a separate, limited process; get plain data back.
 
-:func:`run_answer` runs ``autograder/sandbox_child.py`` with ``python -I`` (no ``PYTHONPATH``,
-no user site, not even the script's own folder on ``sys.path``) in an empty temporary folder,
-with a bare environment, its own session (so the whole process group can be killed), an
-address-space limit and a file-size limit. ``solutions`` and ``autograder`` are therefore not
-importable there. Where ``unshare`` works (Linux), the child also gets its own mount namespace
-in which the reference, the graders, the masters, every student's submission, the gradebook,
-``.git`` and the demonstration engine's source are covered by empty folders or files, and
-it runs without any capability, so it cannot uncover them: a student who searches the disk
-for ``solutions/bpe.py`` finds nothing.
+``run_answers`` runs ``sandbox_child.py``'s text with ``python -I`` in an empty folder, a bare
+environment, its own session, memory and file-size limits and, where ``unshare`` works, a
+mount namespace that covers the reference, the graders, every submission and the gradebook.
+Each group of cases has a time limit; a group that runs out or dies fails from the case that
+was running, and the rest go to a fresh process. Only ``plain.loads`` data comes back.
 
-Each group of cases gets a time limit; when it runs out, or the process dies,
-the case that was running and the rest of its group are recorded as errors and the next group
-starts in a fresh process.
-
-What comes back is only what ``autograder.plain.loads`` can rebuild: plain data with exact
-types. Anything malformed becomes an error outcome. This module never imports or runs student
-code in this process and does not judge the outcomes (``autograder.verify`` does).
+But: it never runs student code in this process and does not judge the outcomes.
 
 >>> code = ["def merge_pair(symbols, pair):\\n    return list(symbols)"]
 >>> outs = run_answer(code, "merge_pair", {"core": [(("a",), ("a", "a"))]})
@@ -41,11 +31,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from autograder.checks import Outcome
-from autograder.plain import dumps, loads
+from autograder.course import CODE_ROOT, ENGINE_PARTS
+from autograder.hidden_tests.plain import dumps, loads
+from autograder.hidden_tests.run import Outcome
 
 HERE = Path(__file__).resolve().parent
 CHILD = HERE / "sandbox_child.py"
+HIDDEN_TESTS = CODE_ROOT / "autograder" / "hidden_tests"
 DEFAULT_SECONDS = 10.0  # per group of cases, like nbgrader's per-cell timeout
 DEFAULT_MEMORY_GB = 2.0
 _STARTUP_SECONDS = 5.0  # Python's own start, on a busy machine
@@ -112,11 +104,11 @@ def isolation_works() -> bool:
     if not (shutil.which("unshare") and shutil.which("setpriv")):
         return False
     probe = [
-        *_hiding_command([HERE.parent]),
+        *_hiding_command([CODE_ROOT]),
         sys.executable,
         "-I",
         "-c",
-        f"import os, sys; sys.exit(os.path.exists({str(HERE / 'checks.py')!r}))",
+        f"import os, sys; sys.exit(os.path.exists({str(HIDDEN_TESTS / 'run.py')!r}))",
     ]
     try:
         return subprocess.run(probe, capture_output=True, timeout=20).returncode == 0
@@ -233,10 +225,11 @@ def run_answers(
     one Outcome per case, in order. One process serves them all until something stops it; the
     step that was running then loses its remaining cases and the rest go to a fresh process.
     The private folders of this repository and of ``course_root`` are hidden where possible."""
-    hide = sorted({HERE.parent, *([course_root.resolve()] if course_root else [])})
+    hide = sorted({CODE_ROOT, *([course_root.resolve()] if course_root else [])})
     tools = {
-        "plain_src": (HERE / "plain.py").read_text(),
-        "checks_src": (HERE / "checks.py").read_text(),
+        "plain_src": (HIDDEN_TESTS / "plain.py").read_text(),
+        "run_src": (HIDDEN_TESTS / "run.py").read_text(),
+        "engine_parts": list(ENGINE_PARTS),
     }
     code = {name: statements for name, statements, _ in exercises}
     cases = {name: groups for name, _, groups in exercises}

@@ -5,7 +5,7 @@ and runs ``nbgrader generate_assignment`` there, so a synthetic class can be sub
 and verified without touching the real course's ``submitted/``, ``autograded/`` or
 ``gradebook.db``. The grading code itself still comes from this repository (the grading
 workers put it on the kernels' ``PYTHONPATH``). It writes no submissions itself
-(``autograder.synthetic`` does).
+(``tests.support.synthetic`` does).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def make_scratch_course(folder: Path, assignment: str = "bpe") -> Path:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import nbformat
 
-ASSIGNMENT = "bpe"
+from autograder.course import ASSIGNMENT
 
 
 def answer_cells(notebook: nbformat.NotebookNode) -> dict[str, nbformat.NotebookNode]:

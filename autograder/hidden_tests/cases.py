@@ -1,20 +1,11 @@
-"""The inputs every exercise is graded on: the section's worked examples, edge cases, random cases.
+"""The inputs every exercise is graded on: worked examples, edge cases, random cases.
 
-``cases(name, group)`` returns a fresh list of argument tuples for exercise ``name``:
+``cases(name, group)`` returns fresh argument tuples of plain data: ``"core"`` (the lesson's
+examples and the edge case each known mistake trips on), ``"random"`` (small random inputs
+from a fixed seed per exercise, the same under any ``PYTHONHASHSEED``) and, for
+merge_and_update only, ``"examples"`` (the visible cell's stateful calls, rebuilt).
 
-- ``"core"``: the lesson's own examples (the six-word corpus, ``seats``/``steat``, ``abcd``,
-  ``a a a``) and the edge cases each known mistake trips on (ties, overlaps, symbols that
-  hold more than one character or a space, empty inputs, stale indices).
-- ``"random"``: small random inputs from a fixed seed, the same on every machine and under
-  any ``PYTHONHASHSEED``. Small alphabets make ties and repeated pairs common.
-- ``"examples"`` (merge_and_update only): the visible examples cell's calls, one case each.
-  That cell calls the function three times on one evolving state, so the calls cannot be read
-  from its source as literals (``autograder.answer_code.example_calls`` does that for the
-  other exercises); here each call's state is rebuilt from the reference instead.
-
-Every case is plain data (str, int, tuple, list, dict, set) and is built anew on each call, so
-a caller may hand it to student code. This module says nothing about expected answers;
-``autograder.checks`` asks ``solutions`` for those.
+But: it says nothing about expected answers; ``compare.reference`` knows those.
 
 >>> cases("merge_pair", "core")[0]
 (('a', 'a', 'a'), ('a', 'a'))
@@ -28,9 +19,10 @@ import copy
 import random
 from collections.abc import Callable
 
+from autograder.course import EXERCISES
+from bpe_course.engine import index_pairs
 from solutions import merge_and_update, train_bpe
 
-EXERCISES = ("pair_counts", "merge_pair", "train_bpe", "encode_bpe", "merge_and_update")
 GROUPS = ("core", "random")
 EXAMPLES = "examples"  # the visible examples, where they cannot be read from the notebook
 
@@ -166,22 +158,12 @@ def _encode_bpe_random(rng: random.Random) -> list[Case]:
 # ---- merge_and_update(words, counts, stats, where, pair) ----------------------------------
 
 
-def _index(words: list[list[str]], counts: list[int]) -> tuple[dict, dict]:
-    stats: dict[tuple[str, str], int] = {}
-    where: dict[tuple[str, str], set[int]] = {}
-    for i, symbols in enumerate(words):
-        for pair in zip(symbols, symbols[1:]):
-            stats[pair] = stats.get(pair, 0) + counts[i]
-            where.setdefault(pair, set()).add(i)
-    return stats, where
-
-
 def _state_after(word_counts: dict[str, int], merges: list[tuple[str, str]]) -> tuple:
     """The trainer's state after ``merges``, applied the incremental way (so ``where`` may
     hold stale indices, exactly as in a real trainer)."""
     words = [list(word) for word in word_counts]
     counts = list(word_counts.values())
-    stats, where = _index(words, counts)
+    stats, where = index_pairs(words, counts)
     for pair in merges:
         merge_and_update(words, counts, stats, where, pair)
     return words, counts, stats, where
@@ -277,7 +259,7 @@ def cases(name: str, group: str) -> list[Case]:
         if name not in _EXAMPLES:
             raise ValueError(
                 f"{name}'s examples are read from its notebook's visible test cell "
-                "(autograder.answer_code.example_calls); only merge_and_update has them here"
+                "(nbgrader_steps.cells.example_calls); only merge_and_update has them here"
             )
         return _EXAMPLES[name]()
     raise ValueError(f"unknown group {group!r}; expected 'core' or 'random'")

@@ -1,7 +1,7 @@
 """Move one student's grading results between nbgrader gradebooks, as plain rows.
 
 Parallel grading gives each submission a private copy of the gradebook (see
-``autograder.grade_class``), so no two processes ever write the same SQLite file. This module
+``grading.grade_class``), so no two processes ever write the same SQLite file. This module
 does the two ends of that: :func:`make_template` strips a copy of the class gradebook down to
 the assignment itself, :func:`student_rows` reads back what nbgrader wrote for one student,
 and :func:`merge_student` writes those rows into the class gradebook in one transaction,
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -96,3 +97,20 @@ def merge_student(class_db: Path, assignment: str, student: str, rows: Rows) -> 
                 _insert(db, table, rows[table], "INSERT")
     finally:
         db.close()
+
+
+def flag_ungraded(db_path: Path, notebooks: Iterable[str], student: str) -> None:
+    """Mark the grades of notebooks nbgrader could not open as waiting for a person."""
+    names = list(notebooks)
+    if not names:
+        return
+    marks = ", ".join("?" for _ in names)
+    with sqlite3.connect(db_path) as db:
+        db.execute(
+            "UPDATE grade SET needs_manual_grade = 1, auto_score = NULL WHERE notebook_id IN ("
+            " SELECT sn.id FROM submitted_notebook sn"
+            " JOIN submitted_assignment sa ON sn.assignment_id = sa.id"
+            " JOIN notebook n ON sn.notebook_id = n.id"
+            f" WHERE sa.student_id = ? AND n.name IN ({marks}))",
+            (student, *names),
+        )

@@ -1,23 +1,12 @@
-"""Start a grading kernel that cannot see or touch other students' work or the gradebook.
+"""Start a grading kernel in a mount namespace that hides other students' work and the gradebook.
 
-nbgrader runs a student's code as the instructor, in the course folder: without this, a cell
-could rewrite ``gradebook.db``, another student's autograded notebook, or the private gradebook
-its own grading writes to. The grading workers register a kernel whose command is this file;
-it re-executes the usual ``python -m ipykernel_launcher`` inside a new mount namespace where
-every other student's folders, the gradebooks, the records and ``.git`` are covered by empty
-folders, the course and grading code are read-only, the student's own autograded folder stays
-writable, and the kernel holds no capability (so it cannot unmount anything). ``autograder/``
-and ``solutions/`` stay readable: the hidden tests import them, which is why
-``autograder.verify`` exists.
+The grading workers register a kernel whose command is this file. It re-executes
+``python -m ipykernel_launcher`` under ``unshare --mount``, where the folders and files named in
+the ``GRADING_JAIL`` environment variable (JSON: ``dirs``, ``files``, ``readonly``, ``keep``) are
+covered, made read-only, or kept writable, and the kernel holds no capability.
 
-What to hide comes in the ``GRADING_JAIL`` environment variable as JSON:
-``{"dirs": [...], "files": [...], "readonly": [...], "keep": "<the student's autograded
-folder>"}``: ``dirs`` become empty folders, ``files`` empty files, ``readonly`` folders stay
-visible but unwritable (the instructor's home when this Python lives in it, see
-``autograder.kernel_home``). Without it, or
-where ``unshare`` is missing, the kernel starts unconfined, as nbgrader would start it.
-
-Only the standard library, run as ``python -I -S kernel_jail.py {connection_file}``.
+But: ``autograder/`` and ``solutions/`` stay readable to the kernel; without ``unshare`` or
+``GRADING_JAIL`` the kernel starts unconfined. Standard library only.
 """
 
 import json

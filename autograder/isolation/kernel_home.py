@@ -1,17 +1,12 @@
 """Give one student's grading kernels a home folder of their own, deleted afterwards.
 
-A kernel started by nbgrader inherits the grading worker's environment, so without this every
-student's kernel shares the instructor's home: a cell that writes an IPython startup file into
-``~/.ipython/profile_default/startup/`` runs inside every later student's kernel, IPython's
-``history.sqlite`` collects every student's code, and a cell can leave files in ``~`` for the
-next student to find. :func:`student_home` points ``HOME``, ``IPYTHONDIR``, the ``JUPYTER_*``
-and ``XDG_*`` folders and ``MPLCONFIGDIR`` at a fresh temporary folder, writes an IPython
-profile that keeps no history, and removes the folder and restores the environment when the
-student is done. :func:`home_cover` says how ``autograder.kernel_jail`` should cover the
-instructor's folders, so a kernel cannot reach them by absolute path either.
+``student_home`` points ``HOME``, ``IPYTHONDIR``, the ``JUPYTER_*`` and ``XDG_*`` folders and
+``MPLCONFIGDIR`` at a fresh folder with an IPython profile that keeps no history, so no
+startup file or history one student's code leaves reaches the next. ``home_cover`` says how
+the jail should cover the instructor's own folders.
 
-It does not start kernels or confine them (``autograder.kernel_jail`` does); where the jail is
-unavailable a kernel can still write to the real home by its absolute path.
+But: it does not start or confine kernels; without the jail a kernel can still write to the
+real home by its absolute path.
 
 >>> with student_home("ada") as home:
 ...     os.environ["HOME"] == str(home), (home / ".ipython").is_dir()
@@ -90,7 +85,7 @@ def student_home(student: str) -> Iterator[Path]:
 
 
 def home_cover(keep_visible: Iterable[Path]) -> dict[str, list[str]]:
-    """What ``autograder.kernel_jail`` should do with the instructor's home and IPython folder.
+    """What ``kernel_jail`` should do with the instructor's home and IPython folder.
 
     A folder that holds nothing grading needs is covered whole (``dirs``). One that does
     (this Python may live in ``~/.pyenv``) is made read-only (``readonly``) and each of its

@@ -1,22 +1,13 @@
-"""Pull out of a notebook what the verify step needs: a student's answer code and the examples.
+"""Read a notebook's cells: which are the lesson's, a student's answer code, the examples.
 
-:func:`answer_statements` gives the statements that define exercise ``name`` the way the
-notebook would, for every code cell before the exercise's first test cell (test cells
-excepted): a lesson cell (one of the master notebook's, matched by cell id, else by source; see
-:class:`LessonCells`) gives only its ``import``, ``def`` and ``class`` statements, while the
-answer cell and every cell the student added give each statement except bare expressions
-(demo calls such as ``print(train_bpe(...))`` need the lesson's variables and are not part of
-the answer; ``STEP = 1`` or ``Pair = tuple[str, str]`` in the student's own cell are). Lines
-of IPython magic (``%``, ``!``) are dropped.
+- ``LessonCells`` tells the master notebook's cells from those a student added;
+- ``answer_statements`` gives the statements that define an exercise as the notebook would
+  (lesson cells: only imports and definitions; the answer and the student's own cells: all
+  but bare expressions);
+- ``example_calls`` reads the literal calls of a visible examples cell;
+- ``engine_uses`` names the parts of the demonstration engine an answer refers to.
 
-:func:`example_calls` reads the visible examples test cell of the master notebook and returns
-the argument tuples of each call of the exercise whose arguments are literals, or names bound
-to literals in that cell, so the examples can be re-run outside the student's kernel.
-
-:func:`engine_uses` names the parts of the course's demonstration engine the student's own
-code refers to, for the summary.
-
-This module only parses; it never runs code.
+But: it only parses; it never runs code.
 
 >>> example_calls('t = ("a", "b")\\nassert merge_pair(t, ("a", "b")) == ("ab",)', "merge_pair")
 [(('a', 'b'), ('a', 'b'))]
@@ -28,11 +19,19 @@ import ast
 
 import nbformat
 
+from autograder.course import ENGINE_PARTS
+
 _KEEP_BEFORE = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def _meta(cell: nbformat.NotebookNode) -> dict:
     return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def is_tracked(cell: nbformat.NotebookNode) -> bool:
+    """True for the cells nbgrader tracks: graded, solution or locked."""
+    meta = _meta(cell)
+    return bool(meta.get("grade") or meta.get("solution") or meta.get("locked"))
 
 
 def _parse(source: str) -> tuple[ast.Module, list[str]] | None:
@@ -172,9 +171,6 @@ def example_calls(source: str, name: str) -> list[tuple]:
     return calls
 
 
-ENGINE_NAMES = ("Trainer", "Encoder", "ChunkTable", "learn_merges", "_join")
-
-
 def _own_cells(
     notebook: nbformat.NotebookNode, name: str, master: nbformat.NotebookNode | None
 ) -> list[tuple[nbformat.NotebookNode, bool]]:
@@ -219,7 +215,7 @@ def engine_uses(
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("bpe_course"):
                 for alias in node.names:
-                    if alias.name in ENGINE_NAMES:
+                    if alias.name in ENGINE_PARTS:
                         imported[alias.asname or alias.name] = alias.name
             elif isinstance(node, ast.Import):
                 for alias in node.names:
@@ -238,7 +234,7 @@ def engine_uses(
         for node in ast.walk(tree):
             if isinstance(node, ast.Name) and node.id in imported and node.id not in rebound:
                 found.append(imported[node.id])
-            elif isinstance(node, ast.Attribute) and node.attr in ENGINE_NAMES:
+            elif isinstance(node, ast.Attribute) and node.attr in ENGINE_PARTS:
                 base = node.value
                 while isinstance(base, ast.Attribute):
                     base = base.value

@@ -1,18 +1,11 @@
 """Build the student bundle: everything a student needs, nothing the instructor keeps.
 
-    python -m autograder.bundle [--out dist]
+``python -m autograder.release.bundle [--out dist]`` (``make student-bundle``) writes
+``dist/bpe-course-student/`` and its zip: the student notebooks, ``bpe_course/``, the pinned
+requirements without the instructors' tools, packaging only from ``pyproject.toml``, a README.
 
-writes ``dist/bpe-course-student/`` and ``dist/bpe-course-student.zip`` holding:
-
-- ``notebooks/*.ipynb``: the student notebooks (answer stubs, no hidden tests);
-- ``bpe_course/``: the public library, including the self-check;
-- ``requirements.txt``: the course's pinned packages minus the instructors' tools;
-- ``pyproject.toml`` (so ``pip install -e .`` installs ``bpe_course``; only the packaging
-  sections, since the course's ruff and pytest settings point at folders students never get)
-  and a short README.
-
-It refuses to build when a notebook still holds a solution or hidden test, or when any file
-would import ``solutions`` or ``autograder``; neither folder is ever copied.
+But: it refuses to build when a notebook still holds a solution or hidden test, or a file
+imports ``solutions`` or ``autograder``; neither folder is ever copied.
 """
 
 from __future__ import annotations
@@ -26,7 +19,9 @@ import tomllib
 import zipfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from autograder.course import CODE_ROOT
+
+ROOT = CODE_ROOT
 NAME = "bpe-course-student"
 # Grading, serving and testing tools: instructors need them, students do not.
 INSTRUCTOR_PACKAGES = {"nbgrader", "voila", "playwright", "pytest", "hypothesis", "ruff"}
@@ -184,7 +179,7 @@ def build_bundle(out: Path, root: Path = ROOT) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m autograder.bundle", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m autograder.release.bundle", description=__doc__)
     parser.add_argument("--out", type=Path, default=ROOT / "dist", help="output folder")
     args = parser.parse_args(argv)
     try:

@@ -1,24 +1,11 @@
 """One honest table for the whole class after grading, plus a CSV and a score-distribution figure.
 
-nbgrader's own export prints 0.0 both for a student who scored 0 and for one whose notebook
-could not be graded at all. This summary reads the gradebook through nbgrader's API instead:
-a grade with no ``auto_score`` or with ``needs_manual_grade`` is shown as ungraded or as
-waiting for a person, never as 0. For each student it shows:
+``collect`` reads the gradebook through nbgrader's API and the records grading left: each
+student's status (``course.Status``), each exercise's score (``—`` in the table, blank in
+``summary.csv``, where nobody has given one: never 0), where verify disagreed with nbgrader,
+and notes. ``report`` prints it and writes ``summary.csv`` and ``scores.png``.
 
-- status: ``graded``, ``needs manual grading`` (a deleted test cell, an unreadable notebook)
-  or ``failed`` (nbgrader could not grade the submission at all), with the reasons;
-- each exercise's score (the verified score where ``make verify`` replaced nbgrader's) and
-  the total; a score nobody has given yet is ``—`` in the printed table and blank in
-  ``summary.csv``, never 0;
-- disagreements: test cells where the verified score differs from nbgrader's, and why; an
-  answer that cannot run outside the student's kernel although nbgrader scored it turns the
-  status into ``needs manual grading`` (the verified score stays until a person decides);
-- notes: what ``autograder.grade_class`` found (missing notebook, extra file, a kernel that
-  died, a timeout, a failing test's whole error message: kept in full in the CSV and in
-  ``results.json``, cut to one screen line only in the printed table).
-
-It writes ``artifacts/grading/summary.csv`` and ``artifacts/grading/scores.png`` and grades
-nothing itself.
+But: it grades nothing and changes no gradebook.
 """
 
 from __future__ import annotations
@@ -29,11 +16,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from autograder.submission_checks import Problem
+from autograder.course import (
+    ASSIGNMENT,
+    EXERCISES,
+    FAILED,
+    GRADED,
+    NEEDS_PERSON,
+    RECORDS,
+    RESULTS_RECORD,
+    VERIFY_RECORD,
+    Status,
+    class_db_path,
+    exercise_of,
+)
+from autograder.nbgrader_steps.inspect_submission import Problem
 
-ASSIGNMENT = "bpe"
-OUT = Path("artifacts") / "grading"
-EXERCISES = ("pair_counts", "merge_pair", "train_bpe", "encode_bpe", "merge_and_update")
+OUT = RECORDS
 MAX_NOTES = 6  # per student in the printed table
 NOTE_WIDTH = 150  # characters of a note in the printed table; the CSV keeps them whole
 UNGRADED = "—"  # a score nobody has given yet, in the printed table (blank in the CSVs)
@@ -44,7 +42,7 @@ class StudentRow:
     """One line of the class summary."""
 
     student: str
-    status: str = "graded"
+    state: Status = field(default_factory=Status)
     scores: dict[str, float | None] = field(default_factory=dict)  # None: not graded yet
     maxima: dict[str, float] = field(default_factory=dict)
     nbgrader_total: float = 0.0
@@ -52,27 +50,14 @@ class StudentRow:
     notes: list[str] = field(default_factory=list)
 
     @property
+    def status(self) -> str:
+        return str(self.state)
+
+    @property
     def total(self) -> float | None:
         if any(score is None for score in self.scores.values()):
             return None
         return sum(s for s in self.scores.values() if s is not None)
-
-
-def save_grading_results(course_root: Path, results: list[dict[str, Any]]) -> Path:
-    """Keep what grade_class found about each student, for the summary (merged by student)."""
-    path = course_root / OUT / "results.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    old = {r["student"]: r for r in json.loads(path.read_text())} if path.exists() else {}
-    old.update({r["student"]: {k: v for k, v in r.items() if k != "log"} for r in results})
-    path.write_text(json.dumps([old[s] for s in sorted(old)], indent=1))
-    return path
-
-
-def _exercise_of(cell: str) -> str | None:
-    for name in EXERCISES:
-        if cell.startswith(f"test_{name}_"):
-            return name
-    return None
 
 
 def _load_json(path: Path) -> list[dict[str, Any]]:
@@ -83,10 +68,8 @@ def collect(course_root: Path) -> list[StudentRow]:
     """The summary rows, from the gradebook and the records grade_class and verify left."""
     from nbgrader.api import Gradebook, MissingEntry
 
-    from autograder.grade_class import class_db_path
-
-    results = {r["student"]: r for r in _load_json(course_root / OUT / "results.json")}
-    verified = _load_json(course_root / OUT / "verify.json")
+    results = {r["student"]: r for r in _load_json(course_root / RESULTS_RECORD)}
+    verified = _load_json(course_root / VERIFY_RECORD)
     rows = []
     with Gradebook(f"sqlite:///{class_db_path(course_root)}") as gb:
         for student in sorted(s.id for s in gb.students):
@@ -100,7 +83,7 @@ def collect(course_root: Path) -> list[StudentRow]:
             manual = False
             for notebook in submission.notebooks:
                 for grade in notebook.grades:
-                    name = _exercise_of(grade.name)
+                    name = exercise_of(grade.name)
                     if name is None:
                         continue
                     row.maxima[name] = row.maxima.get(name, 0.0) + grade.max_score
@@ -114,16 +97,14 @@ def collect(course_root: Path) -> list[StudentRow]:
             failed = result and not result.get("graded", True)
             reasons = [p.text() for p in problems if p.needs_person]
             if failed:
-                row.status = "failed: " + "; ".join(reasons or ["see artifacts/grading"])
+                row.state = Status(FAILED, tuple(reasons or ["see artifacts/grading"]))
             elif manual or any(score is None for score in row.scores.values()):
-                row.status = "needs manual grading: " + "; ".join(reasons or ["ungraded cells"])
+                row.state = Status(NEEDS_PERSON, tuple(reasons or ["ungraded cells"]))
             mine = [v for v in verified if v["student"] == student]
             # verify's findings for a person: the verified score stands, the status says why.
             for_person = [v["needs_person"] for v in mine if v.get("needs_person")]
-            if for_person and row.status == "graded":
-                row.status = "needs manual grading: " + "; ".join(for_person)
-            elif for_person:
-                row.status += "; " + "; ".join(for_person)
+            if for_person:
+                row.state = row.state.adding(NEEDS_PERSON, for_person)
             row.notes = [p.text() for p in problems if not p.needs_person]
             row.notes += [v["note"] for v in mine if v.get("note")]
             row.disagreements = [
@@ -221,9 +202,9 @@ def format_table(rows: list[StudentRow]) -> str:
         hidden = len(row.notes) - len(shown)
         if hidden:
             lines.append(f"{'':<22}note: {hidden} failing test cell(s), their errors in the CSV")
-    graded = sum(1 for r in rows if r.status == "graded")
-    manual = sum(1 for r in rows if r.status.startswith("needs manual"))
-    failed = sum(1 for r in rows if r.status.startswith("failed"))
+    graded = sum(1 for r in rows if r.state.kind == GRADED)
+    manual = sum(1 for r in rows if r.state.kind == NEEDS_PERSON)
+    failed = sum(1 for r in rows if r.state.kind == FAILED)
     differ = sum(1 for r in rows if r.disagreements)
     lines.append(
         f"{len(rows)} students: {graded} graded, {manual} need manual grading, {failed} failed; "
@@ -234,8 +215,6 @@ def format_table(rows: list[StudentRow]) -> str:
 
 def report(course_root: Path, quiet: bool = False) -> list[StudentRow]:
     """Print the class summary and write the CSV and the figure; return the rows."""
-    from autograder.grade_class import class_db_path
-
     if not class_db_path(course_root).exists():
         print("no gradebook yet: nothing to summarize (make autograde grades the class)")
         return []

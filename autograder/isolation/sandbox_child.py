@@ -1,32 +1,13 @@
 """The program that runs inside the verify sandbox: it defines a student's answer and calls it.
 
-``autograder.sandbox`` runs this file's text as ``python -I -c <text>`` in an empty temporary
-folder with a bare environment, so neither ``solutions`` nor ``autograder`` can be imported
-from here. Everything it needs arrives as one JSON job on stdin:
+It reads one JSON job on stdin: the text of ``hidden_tests/plain.py`` and ``hidden_tests/run.py``
+(loaded under private names, so this process calls the very ``run_case`` the hidden tests
+call), the engine's parts to refuse, and per exercise the student's statements and the cases.
+It writes one JSON line per case, on a copy of stdout made before any student code ran, plus
+``{"setup": name}`` and ``{"start": [name, group]}`` lines from which the parent times each step.
+Before any student code runs, ``bpe_course.engine`` is replaced by a stand-in that refuses.
 
-- ``plain_src`` and ``checks_src``: the text of ``autograder/plain.py`` and
-  ``autograder/checks.py``. They are loaded under private names, with empty stand-ins for
-  ``solutions`` and ``autograder.cases`` while ``checks`` loads, so this process calls the very
-  same ``run_case`` the notebooks' hidden tests call and holds no reference answer;
-- ``exercises``: for each, the ``name`` of the function to call, the student's code as
-  ``statements`` (run one by one in a fresh namespace; a failing statement is noted and the
-  rest still run, as in a notebook) and ``cases``, ``[group, index, args]`` triples with the
-  arguments in ``plain.dumps`` form.
-
-It writes ``{"setup": name}`` before defining an exercise and ``{"start": [name, group]}``
-before each group (the parent times each step from there), and one JSON line per case,
-``{"name", "group", "index", "outcome"}``, where ``outcome`` is
-``plain.dumps([value, error, after])``, on a copy of stdout made before any student code ran;
-the student's own prints go nowhere. Nothing here judges an answer: whatever this process
-says, the parent re-checks it against the reference in a process that never runs student code.
-
-Before any student code runs, ``bpe_course.engine`` (the course's demonstration engine) is
-replaced by a stand-in whose ``Trainer``, ``Encoder``, ``ChunkTable``, ``learn_merges`` and
-``_join`` raise ``EngineRefusedError``: an answer must do the work itself, not hand it to the
-library the lessons use for their demonstrations. Importing the rest of ``bpe_course`` still
-works. (``autograder.sandbox`` also hides the engine's file where Linux allows.)
-
-Only the standard library is used, on purpose.
+But: it judges nothing, and uses only the standard library, run as ``python -I``.
 """
 
 import importlib.abc
@@ -36,9 +17,7 @@ import os
 import sys
 import types
 
-_STUB_ROOTS = ("solutions", "autograder")
 ENGINE = "bpe_course.engine"
-ENGINE_NAMES = ("Trainer", "Encoder", "ChunkTable", "learn_merges", "_join")
 ENGINE_REFUSAL = "the course's demonstration engine may not be used in an answer; write it yourself"
 
 
@@ -79,8 +58,11 @@ class _EngineStandIn(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
         return types.ModuleType(spec.name)
 
+    def __init__(self, parts: list) -> None:
+        self.parts = parts
+
     def exec_module(self, module: types.ModuleType) -> None:
-        for name in ENGINE_NAMES:
+        for name in self.parts:
             refused = type(name, (_RefusedClass,), {}) if name[0].isupper() else _refuse
             setattr(module, name, refused)
         module.Merge = _Merge
@@ -88,40 +70,11 @@ class _EngineStandIn(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         module.__getattr__ = _other_part  # any other part of the engine: refused too
 
 
-def refuse_engine() -> None:
+def refuse_engine(parts: list) -> None:
     """Serve the stand-in engine to every import of ``bpe_course.engine`` from now on (also
     to ``bpe_course``'s own ``__init__``, which imports it)."""
     sys.modules.pop(ENGINE, None)
-    sys.meta_path.insert(0, _EngineStandIn())
-
-
-class _Stubs(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Serves empty modules for ``solutions`` and ``autograder.*`` while checks.py loads."""
-
-    def __init__(self, provided: dict) -> None:
-        self.provided = provided
-
-    def find_spec(
-        self, fullname: str, path: object = None, target: object = None
-    ) -> importlib.machinery.ModuleSpec | None:
-        if fullname.split(".")[0] in _STUB_ROOTS:
-            return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
-        return None
-
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
-        return self.provided.get(spec.name) or types.ModuleType(spec.name)
-
-    def exec_module(self, module: types.ModuleType) -> None:
-        if module.__name__ == "autograder.cases":
-            module.EXERCISES = (
-                "pair_counts",
-                "merge_pair",
-                "train_bpe",
-                "encode_bpe",
-                "merge_and_update",
-            )
-            module.GROUPS = ("core", "random")
-            module.cases = None
+    sys.meta_path.insert(0, _EngineStandIn(parts))
 
 
 def _load(name: str, source: str) -> types.ModuleType:
@@ -131,20 +84,19 @@ def _load(name: str, source: str) -> types.ModuleType:
     return module
 
 
-def load_tools(plain_src: str, checks_src: str) -> tuple:
+def load_tools(plain_src: str, run_src: str) -> tuple:
     """The plain-data and run_case modules, with nothing of the project left importable."""
-    before = set(sys.modules)
     plain = _load("_sandbox_plain", plain_src)
-    stubs = _Stubs({"autograder.plain": plain})
-    sys.meta_path.insert(0, stubs)
+    # run.py imports plain by its package name; serve it for that one import only.
+    names = ("autograder", "autograder.hidden_tests", "autograder.hidden_tests.plain")
+    sys.modules.update({name: types.ModuleType(name) for name in names[:-1]})
+    sys.modules[names[-1]] = plain
     try:
-        checks = _load("_sandbox_checks", checks_src)
+        run = _load("_sandbox_run", run_src)
     finally:
-        sys.meta_path.remove(stubs)
-        for name in set(sys.modules) - before:
-            if name.split(".")[0] in _STUB_ROOTS:
-                del sys.modules[name]
-    return plain, checks
+        for name in names:
+            sys.modules.pop(name, None)
+    return plain, run
 
 
 def run_statements(statements: list, namespace: dict) -> list:
@@ -165,9 +117,9 @@ def main() -> None:
     os.dup2(quiet, 1)
     sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
     sys.stdin = open(os.devnull)  # noqa: SIM115
-    plain, checks = load_tools(job["plain_src"], job["checks_src"])
-    run_case, dumps, loads = checks.run_case, plain.dumps, plain.loads
-    refuse_engine()
+    plain, run = load_tools(job["plain_src"], job["run_src"])
+    run_case, dumps, loads = run.run_case, plain.dumps, plain.loads
+    refuse_engine(job["engine_parts"])
 
     def send(line: dict) -> None:
         results.write(json.dumps(line) + "\n")

@@ -1,0 +1,79 @@
+"""The bottom layer of the grading code: the course's facts and where its files live.
+
+One place for the assignment's name, its five exercises, the parts of the demonstration
+engine an answer may not use, the records a grading run leaves, and a student's status.
+
+But: it reads no notebook and grades nothing; every other module of ``autograder`` may
+import it, and it imports none of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+CODE_ROOT = Path(__file__).resolve().parent.parent
+ASSIGNMENT = "bpe"
+EXERCISES = ("pair_counts", "merge_pair", "train_bpe", "encode_bpe", "merge_and_update")
+# bpe_course.engine's parts that do an exercise's work; answers that use them earn nothing.
+ENGINE_PARTS = ("Trainer", "Encoder", "ChunkTable", "learn_merges", "_join")
+
+RECORDS = Path("artifacts") / "grading"  # relative to the course root
+RESULTS_RECORD = RECORDS / "results.json"  # what grading found, per student
+VERIFY_RECORD = RECORDS / "verify.json"  # the verified verdict of every test cell
+
+
+def exercise_of(cell: str) -> str | None:
+    """The exercise a test cell belongs to, from its grade_id ``test_<name>_<group>``.
+
+    >>> exercise_of("test_merge_and_update_hidden_core"), exercise_of("intro")
+    ('merge_and_update', None)
+    """
+    for name in EXERCISES:
+        if cell.startswith(f"test_{name}_"):
+            return name
+    return None
+
+
+def class_db_path(course_root: Path) -> Path:
+    """The SQLite gradebook that ``nbgrader_config.py`` names."""
+    from traitlets.config.loader import PyFileConfigLoader
+
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(course_root)).load_config()
+    url = str(config.CourseDirectory.get("db_url", f"sqlite:///{course_root / 'gradebook.db'}"))
+    if not url.startswith("sqlite:///"):
+        raise SystemExit(f"grading needs an SQLite gradebook; nbgrader_config.py says {url}")
+    return Path(url.removeprefix("sqlite:///"))
+
+
+def find_students(course_root: Path, assignment: str = ASSIGNMENT) -> list[str]:
+    """Every student with a folder ``submitted/<student>/<assignment>``, sorted."""
+    submitted = course_root / "submitted"
+    if not submitted.is_dir():
+        return []
+    return sorted(p.name for p in submitted.iterdir() if (p / assignment).is_dir())
+
+
+GRADED = "graded"
+NEEDS_PERSON = "needs manual grading"
+FAILED = "failed"
+NO_SUBMISSION = "no submission"
+
+
+@dataclass(frozen=True)
+class Status:
+    """Where a student's grade stands: one of the four kinds above, and why.
+
+    >>> str(Status(NEEDS_PERSON, ("locked test cell deleted",)))
+    'needs manual grading: locked test cell deleted'
+    """
+
+    kind: str = GRADED
+    reasons: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {'; '.join(self.reasons)}" if self.reasons else self.kind
+
+    def adding(self, kind: str, reasons: list[str]) -> Status:
+        """This status with more reasons; a graded one takes the new kind."""
+        return Status(kind if self.kind == GRADED else self.kind, (*self.reasons, *reasons))

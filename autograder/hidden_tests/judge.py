@@ -1,0 +1,70 @@
+"""The hidden tests' checker: judge a student's outcomes on every case of a group.
+
+- :func:`judge` compares outcomes (from ``run.run_case``) with the reference's and returns
+  failure messages, smallest failing input first, with the mistake by name where one fits.
+- :func:`check` is what a master notebook's hidden test cell calls: run, judge, and raise
+  ``AssertionError`` with the first message.
+
+But: ``judge`` itself never runs student code, and nothing here keeps scores.
+
+>>> from solutions import merge_pair
+>>> outcomes = [run_case("merge_pair", merge_pair, args) for args in cases("merge_pair", "core")]
+>>> judge("merge_pair", "core", outcomes)
+[]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from autograder.hidden_tests.cases import EXAMPLES, GROUPS, cases
+from autograder.hidden_tests.compare import agrees, reference
+from autograder.hidden_tests.messages import describe_failures
+from autograder.hidden_tests.run import Outcome, run_case
+
+
+def size(args: Sequence[Any]) -> int:
+    """How big an input is, for putting the smallest failing input first."""
+    return len(repr(args))
+
+
+def judge(
+    name: str,
+    group: str,
+    outcomes: Sequence[Outcome],
+    expected: Sequence[Outcome] | None = None,
+) -> list[str]:
+    """Failure messages for ``outcomes`` of ``cases(name, group)``, smallest input first;
+    an empty list means every case passed. Runs only our own code. ``expected``, the
+    reference's outcomes on the same cases, saves running the reference again when judging
+    many students."""
+    if group not in (*GROUPS, EXAMPLES):
+        raise ValueError(f"unknown group {group!r}; expected 'core' or 'random'")
+    all_args = cases(name, group)
+    if len(outcomes) != len(all_args):
+        raise ValueError(
+            f"{name}/{group} has {len(all_args)} cases but {len(outcomes)} outcomes were given"
+        )
+    if expected is None:
+        expected = [run_case(name, reference(name), args) for args in all_args]
+    if len(expected) != len(all_args):
+        raise ValueError(f"{name}/{group} has {len(all_args)} cases but {len(expected)} expected")
+    failures = []
+    for args, want, got in zip(all_args, expected, outcomes):
+        if type(got) is not Outcome:
+            raise TypeError(f"judge takes Outcome objects, got {type(got).__name__}")
+        if not agrees(name, want, got):
+            failures.append((args, want, got))
+    failures.sort(key=lambda failure: size(failure[0]))
+    return describe_failures(name, failures, total=len(all_args))
+
+
+def check(name: str, group: str, func: Callable) -> None:
+    """Run ``func`` on every case of ``name``/``group``; raise AssertionError if any fails."""
+    if not callable(func):
+        raise AssertionError(f"{name} should be a function, but it is a {type(func).__name__}")
+    outcomes = [run_case(name, func, args) for args in cases(name, group)]
+    messages = judge(name, group, outcomes)
+    if messages:
+        raise AssertionError(messages[0])

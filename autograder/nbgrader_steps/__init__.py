@@ -1,0 +1,1 @@
+"""nbgrader plug-ins and the notebook reading they need, one job each."""

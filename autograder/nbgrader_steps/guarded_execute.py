@@ -1,0 +1,67 @@
+"""nbgrader's Execute step, made to survive a kernel that dies or freezes part-way through.
+
+``GuardedExecute`` keeps the cells that ran, puts an error output naming what happened (ename
+``KernelLost``) into every code cell that did not, and lets nbgrader save the notebook: those
+test cells score 0 and the reason is in the notebook for the summary and feedback.
+
+But: a cell that merely loops is nbgrader's timeout's business, memory is limited by the
+grading worker, and nothing here grades or trims cells (``lean_lessons`` does that).
+"""
+
+from __future__ import annotations
+
+import signal
+from typing import Any
+
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from nbclient.util import run_sync
+from nbformat.notebooknode import NotebookNode
+from nbgrader.preprocessors import Execute
+
+# The ename of the error output written into cells that could not run; the summary looks for it.
+KERNEL_LOST = "KernelLost"
+
+
+def lost_output(reason: str) -> NotebookNode:
+    """The error output a cell gets when the kernel was gone before or while it ran."""
+    text = f"{reason}; this cell did not run and its tests score 0"
+    return NotebookNode(
+        output_type="error", ename=KERNEL_LOST, evalue=text, traceback=[f"{KERNEL_LOST}: {text}"]
+    )
+
+
+class GuardedExecute(Execute):
+    """Execute every cell; after the kernel dies or freezes, mark the rest as not run."""
+
+    def preprocess(self, nb: NotebookNode, resources: Any = None, km: Any = None) -> Any:
+        self.kernel_lost_reason: str | None = None
+        return super().preprocess(nb, resources, km)
+
+    def preprocess_cell(self, cell: NotebookNode, resources: Any, index: int) -> Any:
+        if cell.cell_type != "code":
+            return cell, resources
+        if self.kernel_lost_reason is not None:
+            cell.outputs = [lost_output(self.kernel_lost_reason)]
+            return cell, resources
+        try:
+            return super().preprocess_cell(cell, resources, index)
+        except DeadKernelError:
+            self.kernel_lost_reason = f"kernel died while cell {index} ran"
+        except CellTimeoutError:
+            # nbgrader already interrupted the cell once; no answer after that means the
+            # kernel ignores interrupts. Waiting on every later cell would cost a timeout
+            # each, so stop it now.
+            self.kernel_lost_reason = (
+                f"kernel froze in cell {index} (no reply even to an interrupt)"
+            )
+            self._kill_kernel()
+        cell.outputs.append(lost_output(self.kernel_lost_reason))
+        return cell, resources
+
+    def _kill_kernel(self) -> None:
+        if self.km is None:
+            return
+        try:
+            run_sync(self.km.signal_kernel)(signal.SIGKILL)
+        except Exception as error:  # already gone: nothing left to stop
+            self.log.warning("could not kill the frozen kernel: %s", error)

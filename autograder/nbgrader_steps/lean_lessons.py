@@ -1,0 +1,59 @@
+"""Lean grading as two nbgrader steps around Execute: lesson cells run only their definitions.
+
+``TrimLessonCells`` (before Execute) cuts each lesson cell (untracked by nbgrader and found in
+the master notebook, see ``cells.LessonCells``) down to its ``import``, ``def`` and ``class``
+statements; ``RestoreLessonCells`` (after) puts the lesson's text back. A cell the student
+added runs whole, since an answer may rely on it.
+
+But: the lessons' demonstrations do not run, so their outputs are missing from the autograded
+copy; the grade is the same only while test cells use nothing but the student's functions.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import nbformat
+from nbformat.notebooknode import NotebookNode
+from nbgrader.preprocessors.base import NbGraderPreprocessor
+from traitlets import Unicode
+
+from autograder.nbgrader_steps.cells import LessonCells, definitions_only, is_tracked
+
+_STASH = "lean_lesson_sources"  # resources key: cell index -> the lesson's own text
+
+
+class TrimLessonCells(NbGraderPreprocessor):
+    """Keep only the definitions of each lesson cell; stash the full text in ``resources``."""
+
+    masters = Unicode("", help="folder of the master notebooks (source/<assignment>)").tag(
+        config=True
+    )
+
+    def preprocess(self, nb: NotebookNode, resources: Any) -> tuple[NotebookNode, Any]:
+        lesson = LessonCells(self._master(resources.get("unique_key")))
+        stash = resources.setdefault(_STASH, {})
+        for index, cell in enumerate(nb.cells):
+            if cell.cell_type == "code" and not is_tracked(cell) and lesson.holds(cell):
+                stash[index] = cell.source
+                cell.source = definitions_only(cell.source)
+        return nb, resources
+
+    def _master(self, notebook_name: str | None) -> NotebookNode | None:
+        path = Path(self.masters) / f"{notebook_name}.ipynb"
+        if not (self.masters and notebook_name and path.is_file()):
+            return None
+        return nbformat.read(path, as_version=4)
+
+
+class RestoreLessonCells(NbGraderPreprocessor):
+    """Put back the text ``TrimLessonCells`` cut; a cell left with nothing shows no output."""
+
+    def preprocess(self, nb: NotebookNode, resources: Any) -> tuple[NotebookNode, Any]:
+        for index, source in resources.pop(_STASH, {}).items():
+            cell = nb.cells[index]
+            if not cell.source.strip():
+                cell.outputs = []
+            cell.source = source
+        return nb, resources

@@ -1,0 +1,1 @@
+"""What an instructor reads after grading: the class summary and grades.csv."""
