@@ -21,6 +21,20 @@ ENGINE_PARTS = ("Trainer", "Encoder", "ChunkTable", "learn_merges", "_join")
 RECORDS = Path("artifacts") / "grading"  # relative to the course root
 RESULTS_RECORD = RECORDS / "results.json"  # what grading found, per student
 VERIFY_RECORD = RECORDS / "verify.json"  # the verified verdict of every test cell
+SECRET_FILE = ".grading-secret"  # seeds the random hidden cases for a term
+
+
+def term_secret(course_root: Path) -> str:
+    """The secret that seeds this course's random hidden cases, made on first use and kept in
+    ``<course root>/.grading-secret`` for the term, so a regrade draws the same cases. Keep it
+    out of version control and out of students' reach (the sandbox hides it)."""
+    path = course_root / SECRET_FILE
+    if not path.exists():
+        import secrets
+
+        path.write_text(secrets.token_hex(16) + "\n")
+        path.chmod(0o600)
+    return path.read_text().strip()
 
 
 def exercise_of(cell: str) -> str | None:

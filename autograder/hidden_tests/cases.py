@@ -242,19 +242,26 @@ _RANDOM: dict[str, Callable[[random.Random], list[Case]]] = {
     "merge_and_update": _merge_and_update_random,
 }
 _EXAMPLES: dict[str, Callable[[], list[Case]]] = {"merge_and_update": _merge_and_update_examples}
-# One fixed seed per exercise, so adding cases to one exercise leaves the others unchanged.
+# One seed per exercise, so adding cases to one exercise leaves the others unchanged. A
+# term's grading passes its secret (course.term_secret) so last term's cases buy nothing.
 _SEEDS = {name: 2024 + i for i, name in enumerate(EXERCISES)}
 
 
-def cases(name: str, group: str) -> list[Case]:
+def _random_source(name: str, secret: str | None) -> random.Random:
+    # A str seed is hashed with SHA-512 by random: the same on every machine and hash seed.
+    return random.Random(_SEEDS[name] if secret is None else f"{secret}/{name}")
+
+
+def cases(name: str, group: str, secret: str | None = None) -> list[Case]:
     """The argument tuples exercise ``name`` is graded on in ``group`` ("core" or "random";
-    "examples" for merge_and_update)."""
+    "examples" for merge_and_update). ``secret`` seeds the random group (default: a fixed
+    seed, for the masters' own hidden cells and the tests)."""
     if name not in _CORE:
         raise ValueError(f"unknown exercise {name!r}; expected one of {', '.join(EXERCISES)}")
     if group == "core":
         return _CORE[name]()
     if group == "random":
-        return _RANDOM[name](random.Random(_SEEDS[name]))
+        return _RANDOM[name](_random_source(name, secret))
     if group == EXAMPLES:
         if name not in _EXAMPLES:
             raise ValueError(
