@@ -6,8 +6,10 @@ curve, and grade them on ``train_bpe`` and ``encode_bpe``; the two must never di
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
@@ -69,21 +71,52 @@ def test_trainer_counts_and_candidates_are_true_counts(corpus, num_merges) -> No
         )
 
 
+def fast_trainer_start(module, train, corpus) -> tuple | None:
+    """The words, counts, pair counts and pair->word index a fast trainer of ``solutions``
+    starts from: what it hands to ``merge_and_update`` for its first merge (None when it
+    finds nothing to merge)."""
+    real, seen = module.merge_and_update, []
+
+    def spy(words, counts, stats, where, pair, changes=None):
+        if not seen:
+            seen.append(copy.deepcopy((words, counts, stats, where)))
+        return real(words, counts, stats, where, pair, changes)
+
+    with mock.patch.object(module, "merge_and_update", spy):
+        train(corpus, 1)
+    return seen[0] if seen else None
+
+
+def words_of(index: dict, words: list) -> dict:
+    """An index with each word id replaced by its word (each trainer numbers words its own
+    way: a ChunkTable leaves the empty word out)."""
+    return {pair: {"".join(words[i]) for i in ids} for pair, ids in index.items()}
+
+
 @SETTINGS
 @given(corpora)
-def test_every_trainer_starts_from_the_one_index_pairs(corpus) -> None:
-    from bpe_course.engine import index_pairs
+def test_every_trainer_starts_from_the_same_pair_counts_and_index(corpus) -> None:
     from solutions import fast, hf_ties
 
-    assert fast.index_pairs is hf_ties.index_pairs is index_pairs
-    trainer = Trainer(corpus)
-    stats, where = index_pairs(trainer.symbols, trainer.counts)
-    assert (
-        trainer.pair_counts
-        == stats
-        == pair_counts({tuple(word): count for word, count in corpus.items()})
-    )
-    assert trainer.index == where == ChunkTable(corpus).index
+    truth_counts = pair_counts({tuple(word): count for word, count in corpus.items()})
+    truth_index: dict = {}
+    for word in corpus:
+        for pair in zip(word, word[1:]):
+            truth_index.setdefault(pair, set()).add(word)
+
+    table, trainer = ChunkTable(corpus), Trainer(corpus)
+    assert table._starting_pair_counts == trainer.pair_counts == truth_counts
+    assert table.index == trainer.index
+    assert words_of(trainer.index, trainer.symbols) == truth_index
+    for module, train in ((fast, fast.train_bpe_fast), (hf_ties, hf_ties.train_bpe_hf_ties)):
+        start = fast_trainer_start(module, train, corpus)
+        if start is None:
+            assert truth_counts == {}, f"{module.__name__} merged nothing"
+            continue
+        words, counts, stats, where = start
+        assert dict(zip(map("".join, words), counts)) == corpus, module.__name__
+        assert stats == truth_counts, module.__name__
+        assert words_of(where, words) == truth_index, module.__name__
 
 
 @SETTINGS

@@ -8,7 +8,12 @@ alphabet given to Hugging Face is all 128 ASCII characters.
 
 from __future__ import annotations
 
-import socket
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import tiktoken
@@ -117,17 +122,101 @@ def test_hf_trainer_matches_the_tie_rule_on_a_tie_heavy_text():
     assert theirs != train_bpe_fast(counts, 10_000)
 
 
-def test_building_and_using_them_never_touches_the_network(monkeypatch, course_table):
-    def refuse(*args, **kwargs):
-        raise AssertionError("tried to use the network")
+ROOT = Path(__file__).resolve().parent.parent
 
-    monkeypatch.setattr(socket.socket, "connect", refuse)
-    monkeypatch.setattr(socket, "create_connection", refuse)
-    monkeypatch.setattr(tiktoken, "get_encoding", refuse)
+# Builds both libraries from a merge table and uses them: the tokens of a text by each, and
+# Hugging Face's trainer on the text's chunks. Input and output are JSON on stdin and stdout.
+OFFLINE_WORK = """
+import json, sys
+from bpe_course.real_tokenizers import hf_tokenizer, hf_tokens, hf_train, tiktoken_encoding
+
+job = json.load(sys.stdin)
+merges, text = [tuple(pair) for pair in job["merges"]], job["text"]
+encoding = tiktoken_encoding(merges)
+ids = encoding.encode_ordinary(text)
+json.dump({
+    "tiktoken": [encoding.decode_single_token_bytes(i).decode() for i in ids],
+    "hf": hf_tokens(hf_tokenizer(merges, [chr(code) for code in range(128)]), text),
+    "hf_train": hf_train(job["counts"], 50),
+}, sys.stdout)
+"""
+
+NO_NETWORK = (
+    ("unshare", "--net"),
+    ("bwrap", "--unshare-net", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"),
+)
+PROBE = (
+    "import errno, socket\n"  # 192.0.2.1 is reserved for documentation: nobody answers
+    "try:\n    socket.create_connection(('192.0.2.1', 443), timeout=5)\n"
+    "except OSError as error:\n    raise SystemExit(0 if error.errno == errno.ENETUNREACH else 1)\n"
+    "raise SystemExit(1)\n"
+)
+
+
+def without_network(scratch: Path) -> list[str] | None:
+    """A command prefix that runs a program in a network namespace with no network at all
+    (not even a route), checked by trying to connect; None if this machine cannot make one."""
+    for prefix in NO_NETWORK:
+        if shutil.which(prefix[0]) is None:
+            continue
+        command = list(prefix)
+        if prefix[0] == "bwrap":  # a fresh /tmp, with the scratch folder inside it
+            command += ["--tmpfs", "/tmp", "--bind", str(scratch), str(scratch)]
+        try:
+            probe = subprocess.run(
+                [*command, sys.executable, "-c", PROBE], capture_output=True, timeout=60
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if probe.returncode == 0:
+            return command
+    return None
+
+
+def offline_env(cache: Path) -> dict[str, str]:
+    """This environment without offline switches or proxies, every cache in ``cache``."""
+    dropped = ("HF_", "TIKTOKEN_", "DATA_GYM_", "TRANSFORMERS_", "XDG_CACHE_HOME")
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith(dropped) and "proxy" not in name.lower()
+    }
+    for name in ("HF_HOME", "HF_HUB_CACHE", "TIKTOKEN_CACHE_DIR", "DATA_GYM_CACHE_DIR"):
+        env[name] = str(cache / name.lower())
+    return env | {"XDG_CACHE_HOME": str(cache), "HOME": str(cache), "PYTHONPATH": str(ROOT)}
+
+
+def test_building_and_using_them_never_touches_the_network(tmp_path, course_table):
+    # Python's sockets are not the only way out: the Rust libraries bring their own HTTP
+    # clients. So the work runs in a network namespace where no route leads anywhere, with
+    # offline switches unset and empty caches, and must give exactly our tokens there.
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    prefix = without_network(tmp_path)
+    if prefix is None:
+        pytest.skip(
+            "neither `unshare --net` nor `bwrap --unshare-net` can make a network namespace "
+            "on this machine, so a download by any route cannot be ruled out"
+        )
     merges, heldout = course_table
-    assert tiktoken_tokens(tiktoken_encoding(merges), heldout)
-    assert hf_tokens(hf_tokenizer(merges, ASCII), heldout)
-    assert hf_train(chunk_counts(heldout), 50)
+    counts = chunk_counts(heldout)
+    job = {"merges": merges, "text": heldout, "counts": counts}
+    run = subprocess.run(
+        [*prefix, sys.executable, "-c", OFFLINE_WORK],
+        input=json.dumps(job),
+        env=offline_env(cache),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, f"the work failed without a network:\n{run.stderr}"
+    done = json.loads(run.stdout)
+    ours = Encoder(merges).encode(heldout)
+    assert done["tiktoken"] == ours
+    assert done["hf"] == ours
+    assert [tuple(pair) for pair in done["hf_train"]] == train_bpe_hf_ties(counts, 50)
+    assert sorted(cache.rglob("*")) == [], "something was written to a download cache"
 
 
 def test_tiktoken_ranks_tokens_not_pairs():

@@ -11,27 +11,40 @@ import os
 import re
 import subprocess
 import sys
+from collections import Counter
 
 import pytest
 
-from bpe_course.display import visible
+from bpe_course.display import show_pair, visible
 from bpe_course.engine import Encoder, Trainer, learn_merges
 from bpe_course.pretokenize import chunk_counts, pretokenize
 from bpe_course.texts import COURSE_TEXT
 from bpe_course.widget import (
     DEFAULT_TEXT,
     MAX_CHARS,
+    SHOWN_CHARS,
     MergeStepper,
     watch_it_learn,
 )
 
 TOKEN_SPAN = re.compile(r'<span class="bpe-token[^"]*">(.*?)</span>')
 MERGE_ROW = re.compile(r'<tr class="bpe-merge-row"><td>(\d+)</td>')
+CANDIDATE_ROW = re.compile(
+    r'<tr class="bpe-cand-row[^"]*"><td><span[^>]*>(.*?)</span></td><td>(\d+)</td>'
+    r"<td>(.*?)</td></tr>"
+)
+NOTE = re.compile(r'<div class="bpe-note">(.*?)</div>')
 
 
 def shown_tokens(widget) -> list[str]:
     """The token boxes of the segmentation pane, as the page draws them."""
     return [html.unescape(t) for t in TOKEN_SPAN.findall(widget.segmentation_pane.value)]
+
+
+def shown_candidates(widget) -> list[tuple[str, int, str]]:
+    """The rows of the candidates pane as the page draws them: pair, count and mark."""
+    rows = CANDIDATE_ROW.findall(widget.candidates_pane.value)
+    return [(html.unescape(pair), int(count), mark) for pair, count, mark in rows]
 
 
 def trainer_after(text: str, k: int) -> Trainer:
@@ -134,6 +147,52 @@ def test_candidates_mark_the_tie_and_the_winner_is_the_next_merge():
     assert stepper.next().pair == (" ", "c")
 
 
+@pytest.mark.parametrize(
+    ("text", "merges", "tied"),
+    [
+        # (a, t) at 15 is far ahead of (h, e) at 8
+        pytest.param(DEFAULT_TEXT, 0, 1, id="default-0-merges"),
+        # (␣, c) and (c, at), both 4
+        pytest.param(DEFAULT_TEXT, 4, 2, id="default-4-merges"),
+        # (␣c, at) at 4, then pairs at 3
+        pytest.param(DEFAULT_TEXT, 5, 1, id="default-5-merges"),
+        # (␣, o), (␣, s) and (s, at), all 3
+        pytest.param(DEFAULT_TEXT, 6, 3, id="default-6-merges"),
+        # (a, b) twice, (b, a) once
+        pytest.param("abab", 0, 1, id="abab"),
+        # (␣, c), (a, b) and (c, d), once each
+        pytest.param("ab cd", 0, 3, id="ab-cd"),
+    ],
+)
+def test_the_candidates_pane_marks_a_tie_exactly_when_there_is_one(text, merges, tied):
+    # The pairs are counted here from the reference trainer's words, not by the widget.
+    reference = trainer_after(text, merges)
+    counts: Counter = Counter()
+    for symbols, weight in zip(reference.symbols, reference.counts):
+        for pair in zip(symbols, symbols[1:]):
+            counts[pair] += weight
+    best = sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:8]
+    top = best[0][1]
+    assert sum(count == top for count in counts.values()) == tied
+
+    widget = watch_it_learn(text)
+    widget.slider.value = merges
+    pane = widget.candidates_pane.value
+    marks = ["◀ next (tie)" if tied > 1 else "◀ next"]
+    marks += ["(tie)" if tied > 1 and count == top else "" for _, count in best[1:]]
+    assert shown_candidates(widget) == [
+        (show_pair(pair), count, mark) for (pair, count), mark in zip(best, marks)
+    ]
+    (note,) = [html.unescape(n) for n in NOTE.findall(pane)]
+    if tied > 1:
+        assert pane.count("(tie)") == tied
+        winner = show_pair(best[0][0])
+        assert f"tie at count {top}; the smallest pair in Python's order ({winner}) wins" in note
+    else:
+        assert "(tie)" not in pane
+        assert note == "The most frequent pair wins."
+
+
 def test_segmentation_joins_back_to_the_text():
     text = "Two lines\nof  text, with 42 numbers!\n"
     stepper = MergeStepper(text)
@@ -163,7 +222,12 @@ def test_buttons_and_slider_redraw_the_panes_like_the_trainer():
     widget.slider.value = 6
     assert widget.stepper.merges == trainer_after(DEFAULT_TEXT, 6).merges
     assert visible(" cat") in shown_tokens(widget)
-    assert "(tie)" in widget.candidates_pane.value or "◀ next" in widget.candidates_pane.value
+    # Here (␣, o), (␣, s) and (s, at) tie at count 3: three rows say so, the winner first.
+    marks = [mark for _, _, mark in shown_candidates(widget)]
+    assert marks[:4] == ["◀ next (tie)", "(tie)", "(tie)", ""]
+    widget.back_button.click()  # five merges: (␣c, at) leads alone with 4
+    assert [mark for _, _, mark in shown_candidates(widget)][:2] == ["◀ next", ""]
+    assert "(tie)" not in widget.candidates_pane.value
     widget.reset_button.click()
     assert widget.slider.value == 0 and widget.stepper.merges == []
 
@@ -208,9 +272,17 @@ def test_bad_input_shows_a_line_and_disables_the_buttons(text, says):
 
 
 def test_a_long_text_draws_only_its_start():
-    widget = watch_it_learn(COURSE_TEXT * 3)
-    assert "more characters" in widget.segmentation_pane.value
-    assert len(shown_tokens(widget)) < len(COURSE_TEXT * 3)
+    text = COURSE_TEXT * 3
+    widget = watch_it_learn(text)
+    start = ""  # whole chunks, until SHOWN_CHARS characters are reached
+    for chunk in pretokenize(text):
+        if len(start) >= SHOWN_CHARS:
+            break
+        start += chunk
+    assert len(start) < len(text)
+    assert shown_tokens(widget) == [visible(char) for char in start]  # no merge yet
+    notes = [html.unescape(n) for n in NOTE.findall(widget.segmentation_pane.value)]
+    assert notes == [f"… and {len(text) - len(start):,} more characters."]
 
 
 def test_the_widget_steps_the_same_under_any_hash_seed():
