@@ -3,8 +3,11 @@
 :func:`plot_compression_curve` draws a :class:`~bpe_course.compression.CompressionCurve`
 (ρ, bytes per token, against the number of merges) and marks where the two lines part.
 :func:`overfitting_curve` is the one call for a learner's own text (a str) or file (a
-``Path``): it splits it, trains on the first part and measures both parts. Measuring lives in
-``bpe_course.compression``; this file only loads, splits and draws.
+``Path``, read and counted in parallel by ``bpe_course.large``): it splits it, trains on the
+first part and measures both parts.
+
+But: measuring lives in ``bpe_course.compression`` and ``bpe_course.large``; this file only
+splits and draws.
 
 >>> from bpe_course.compression import CompressionCurve
 >>> curve = CompressionCurve([("a", "b")] * 4, [1.0, 1.2, 1.5, 2.0, 2.6], [1.0, 1.2, 1.4, 1.5, 1.5])
@@ -20,7 +23,8 @@ import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
 from bpe_course.compression import CompressionCurve, compression_curve
-from bpe_course.texts import load_text, split_train_heldout
+from bpe_course.large import DEFAULT_MERGES, file_curve
+from bpe_course.texts import split_train_heldout
 
 
 def separation_point(curve: CompressionCurve, gap: float = 0.05) -> int | None:
@@ -79,6 +83,7 @@ def overfitting_curve(
     progress: bool = True,
     *,
     path: str | os.PathLike[str] | None = None,
+    workers: int | None = None,
 ) -> CompressionCurve:
     """The compression curve of your own text: train on its start, hold out the rest.
 
@@ -86,6 +91,12 @@ def overfitting_curve(
     folder, pass a :class:`pathlib.Path` or use the ``path=`` keyword (which also takes a
     str). Nothing is guessed, so a file name given as a plain str is trained on as text; the
     "too short" error then says how to pass a path. Long runs show a progress bar.
+
+    A str trains until every training chunk is one token unless ``num_merges`` says less. A
+    path may be hundreds of megabytes: it is streamed, its two parts are counted in
+    ``workers`` processes (default: one per core; ``bpe_course.large``), and it trains at
+    most ``DEFAULT_MERGES`` (10,000) merges unless ``num_merges`` says otherwise. The
+    training part ends at the first space from ``train_fraction`` of its bytes on.
 
     >>> curve = overfitting_curve("the cat sat on the mat " * 30, progress=False)
     >>> curve.train_rho[0], curve.num_merges
@@ -95,24 +106,21 @@ def overfitting_curve(
         raise ValueError("overfitting_curve takes the text or path=..., not both")
     if path is None and isinstance(text, os.PathLike):
         text, path = None, text
-    origin = ""
-    if path is not None:
-        text = load_text(path)  # its errors name the path
-        origin = f" ({path})"
+    if path is not None:  # its errors name the path
+        merges = DEFAULT_MERGES if num_merges is None else num_merges
+        return file_curve(path, train_fraction, merges, workers, progress)
     if not isinstance(text, str) or not text.strip():
         raise ValueError(
             "overfitting_curve needs some text, or a file given as Path(...) or path=...; got "
             + (repr(text) if isinstance(text, str) else type(text).__name__)
-            + origin
         )
     train, heldout = split_train_heldout(text, train_fraction)
     if not heldout.strip() or not heldout[0].isspace():  # no word left to hold out
         hint = ""
         name = text.strip()
-        if path is None and len(name) < 200 and not any(c.isspace() for c in name):
+        if len(name) < 200 and not any(c.isspace() for c in name):
             hint = f"; if {name!r} is a file, pass Path({name!r}) or path={name!r}"
         raise ValueError(
-            f"the text{origin} is too short to hold part of it out; "
-            "give it a few sentences at least" + hint
+            "the text is too short to hold part of it out; give it a few sentences at least" + hint
         )
     return compression_curve(train, heldout, num_merges=num_merges, progress=progress)

@@ -1,0 +1,169 @@
+"""Train on a large text, hundreds of megabytes, from disk: stream, count in parallel, train.
+
+:func:`train_on_files` reads a file, a folder of ``.txt`` files or a list of files in pieces
+(``bpe_course.shards``), counts each piece's chunks in worker processes and adds the counts
+up (``bpe_course.parallel``), then learns merges with the course's array engine
+(``bpe_course.arrays``). :func:`file_curve` does the same for the overfitting curve: it
+trains on the first part of the text and replays every merge on the rest. Memory follows
+the number of distinct chunks, not the size of the text; progress bars count the bytes read
+and the merges learned.
+
+But: nothing here is new algorithm; each step lives in its own module, and the merges are
+exactly ``learn_merges``'s on ``chunk_counts`` of the whole text.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from itertools import chain
+
+from tqdm.auto import tqdm
+
+from bpe_course.arrays import ArrayTrainer, Pair
+from bpe_course.compression import CompressionCurve
+from bpe_course.parallel import PathArg, count_pieces
+from bpe_course.shards import PIECE_BYTES, read_pieces, text_files, total_bytes
+from bpe_course.validate import check_training_args
+
+DEFAULT_MERGES = 10_000  # a vocabulary of about ten thousand tokens past the characters
+
+
+def count_files(paths: PathArg, workers: int | None = None, progress: bool = True) -> Counter[str]:
+    """``chunk_counts`` of the whole text of ``paths``, counted piece by piece in parallel."""
+    return count_pieces(read_pieces(paths, PIECE_BYTES, progress=progress), workers)
+
+
+def train_on_files(
+    paths: PathArg,
+    num_merges: int = DEFAULT_MERGES,
+    workers: int | None = None,
+    progress: bool = True,
+) -> list[Pair]:
+    """The first ``num_merges`` merges learned on a file, a folder of ``.txt`` files or a list.
+
+    ``workers`` processes count the text (default: one per core). Stops early once every
+    distinct chunk is a single token. Errors name the file that is missing, unreadable or
+    not UTF-8.
+    """
+    check_training_args({}, num_merges)
+    counts = count_files(paths, workers, progress)
+    return train_counts(counts, num_merges, progress)
+
+
+def train_counts(counts: Counter[str], num_merges: int, progress: bool = True) -> list[Pair]:
+    """Learn up to ``num_merges`` merges on counted chunks, with a progress bar of merges."""
+    trainer = ArrayTrainer(counts)
+    with tqdm(total=num_merges, desc="merges", unit="merge", disable=not progress) as bar:
+        while len(trainer.merges) < num_merges and trainer.step() is not None:
+            bar.update()
+    return trainer.merges
+
+
+def _split_pieces(
+    paths: PathArg, train_fraction: float, progress: bool
+) -> tuple[Iterator[str], Iterator[str]]:
+    """Two iterators, the training part of the text and the held-out rest, read in turn.
+
+    The cut falls at the first space at or after ``train_fraction`` of the bytes, and the
+    held-out part starts with that space, as ``split_train_heldout`` cuts a str.
+    """
+    if not 0 < train_fraction < 1:
+        raise ValueError(f"train_fraction must lie strictly between 0 and 1, got {train_fraction}")
+    target = int(total_bytes(text_files(paths)) * train_fraction)
+    pieces = read_pieces(paths, PIECE_BYTES, progress=progress)
+    rest: list[str] = []
+
+    def training() -> Iterator[str]:
+        offset = 0
+        for piece in pieces:
+            size = len(piece.encode("utf-8"))
+            if offset + size <= target:
+                offset += size
+                yield piece
+                continue
+            # The cut is in this piece or later: find the first space from the target on.
+            start = len(piece.encode("utf-8")[: max(target - offset, 0)].decode("utf-8", "ignore"))
+            space = piece.find(" ", start)
+            while space < 0:  # past the target: the first space of a later piece
+                yield piece
+                piece = next(pieces, None)
+                if piece is None:
+                    return
+                space = piece.find(" ")
+            yield piece[:space]
+            rest.append(piece[space:])
+            return
+
+    def heldout() -> Iterator[str]:
+        yield from rest
+        yield from pieces
+
+    return training(), heldout()
+
+
+def count_split(
+    paths: PathArg,
+    train_fraction: float = 2 / 3,
+    workers: int | None = None,
+    progress: bool = True,
+) -> tuple[Counter[str], Counter[str]]:
+    """Chunk counts of the training part and of the held-out rest, each counted in parallel."""
+    training, heldout = _split_pieces(paths, train_fraction, progress)
+    train_counts = count_pieces(training, workers)
+    return train_counts, count_pieces(heldout, workers)
+
+
+def curve_from_counts(
+    train_counts: Counter[str],
+    heldout_counts: Counter[str],
+    num_merges: int | None = None,
+    progress: bool = True,
+) -> CompressionCurve:
+    """ρ on both parts after every merge learned on ``train_counts`` (``None``: to the end).
+
+    The held-out table replays each merge as it is learned, which encodes it as ``Encoder``
+    would (the precondition in ``bpe_course.engine.ChunkTable``).
+    """
+    trainer, heldout = ArrayTrainer(train_counts), ArrayTrainer(heldout_counts)
+    train_bytes = sum(len(chunk.encode("utf-8")) * n for chunk, n in train_counts.items())
+    heldout_bytes = sum(len(chunk.encode("utf-8")) * n for chunk, n in heldout_counts.items())
+    curve = CompressionCurve()
+
+    def record() -> None:
+        curve.train_rho.append(train_bytes / trainer.total_tokens)
+        curve.heldout_rho.append(heldout_bytes / heldout.total_tokens)
+
+    bound = int(trainer.weight.size - len(train_counts))  # each merge removes a symbol
+    total = bound if num_merges is None else min(num_merges, bound)
+    record()
+    with tqdm(total=total, desc="merges", unit="merge", disable=not progress) as bar:
+        while num_merges is None or curve.num_merges < num_merges:
+            learned = trainer.step()
+            if learned is None:
+                break
+            heldout.apply(learned[0])
+            curve.merges.append(learned[0])
+            record()
+            bar.update()
+        bar.total = bar.n
+    return curve
+
+
+def file_curve(
+    paths: PathArg,
+    train_fraction: float = 2 / 3,
+    num_merges: int | None = DEFAULT_MERGES,
+    workers: int | None = None,
+    progress: bool = True,
+) -> CompressionCurve:
+    """The overfitting curve of a file, folder or list of files, read and counted in parallel."""
+    train_counts, heldout_counts = count_split(paths, train_fraction, workers, progress)
+    if not any(chunk.strip() for chunk in chain(train_counts, heldout_counts)):
+        raise ValueError(f"overfitting_curve needs some text; {paths} holds none")
+    if not heldout_counts or not train_counts:
+        raise ValueError(
+            f"the text of {paths} is too short to hold part of it out; "
+            "give it a few sentences at least"
+        )
+    return curve_from_counts(train_counts, heldout_counts, num_merges, progress)

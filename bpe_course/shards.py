@@ -1,0 +1,132 @@
+"""Stream a large text file, or many, as pieces that pre-tokenize exactly like the whole.
+
+:func:`read_pieces` reads UTF-8 files block by block and hands out ``str`` pieces of about
+``piece_bytes`` each. A piece ends only where a non-space character is followed by a
+whitespace character: a GPT-2 chunk always ends there, and the pattern never looks back, so
+pre-tokenizing the pieces one by one gives exactly the chunks of the whole text. A cut never
+falls inside a word or inside a multi-byte character. Several files (or a folder's ``.txt``
+files, sorted) are read as one text joined by newlines, as ``load_text`` joins them. Only one
+piece and one block are held at a time, and a progress bar can count the bytes read.
+
+But: it neither pre-tokenizes nor counts (``bpe_course.parallel`` does), and a stretch of text
+with no whitespace in it (one enormous word) stays whole, however long it is.
+
+>>> import tempfile, pathlib
+>>> folder = pathlib.Path(tempfile.mkdtemp())
+>>> _ = (folder / "a.txt").write_text("one two  three\\nfour", encoding="utf-8")
+>>> list(read_pieces(folder / "a.txt", piece_bytes=5, progress=False))
+['one', ' two', '  three', '\\nfour']
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import regex
+from tqdm.auto import tqdm
+
+# The last place where whitespace follows a non-space character, searched from the end.
+# `regex`'s \s is the one GPT2_PATTERN uses, so "whitespace" means the same thing in both.
+_LAST_CUT = regex.compile(r"(?r)\S\s")
+
+PIECE_BYTES = 1 << 20  # about a megabyte per piece
+
+
+def text_files(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> list[Path]:
+    """The files to read, in order: a file, a folder's ``.txt`` files sorted, or a list.
+
+    Raises FileNotFoundError naming a path that does not exist or a folder with no ``.txt``.
+    """
+    given = [paths] if isinstance(paths, str | os.PathLike) else list(paths)
+    files: list[Path] = []
+    for entry in given:
+        path = Path(entry).expanduser()
+        if path.is_dir():
+            found = sorted(p for p in path.rglob("*.txt") if not p.is_dir())
+            if not found:
+                raise FileNotFoundError(f"{path} is a folder with no .txt files in it")
+            files += found
+        elif path.exists():
+            files.append(path)
+        else:
+            raise FileNotFoundError(
+                f"{path} does not exist; give the path of a text file or a folder"
+            )
+    if not files:
+        raise FileNotFoundError("no file to read: give a text file, a folder or a list of files")
+    return files
+
+
+def total_bytes(files: Sequence[Path]) -> int:
+    """The size of the text ``read_pieces`` yields: the files and one newline between each."""
+    size = max(len(files) - 1, 0)
+    for file in files:
+        try:
+            size += file.stat().st_size
+        except OSError as error:
+            raise OSError(f"cannot read {file}: {error.strerror or error}") from None
+    return size
+
+
+def _blocks(files: Sequence[Path], block_bytes: int, bar: tqdm) -> Iterator[str]:
+    """The decoded text of ``files`` in blocks, a newline between files; errors name the file."""
+    for number, file in enumerate(files):
+        if number:
+            bar.update(1)
+            yield "\n"
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        offset = 0
+        try:
+            with open(file, "rb") as stream:
+                while True:
+                    block = stream.read(block_bytes)
+                    yield decoder.decode(block, final=not block)
+                    bar.update(len(block))
+                    if not block:
+                        break
+                    offset += len(block)
+        except UnicodeDecodeError as error:
+            at = max(offset + error.start - len(error.object) + len(block), 0)
+            raise ValueError(
+                f"{file} is not UTF-8 text (byte {at} cannot be decoded); "
+                "save it as UTF-8 or leave it out"
+            ) from None
+        except OSError as error:
+            raise OSError(f"cannot read {file}: {error.strerror or error}") from None
+
+
+def read_pieces(
+    paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    piece_bytes: int = PIECE_BYTES,
+    progress: bool = True,
+    block_bytes: int | None = None,
+) -> Iterator[str]:
+    """The text of ``paths`` as pieces of about ``piece_bytes``, each cut where a chunk ends.
+
+    Joining the pieces gives the text back. ``block_bytes`` (default: ``piece_bytes``) is how
+    much is read at a time; a multi-byte character split between two blocks is put back
+    together before any cut is looked for. Raises ValueError naming a file that is not UTF-8
+    and OSError naming one that cannot be read.
+    """
+    if piece_bytes < 1:
+        raise ValueError(f"piece_bytes must be 1 or more, got {piece_bytes}")
+    files = text_files(paths)
+    pending = ""
+    with tqdm(
+        total=total_bytes(files), unit="B", unit_scale=True, desc="reading", disable=not progress
+    ) as bar:
+        for block in _blocks(files, block_bytes or piece_bytes, bar):
+            pending += block
+            if len(pending) < piece_bytes:
+                continue
+            found = _LAST_CUT.search(pending)
+            if found is None:
+                continue  # no place to cut yet: read on
+            cut = found.start() + 1
+            yield pending[:cut]
+            pending = pending[cut:]
+    if pending:
+        yield pending

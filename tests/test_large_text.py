@@ -1,0 +1,158 @@
+"""Training at scale: pieces cut where chunks end, parallel counts, the array engine.
+
+Counting a text piece by piece, in one process or in workers, must give exactly the counts of
+the whole text, wherever the nominal piece boundary falls (inside a word, inside a multi-byte
+character, inside a run of spaces); the array engine must learn exactly ``learn_merges``'s
+merges and, replaying them on held-out text, leave exactly ``ChunkTable``'s number of tokens.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+import regex
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bpe_course import (
+    COURSE_TEXT,
+    GPT2_PATTERN,
+    ChunkTable,
+    chunk_counts,
+    learn_merges,
+    load_text,
+    pretokenize,
+)
+from bpe_course.arrays import ArrayTrainer, learn_merges_arrays
+from bpe_course.large import count_split, file_curve, train_on_files
+from bpe_course.parallel import count_chunks_parallel, count_pieces
+from bpe_course.plots import overfitting_curve
+from bpe_course.shards import read_pieces
+from bpe_course.texts import split_train_heldout
+
+SETTINGS = settings(max_examples=150, deadline=None, derandomize=True)
+# ASCII, two-, three- and four-byte characters, and whitespace the pattern treats specially.
+ALPHABET = list("ab e'sl1.,") + [" ", "  ", "\n", "\t", "\r\n", "\xa0", "é", "中", "😀", "\u2003"]
+texts = st.lists(st.sampled_from(ALPHABET), max_size=60).map("".join)
+
+
+def write(tmp_path: Path, text: str, name: str = "t.txt") -> Path:
+    path = tmp_path / name
+    path.write_bytes(text.encode("utf-8"))
+    return path
+
+
+@SETTINGS
+@given(text=texts, piece=st.integers(1, 24), block=st.integers(1, 7))
+def test_pieces_rejoin_end_at_chunk_ends_and_count_like_the_whole(
+    tmp_path_factory: pytest.TempPathFactory, text: str, piece: int, block: int
+) -> None:
+    path = write(tmp_path_factory.mktemp("p"), text)
+    pieces = list(read_pieces(path, piece_bytes=piece, progress=False, block_bytes=block))
+    assert "".join(pieces) == text
+    for before, after in zip(pieces, pieces[1:]):
+        assert regex.fullmatch(r"\S\s", before[-1] + after[0]), (before, after)
+    assert count_pieces(pieces, workers=1) == chunk_counts(text)
+
+
+def test_a_nominal_boundary_inside_a_character_and_a_word_moves_to_a_chunk_end(
+    tmp_path: Path,
+) -> None:
+    text = "naïve café au lait"  # ï is 2 bytes: bytes 2-3
+    path = write(tmp_path, text)
+    # A block of 3 bytes ends inside ï; pieces of 4 would end inside "naïve".
+    pieces = list(read_pieces(path, piece_bytes=4, progress=False, block_bytes=3))
+    assert pieces == ["naïve", " café", " au", " lait"]
+    assert count_pieces(pieces, workers=2) == chunk_counts(text)
+
+
+@pytest.mark.parametrize("piece", [1, 3, 7, 50, 1 << 20])
+def test_two_workers_count_exactly_what_one_process_counts(tmp_path: Path, piece: int) -> None:
+    text = COURSE_TEXT + " naïve  café\n\n中文 😀\u2003end \xa0x"
+    path = write(tmp_path, text)
+    whole = chunk_counts(text)
+    assert count_chunks_parallel(path, workers=2, piece_bytes=piece, progress=False) == whole
+    assert count_chunks_parallel(path, workers=1, piece_bytes=piece, progress=False) == whole
+
+
+def test_a_folder_counts_like_load_text(tmp_path: Path) -> None:
+    write(tmp_path, "second file\n", "b.txt")
+    write(tmp_path, "first  file é", "a.txt")
+    (tmp_path / "notes.md").write_text("not read", encoding="utf-8")
+    expected = chunk_counts(load_text(tmp_path))
+    assert count_chunks_parallel(tmp_path, workers=2, piece_bytes=2, progress=False) == expected
+    assert expected["\n"] == 2 and " file" in expected and "not" not in expected
+
+
+def test_errors_name_the_file(tmp_path: Path) -> None:
+    write(tmp_path, "fine text", "a.txt")
+    (tmp_path / "b.txt").write_bytes(b"caf\xe9 latin-1")
+    with pytest.raises(ValueError, match=r"b\.txt is not UTF-8 text \(byte 3"):
+        count_chunks_parallel(tmp_path, workers=2, progress=False)
+    (tmp_path / "b.txt").unlink()
+    os.symlink(tmp_path / "gone.txt", tmp_path / "c.txt")
+    with pytest.raises(OSError, match=r"cannot read .*c\.txt"):
+        train_on_files(tmp_path, 5, workers=1, progress=False)
+    with pytest.raises(FileNotFoundError, match="missing.txt"):
+        train_on_files(tmp_path / "missing.txt", progress=False)
+    with pytest.raises(ValueError, match="workers"):
+        count_pieces(["a b"], workers=0)
+
+
+def test_train_on_files_learns_learn_merges_of_the_whole_text(tmp_path: Path) -> None:
+    path = write(tmp_path, COURSE_TEXT)
+    expected = learn_merges(chunk_counts(COURSE_TEXT), 300)
+    assert train_on_files(path, 300, workers=2, progress=False) == expected
+    assert train_on_files([path], 300, workers=1, progress=False) == expected
+
+
+words = st.dictionaries(
+    st.lists(st.sampled_from("aabé "), min_size=1, max_size=8).map("".join),
+    st.integers(1, 6),
+    max_size=8,
+)
+
+
+@SETTINGS
+@given(counts=words, heldout=words, n=st.integers(0, 25))
+def test_the_array_engine_learns_and_replays_like_the_python_engine(counts, heldout, n) -> None:
+    merges = learn_merges(counts, n)
+    assert learn_merges_arrays(counts, n) == merges
+    table, replay = ChunkTable(heldout), ArrayTrainer(heldout)
+    assert replay.total_tokens == table.total_tokens
+    for pair in merges:
+        table.apply(pair)
+        replay.apply(pair)
+        assert replay.total_tokens == table.total_tokens
+
+
+def test_the_file_curve_splits_like_a_str(tmp_path: Path) -> None:
+    text = COURSE_TEXT[:3000]
+    path = write(tmp_path, text)
+    train, heldout = split_train_heldout(text)
+    assert count_split(path, workers=2, progress=False) == (
+        chunk_counts(train),
+        chunk_counts(heldout),
+    )
+    curve = file_curve(path, num_merges=None, workers=1, progress=False)
+    assert curve == overfitting_curve(text, progress=False)
+    assert overfitting_curve(path, progress=False) == curve  # under the 10,000 default
+
+
+@SETTINGS
+@given(st.text() | texts)
+def test_mostly_ascii_text_splits_exactly_like_the_unicode_pattern(text: str) -> None:
+    # pretokenize sends only the stretches around non-ASCII characters to `regex`.
+    assert pretokenize(text) == regex.findall(GPT2_PATTERN, text)
+
+
+def test_docstring_examples_run() -> None:
+    import doctest
+    import importlib
+
+    for name in ("arrays", "parallel", "pretokenize", "shards"):
+        module = importlib.import_module(f"bpe_course.{name}")
+        result = doctest.testmod(module)
+        assert result.attempted > 0 and result.failed == 0, name
