@@ -19,11 +19,14 @@ Merge(rank=0, pair=('e', 'a'), count=20)
 
 from __future__ import annotations
 
+import gc
 import heapq
-from collections.abc import Iterable, Mapping, Sequence
-from itertools import chain
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from itertools import chain, repeat
 from typing import NamedTuple
 
+from bpe_course.batch_encode import RankTable
 from bpe_course.pretokenize import pretokenize
 from bpe_course.validate import check_training_args
 
@@ -183,14 +186,43 @@ def learn_merges(chunk_counts: Mapping[str, int], num_merges: int | None = None)
     return [merge.pair for merge in trainer.merges]
 
 
+def engine_available() -> None:
+    """Does nothing. The grader's sandbox swaps this module for a stand-in whose every part
+    refuses, so the other engines of ``bpe_course`` call this first and refuse there too."""
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector, then restore it as it was.
+
+    Encoding or training makes hundreds of thousands of small tuples and lists in no cycle;
+    left on, the collector rescans them over and over. Reference counting still frees them.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 class Encoder:
-    """Encode text with a merge table: lowest rank first, with a cache per distinct chunk."""
+    """Encode text with a merge table: lowest rank first, with a cache per distinct chunk.
+
+    A text that brings many chunks the cache has not met has them encoded together, in
+    numpy (``bpe_course.batch_encode``), with exactly the tokens ``encode_chunk`` gives.
+    """
+
+    BATCH = 256  # from this many new chunks on, encode them together
 
     def __init__(self, merges: Iterable[Sequence[str]]) -> None:
+        self.merges = [(left, right) for left, right in merges]
         self.ranks: dict[Pair, int] = {}
-        for rank, (left, right) in enumerate(merges):
-            self.ranks.setdefault((left, right), rank)
+        for rank, pair in enumerate(self.merges):
+            self.ranks.setdefault(pair, rank)
         self._cache: dict[str, tuple[str, ...]] = {}
+        self._table: RankTable | None = None
 
     def encode_chunk(self, chunk: str) -> list[str]:
         """The tokens of one chunk, by repeatedly joining the lowest-ranked pair present."""
@@ -200,36 +232,39 @@ class Encoder:
         return list(cached)
 
     def _merge_by_rank(self, symbols: list[str]) -> list[str]:
+        if len(symbols) < 2:
+            return symbols
         # Ranks are positions in the table the caller gave, so a repeated pair leaves gaps;
         # only a value above every rank can mean "not in the table".
-        ranks, never = self.ranks, float("inf")
+        get, never = self.ranks.get, len(self.merges)
         # found[i] is the rank of the pair (symbols[i], symbols[i + 1]); min and index run
         # in C, and index finds the leftmost occurrence of the lowest rank.
-        found = [ranks.get(pair, never) for pair in zip(symbols, symbols[1:])]
-        while found:
+        found = list(map(get, zip(symbols, symbols[1:]), repeat(never)))
+        while True:
             rank = min(found)
             if rank == never:
-                break
+                return symbols
             i = found.index(rank)
-            symbols[i : i + 2] = [symbols[i] + symbols[i + 1]]
+            joined = symbols[i] = symbols[i] + symbols.pop(i + 1)
+            del found[i]
             # Only the pairs that touch the new symbol change.
-            lo = max(i - 1, 0)
-            found[lo : i + 2] = [
-                ranks.get(pair, never) for pair in zip(symbols[lo : i + 2], symbols[lo + 1 : i + 2])
-            ]
-        return symbols
+            if i:
+                found[i - 1] = get((symbols[i - 1], joined), never)
+            if i < len(found):
+                found[i] = get((joined, symbols[i + 1]), never)
+            elif not found:
+                return symbols
 
     def encode(self, text: str) -> list[str]:
         """Pre-tokenize ``text`` and encode every chunk; joining the result gives ``text``."""
-        chunks, cache = pretokenize(text), self._cache
-        try:  # every chunk met before: a single pass in C
+        with collector_paused():
+            chunks, cache = pretokenize(text), self._cache
+            new = list(dict.fromkeys(chunks).keys() - cache.keys())
+            if len(new) >= self.BATCH:
+                if self._table is None:
+                    self._table = RankTable(self.merges)
+                cache.update(zip(new, self._table.encode(new)))
+            else:
+                for chunk in new:
+                    cache[chunk] = tuple(self._merge_by_rank(list(chunk)))
             return list(chain.from_iterable(map(cache.__getitem__, chunks)))
-        except KeyError:
-            pass
-        tokens: list[str] = []
-        for chunk in chunks:
-            cached = cache.get(chunk)
-            if cached is None:
-                cached = cache[chunk] = tuple(self._merge_by_rank(list(chunk)))
-            tokens += cached
-        return tokens

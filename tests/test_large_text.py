@@ -9,6 +9,8 @@ merges and, replaying them on held-out text, leave exactly ``ChunkTable``'s numb
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -26,11 +28,14 @@ from bpe_course import (
     pretokenize,
 )
 from bpe_course.arrays import ArrayTrainer, learn_merges_arrays
+from bpe_course.batch_encode import RankTable
+from bpe_course.engine import Encoder
 from bpe_course.large import count_split, file_curve, train_on_files
 from bpe_course.parallel import count_chunks_parallel, count_pieces
 from bpe_course.plots import overfitting_curve
 from bpe_course.shards import read_pieces
 from bpe_course.texts import split_train_heldout
+from tests.conftest import ROOT
 
 SETTINGS = settings(max_examples=150, deadline=None, derandomize=True)
 # ASCII, two-, three- and four-byte characters, and whitespace the pattern treats specially.
@@ -148,11 +153,45 @@ def test_mostly_ascii_text_splits_exactly_like_the_unicode_pattern(text: str) ->
     assert pretokenize(text) == regex.findall(GPT2_PATTERN, text)
 
 
+tables = st.lists(
+    st.tuples(
+        st.sampled_from(["a", "b", "ab", "ba", "é", "aab"]),
+        st.sampled_from(["a", "b", "ab", "b", "é", "bab"]),
+    ),
+    max_size=12,
+)
+
+
+@SETTINGS
+@given(merges=tables, chunks=st.lists(st.text("abé x", max_size=9), max_size=12))
+def test_encoding_chunks_together_gives_each_chunk_s_own_tokens(merges, chunks) -> None:
+    # Hand-made tables too: repeated pairs, halves no merge made, characters never seen.
+    encoder = Encoder(merges)
+    expected = [tuple(encoder.encode_chunk(chunk)) for chunk in chunks]
+    assert RankTable(merges).encode(chunks) == expected
+
+
+def test_the_grading_sandbox_refuses_the_array_engine_too() -> None:
+    # verify swaps bpe_course.engine for a stand-in that refuses; the array engine asks it.
+    script = (
+        "import sys; sys.path.insert(0, sys.argv[1])\n"
+        "from autograder.isolation.sandbox_child import refuse_engine, EngineRefusedError\n"
+        "refuse_engine(['Trainer', 'Encoder', 'ChunkTable', 'learn_merges', '_join'])\n"
+        "from bpe_course.arrays import learn_merges_arrays\n"
+        "try:\n    learn_merges_arrays({'ab': 2}, 1)\nexcept EngineRefusedError:\n"
+        "    print('refused')\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script, str(ROOT)], capture_output=True, text=True, check=True
+    )
+    assert out.stdout == "refused\n"
+
+
 def test_docstring_examples_run() -> None:
     import doctest
     import importlib
 
-    for name in ("arrays", "parallel", "pretokenize", "shards"):
+    for name in ("arrays", "batch_encode", "parallel", "pretokenize", "shards"):
         module = importlib.import_module(f"bpe_course.{name}")
         result = doctest.testmod(module)
         assert result.attempted > 0 and result.failed == 0, name
