@@ -13,7 +13,7 @@ WIDGET_PORT ?= 8866
 # Instructors' tools import solutions/ and autograder/ from the course root, never installed.
 GRADING := PYTHONPATH=$(CURDIR) $(BIN)/python
 
-.PHONY: help venv lab test lint format notebooks bench clean widget autograde verify \
+.PHONY: help venv lab test lint format notebooks bench clean widget autograde \
   feedback export export-nbgrader check student-bundle
 
 help:  ## list every target with what it does
@@ -63,11 +63,9 @@ bench: venv  ## run every bench/bench_*.py in turn; prints speed and memory tabl
 	  echo "== $$script"; $(GRADING) $$script || exit 1; \
 	done
 
-autograde: venv  ## grade submitted/ on JOBS workers (default: all cores), verify, summarize; lesson demos skipped unless FULL=1
-	$(GRADING) -m autograder.grading.grade_class --jobs $(JOBS) $(if $(FULL),,--lean)
-
-verify: venv  ## re-grade autograded submissions out of the students' kernels; the verified score is the grade
-	$(GRADING) -m autograder.grading.verify --jobs $(JOBS)
+autograde: venv  ## grade submitted/ on JOBS workers (default: all cores) in the sandbox, hidden tests judged outside the kernels; lesson demos skipped unless FULL=1; UNCONFINED=1 grades without bubblewrap
+	$(GRADING) -m autograder.grading.grade_class --jobs $(JOBS) $(if $(FULL),,--lean) \
+	  $(if $(UNCONFINED),--unconfined,)
 
 # nbgrader runs `alembic` from PATH; the feedback preprocessor lives in autograder/.
 NBGRADER := PATH="$(CURDIR)/$(BIN):$$PATH" PYTHONPATH=$(CURDIR) $(BIN)/nbgrader

@@ -18,9 +18,27 @@ c.ExecutePreprocessor.timeout = 10
 
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 
+# Autograde: nbgrader's own steps, with the hidden tests set aside before the student's kernel
+# runs and judged outside it after (in the sandbox, by autograder/nbgrader_steps/), an Execute
+# that survives a lost kernel, and a cap on output bytes. `make autograde` runs this list with
+# every kernel in the sandbox too; a bare `nbgrader autograde` runs the kernels unconfined.
+c.Autograde.autograde_preprocessors = [
+    "autograder.nbgrader_steps.hidden_tests_outside.SetAsideHiddenTests",
+    "autograder.nbgrader_steps.guarded_execute.GuardedExecute",
+    "autograder.nbgrader_steps.hidden_tests_outside.JudgeHiddenTests",
+    "nbgrader.preprocessors.IgnorePattern",
+    "nbconvert.preprocessors.ClearMetadataPreprocessor",
+    "nbgrader.preprocessors.LimitOutput",
+    "autograder.nbgrader_steps.cap_output_bytes.CapOutputBytes",
+    "nbgrader.preprocessors.SaveAutoGrades",
+    "nbgrader.preprocessors.AssignLatePenalties",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+c.JudgeHiddenTests.course_root = ROOT
+
 # Feedback keeps each failed check's message but not the hidden tests' source or the checker's
 # traceback lines (autograder/nbgrader_steps/redact_feedback.py). Like autograde, it needs
-# PYTHONPATH=<course root>, which `make feedback` sets.
+# PYTHONPATH=<course root>, which the make targets set.
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",

@@ -18,7 +18,7 @@ from tests.conftest import ROOT
 
 PACKAGES = ("autograder", "solutions", "bpe_course", "bench", "tests")
 # autograder's rooms, bottom first: a module imports only from its own room or one below.
-ROOMS = ("course", "hidden_tests", "nbgrader_steps", "isolation", "reports", "grading", "release")
+ROOMS = ("course", "hidden_tests", "isolation", "nbgrader_steps", "reports", "grading", "release")
 
 
 def module_name(path: Path, root: Path) -> str:

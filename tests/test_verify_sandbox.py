@@ -8,13 +8,14 @@ that answer. Each case is one sandbox run of a few tenths of a second (the loop:
 from __future__ import annotations
 
 import copy
+import json
 from pathlib import Path
 
 import nbformat
 import pytest
 
-from autograder.grading.verify import exercises_of, verify_notebook
 from autograder.nbgrader_steps.cells import answer_statements, example_calls
+from autograder.nbgrader_steps.judge_answers import exercises_of, judge_notebook
 from tests.support.catalogue import CORRECT, DELEGATING, WRONG
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,7 +34,7 @@ def _notebook_with(name: str, answer: str) -> nbformat.NotebookNode:
 
 def verify_exercise(notebook: nbformat.NotebookNode, exercise, seconds: float) -> dict:
     """The verified verdicts of one exercise's test cells."""
-    return verify_notebook(notebook, [exercise], seconds=seconds)[0][exercise.name]
+    return judge_notebook(notebook, [exercise], seconds=seconds)[0][exercise.name]
 
 
 def _verdicts(name: str, answer: str, seconds: float = 5) -> dict:
@@ -157,7 +158,7 @@ def test_an_answer_that_kills_the_sandbox_costs_only_its_own_exercise() -> None:
         if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "merge_pair":
             cell.source = _correct("merge_pair")
     both = [EXERCISES["pair_counts"], EXERCISES["merge_pair"]]
-    verdicts, _ = verify_notebook(notebook, both, seconds=5)
+    verdicts, _ = judge_notebook(notebook, both, seconds=5)
     assert all(
         "while the answer cell was being defined" in v for v in verdicts["pair_counts"].values()
     )
@@ -247,25 +248,26 @@ def test_lesson_cells_still_give_only_their_definitions() -> None:
 
 
 def test_the_same_error_everywhere_is_named_and_flagged_for_a_person(tmp_path: Path) -> None:
-    from autograder.grading.verify import ASSIGNMENT, verify_student
+    from autograder.nbgrader_steps.hidden_tests_outside import JudgeHiddenTests
 
     exercise = EXERCISES["pair_counts"]
     answer = "def pair_counts(words):\n    return {p: STEP for w in words for p in zip(w, w[1:])}\n"
-    folder = tmp_path / "autograded" / "ada" / ASSIGNMENT
-    folder.mkdir(parents=True)
-    nbformat.write(_notebook_with("pair_counts", answer), folder / f"{exercise.notebook}.ipynb")
-    # nbgrader's kernel had STEP (say, from a lesson cell) and gave full marks.
-    scores = {(exercise.notebook, cell): (points, False) for cell, points in exercise.cells.items()}
-    verdicts = verify_student(tmp_path, "ada", [exercise], scores, seconds=5)
-    random_cell = next(v for v in verdicts if v.cell == "test_pair_counts_hidden_random")
-    assert random_cell.why.startswith(
+    # No error output in the examples cell: the kernel had STEP (say, from a lesson cell).
+    notebook = _notebook_with("pair_counts", answer)
+    record = tmp_path / "verdicts.jsonl"
+    step = JudgeHiddenTests(course_root=str(ROOT), record=str(record), seconds=5)
+    step.preprocess(notebook, {"unique_key": exercise.notebook, "nbgrader": {"student": "ada"}})
+    lines = [json.loads(line) for line in record.read_text().splitlines()]
+    verdicts = [v for v in lines if v["cell"].startswith("test_pair_counts_")]
+    random_cell = next(v for v in verdicts if v["cell"] == "test_pair_counts_hidden_random")
+    assert random_cell["why"].startswith(
         "pair_counts raised NameError: name 'STEP' is not defined on every input;"
     )
-    # The verified score stands (no automatic restore); a person is asked to look.
-    assert all(v.verified == 0 for v in verdicts if v.applied)
-    (flag,) = [v.needs_person for v in verdicts if v.needs_person]
+    # The judged score stands (no automatic restore); a person is asked to look.
+    assert all(v["verified"] == 0 for v in verdicts if v["applied"])
+    (flag,) = [v["needs_person"] for v in verdicts if v["needs_person"]]
     assert "pair_counts cannot run outside the student's kernel (NameError" in flag
-    assert "the verified 0 stands until a person" in flag
+    assert "the judged 0 stands until a person" in flag
 
 
 @pytest.mark.parametrize(
@@ -276,7 +278,7 @@ def test_answers_that_delegate_to_the_demonstration_engine_earn_nothing(
 ) -> None:
 
     notebook = _notebook_with(name, DELEGATING[name][label])
-    verdicts, findings = verify_notebook(notebook, [EXERCISES[name]], seconds=5)
+    verdicts, findings = judge_notebook(notebook, [EXERCISES[name]], seconds=5)
     for cell, verdict in verdicts[name].items():
         assert verdict and "demonstration engine may not be used" in verdict, (cell, verdict)
     assert findings.engine[name], "the summary should say the answer used the engine"

@@ -1,9 +1,10 @@
-"""Grade every submission in ``submitted/`` on worker processes, then verify and summarize.
+"""Grade every submission in ``submitted/`` on worker processes, then summarize.
 
 ``python -m autograder.grading.grade_class --jobs N`` (``make autograde``) runs
 ``grade_one.grade_submission`` for each student on N long-lived workers (nbgrader's 4.5 s start
 is paid once per worker), merges each student's rows into ``gradebook.db`` from this one
-process (SQLite sees one writer), then runs ``verify`` and prints the class summary.
+process (SQLite sees one writer), keeps what was found in ``results.json`` and every test
+cell's judged verdict in ``verify.json``, and prints the class summary.
 
 But: a worker that crashes is replaced and its student tried once more; the pool itself is
 ours, not a well-kept engine's.
@@ -28,7 +29,13 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
-from autograder.course import ASSIGNMENT, RESULTS_RECORD, class_db_path, find_students
+from autograder.course import (
+    ASSIGNMENT,
+    RESULTS_RECORD,
+    VERIFY_RECORD,
+    class_db_path,
+    find_students,
+)
 from autograder.grading.grade_one import (
     DEFAULT_MEMORY_GB,
     grade_submission,
@@ -36,17 +43,29 @@ from autograder.grading.grade_one import (
     scratch_root,
 )
 from autograder.grading.gradebook_rows import make_template, merge_student
+from autograder.isolation.bwrap import why_unavailable
+from autograder.isolation.kernel_spec import jail_available
 from autograder.reports import summary
 
 
-def save_grading_results(course_root: Path, results: list[dict[str, Any]]) -> Path:
-    """Keep what grading found about each student, for the summary (merged by student)."""
+def save_grading_results(course_root: Path, results: list[dict[str, Any]]) -> None:
+    """Keep what grading found about each student and the verdict of each of their test
+    cells, for the summary and the export; a student graded again replaces their entries."""
+    graded = {r["student"] for r in results}
     path = course_root / RESULTS_RECORD
     path.parent.mkdir(parents=True, exist_ok=True)
     old = {r["student"]: r for r in json.loads(path.read_text())} if path.exists() else {}
-    old.update({r["student"]: {k: v for k, v in r.items() if k != "log"} for r in results})
+    for result in results:
+        old[result["student"]] = {k: v for k, v in result.items() if k not in _KEPT_APART}
     path.write_text(json.dumps([old[s] for s in sorted(old)], indent=1))
-    return path
+    record = course_root / VERIFY_RECORD
+    kept = json.loads(record.read_text()) if record.exists() else []
+    kept = [v for v in kept if v["student"] not in graded]
+    fresh = [v for r in results for v in r.get("verdicts", [])]
+    record.write_text(json.dumps(kept + fresh, indent=1))
+
+
+_KEPT_APART = ("log", "rows", "verdicts")
 
 
 def ensure_assignment(course_root: Path, class_db: Path, assignment: str = ASSIGNMENT) -> None:
@@ -137,11 +156,12 @@ def grade_class(
     timeout: int | None = None,
     progress: bool = True,
     lean: bool = False,
+    unconfined: bool = False,
 ) -> list[dict[str, Any]]:
     """Grade ``students`` (default: all in submitted/) into the class gradebook and record
     what was found in ``artifacts/grading/results.json``; return the results without their
-    rows, each with ``merge_seconds`` (this process's gradebook write). The caller runs verify
-    and the summary."""
+    rows, each with ``merge_seconds`` (this process's gradebook write). The caller prints the
+    summary."""
     from tqdm import tqdm
 
     course_root = course_root.resolve()
@@ -151,6 +171,12 @@ def grade_class(
     if not students:
         print(f"nothing to grade: no folder submitted/<student>/{ASSIGNMENT} in {course_root}")
         return results
+    if not (unconfined or jail_available()):
+        raise SystemExit(
+            f"refusing to grade: {why_unavailable()}. Without the sandbox a student's code runs "
+            "as you, beside everyone's files; to grade anyway, say UNCONFINED=1 (make) or "
+            "--unconfined, and every grade will say so."
+        )
     ensure_assignment(course_root, class_db)
     scratch = Path(tempfile.mkdtemp(prefix="grade-class-", dir=scratch_root(course_root)))
     template = scratch / "template.db"
@@ -198,7 +224,11 @@ def main(argv: list[str] | None = None) -> int:
         help="lesson cells run only their definitions, students' own cells whole (faster; "
         "make autograde's default)",
     )
-    parser.add_argument("--no-verify", action="store_true", help="skip the out-of-kernel re-grade")
+    parser.add_argument(
+        "--unconfined",
+        action="store_true",
+        help="grade even where the sandbox (bubblewrap) is missing; every grade says so",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     start = time.perf_counter()
@@ -210,6 +240,7 @@ def main(argv: list[str] | None = None) -> int:
         args.timeout,
         not args.no_progress,
         args.lean,
+        args.unconfined,
     )
     if not results:
         return 0
@@ -220,12 +251,6 @@ def main(argv: list[str] | None = None) -> int:
         f"({seconds / len(results):.2f} s a student; merging into the gradebook "
         f"{1000 * merging:.0f} ms a student)"
     )
-    if not args.no_verify:
-        from autograder.grading import verify
-
-        verify.verify_class(
-            args.root.resolve(), args.jobs, args.student, progress=not args.no_progress
-        )
     summary.report(args.root.resolve())
     return 0
 

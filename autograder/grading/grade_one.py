@@ -10,6 +10,7 @@ nothing itself: nbgrader runs the notebooks with the steps of ``nbgrader_steps``
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import resource
@@ -22,33 +23,27 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
-from nbconvert.preprocessors import ClearMetadataPreprocessor
 from nbgrader.converters import Autograde
 from nbgrader.coursedir import CourseDirectory
-from nbgrader.preprocessors import (
-    AssignLatePenalties,
-    CheckCellMetadata,
-    IgnorePattern,
-    LimitOutput,
-    SaveAutoGrades,
-)
 from nbgrader.utils import capture_log
 from traitlets.config.loader import PyFileConfigLoader
 
 from autograder.course import ASSIGNMENT, CODE_ROOT, RECORDS
 from autograder.grading.gradebook_rows import flag_ungraded, student_rows
+from autograder.isolation import bwrap
 from autograder.isolation.kernel_home import home_cover, student_home
 from autograder.isolation.kernel_spec import jail_kernels
-from autograder.nbgrader_steps.guarded_execute import GuardedExecute
 from autograder.nbgrader_steps.inspect_submission import (
     Problem,
     has_graded_cells,
     inspect_submission,
     read_outcomes,
+    unsafe_entries,
 )
 from autograder.nbgrader_steps.lean_lessons import RestoreLessonCells, TrimLessonCells
 
 DEFAULT_MEMORY_GB = 4.0
+KERNEL_PROCESSES = 256  # tasks (threads count) of one student's kernels; a fork bomb stops here
 # Libraries in the kernels should not start a thread per core each: the workers already
 # use every core.
 _ONE_THREAD = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "RAYON_NUM_THREADS")
@@ -90,27 +85,22 @@ def _masters(course_root: Path, assignment: str) -> dict[str, Any]:
 
 
 def _nbgrader_config(
-    course_root: Path, db_path: Path, timeout: int | None, lean: bool = False
+    course_root: Path, db_path: Path, timeout: int | None, lean: bool, record: Path
 ) -> Any:
     config = PyFileConfigLoader("nbgrader_config.py", path=str(course_root)).load_config()
     config.CourseDirectory.root = str(course_root)
     config.CourseDirectory.db_url = f"sqlite:///{db_path}"
-    # nbgrader's default list, with Execute swapped for the one that survives a lost kernel
-    # and, in lean grading, lesson cells cut to their definitions around it.
-    execute = [GuardedExecute]
+    # nbgrader_config.py's steps; in lean grading, lesson cells cut to their definitions
+    # around Execute.
+    steps = list(config.Autograde.autograde_preprocessors)
     if lean:
-        execute = [TrimLessonCells, GuardedExecute, RestoreLessonCells]
-    config.Autograde.autograde_preprocessors = [
-        *execute,
-        IgnorePattern,
-        ClearMetadataPreprocessor,
-        LimitOutput,
-        SaveAutoGrades,
-        AssignLatePenalties,
-        CheckCellMetadata,
-    ]
+        at = [str(step).rsplit(".", 1)[-1] for step in steps].index("GuardedExecute")
+        steps[at : at + 1] = [TrimLessonCells, steps[at], RestoreLessonCells]
+    config.Autograde.autograde_preprocessors = steps
     if timeout is not None:
         config.Execute.timeout = timeout
+    config.JudgeHiddenTests.course_root = str(course_root)
+    config.JudgeHiddenTests.record = str(record)
     # Lean runs a student's own cells whole; the masters say which cells are the lesson's.
     config.TrimLessonCells.masters = str(course_root / "source" / ASSIGNMENT)
     # Every cell has run and its outputs are saved: a polite shutdown only costs time.
@@ -154,6 +144,10 @@ def grade_submission(
     masters = _masters(root, assignment)
     submitted = root / "submitted" / student / assignment
     released = root / "release" / assignment
+    unsafe = unsafe_entries(submitted)
+    if unsafe:  # nothing of it reaches nbgrader, which would follow the links
+        problem = Problem("unsafe_file", "", ", ".join(unsafe)[:200])
+        return _not_graded(student, start, problem)
     problems, unreadable = inspect_submission(
         submitted, masters, released if released.exists() else None
     )
@@ -164,11 +158,15 @@ def grade_submission(
     hide = home_cover([root, CODE_ROOT])
     home = ExitStack()
     try:
-        home.enter_context(student_home(student))
+        kernel_home = home.enter_context(student_home(student))
+        cap = home.enter_context(bwrap.process_cap(student, KERNEL_PROCESSES))
         db_path = scratch / "gradebook.db"
         shutil.copyfile(template_db, db_path)
-        config = _nbgrader_config(root, db_path, timeout, lean)
-        jailed = jail_kernels(root, student, assignment, config, hide)
+        record = scratch / "verdicts.jsonl"
+        config = _nbgrader_config(root, db_path, timeout, lean, record)
+        jailed = jail_kernels(root, student, assignment, config, kernel_home, hide, cap)
+        if not jailed:
+            problems.append(Problem("unconfined", "", "UNCONFINED=1: " + bwrap.why_unavailable()))
         coursedir = CourseDirectory(config=config)
         coursedir.assignment_id = assignment
         coursedir.student_id = student
@@ -188,8 +186,9 @@ def grade_submission(
             last = [line for line in log.splitlines() if line.strip()][-1:] or ["see the log"]
             problems.append(Problem("grading_error", "", last[0][:200]))
         rows = student_rows(db_path, assignment, student)
+        verdicts = _read_verdicts(record)
     except Exception as error:  # one broken submission must not stop the class
-        graded, rows, log = False, {}, repr(error)
+        graded, rows, log, verdicts = False, {}, repr(error), []
         problems.append(Problem("grading_error", "", f"{type(error).__name__}: {error}"[:200]))
     finally:
         home.close()
@@ -201,5 +200,26 @@ def grade_submission(
         "seconds": time.perf_counter() - start,
         "problems": [p.as_dict() for p in problems],
         "rows": rows,
+        "verdicts": verdicts,
         "log": log,
     }
+
+
+def _not_graded(student: str, start: float, problem: Problem) -> dict[str, Any]:
+    return {
+        "student": student,
+        "graded": False,
+        "jailed": False,
+        "seconds": time.perf_counter() - start,
+        "problems": [problem.as_dict()],
+        "rows": {},
+        "verdicts": [],
+        "log": "",
+    }
+
+
+def _read_verdicts(record: Path) -> list[dict[str, Any]]:
+    """The judged verdict of every test cell, as ``JudgeHiddenTests`` wrote them."""
+    if not record.exists():
+        return []
+    return [json.loads(line) for line in record.read_text().splitlines() if line.strip()]

@@ -1,59 +1,42 @@
-"""Start a grading kernel in a mount namespace that hides other students' work and the gradebook.
+"""Start a grading kernel inside the sandbox: the kernelspec command of the grading workers.
 
-The grading workers register a kernel whose command is this file. It re-executes
-``python -m ipykernel_launcher`` under ``unshare --mount``, where the folders and files named in
-the ``GRADING_JAIL`` environment variable (JSON: ``dirs``, ``files``, ``readonly``, ``keep``) are
-covered, made read-only, or kept writable, and the kernel holds no capability.
+It puts itself under the student's process cap, then replaces itself with the command prefix
+in the ``GRADING_JAIL`` environment variable (JSON: ``prefix``, the ``bwrap`` command that
+``kernel_spec`` built; ``cap``, a ``cgroup.procs`` file or null) followed by
+``python -m ipykernel_launcher -f <connection file>``.
 
-But: ``autograder/`` and ``solutions/`` stay readable to the kernel; without ``unshare`` or
-``GRADING_JAIL`` the kernel starts unconfined. Standard library only.
+But: it decides nothing itself; without ``GRADING_JAIL`` it refuses to start a kernel.
+Standard library only, run as ``python -I -S kernel_jail.py {connection_file}``.
 """
 
 import json
 import os
-import shlex
-import shutil
+import signal
 import sys
 
 
-def jail_script(spec: dict) -> str:
-    """The shell commands that cover the private paths and keep the student's own folder.
-
-    A path that cannot be covered is reported on stderr and the kernel still starts: a
-    grading run must not turn into zeros for everyone because one mount failed."""
-    keep = spec.get("keep", "")
-    steps = ["spare=$(mktemp -d)", 'warn() { echo "kernel_jail: could not hide $1" >&2; }']
-    if keep:
-        steps.append(f'mount --bind {shlex.quote(keep)} "$spare" || warn {shlex.quote(keep)}')
-    # Read-only first: a bind onto itself would otherwise hide the covers made below.
-    for folder in spec.get("readonly", []):
-        quoted = shlex.quote(folder)
-        steps.append(
-            f"{{ mount --rbind {quoted} {quoted} && mount -o remount,bind,ro {quoted}; }}"
-            f" || warn {quoted}"
-        )
-    for folder in spec.get("dirs", []):
-        quoted = shlex.quote(folder)
-        steps.append(f"mount -t tmpfs -o size=64k none {quoted} || warn {quoted}")
-    for path in spec.get("files", []):
-        steps.append(f"mount --bind /dev/null {shlex.quote(path)} || warn {shlex.quote(path)}")
-    if keep:
-        quoted = shlex.quote(keep)
-        steps += [f'mkdir -p {quoted} && mount --bind "$spare" {quoted} || warn {quoted}']
-    steps += ['umount "$spare" 2>/dev/null; rmdir "$spare"']
-    steps.append('exec setpriv --no-new-privs --bounding-set=-all "$@"')
-    return "\n".join(steps)
-
-
 def main() -> None:
-    kernel = [sys.executable, "-m", "ipykernel_launcher", "-f", *sys.argv[1:]]
     raw = os.environ.get("GRADING_JAIL")
-    if not raw or not (shutil.which("unshare") and shutil.which("setpriv")):
-        os.execv(kernel[0], kernel)
+    if not raw:
+        sys.exit("kernel_jail: GRADING_JAIL is not set; refusing to start an unconfined kernel")
     spec = json.loads(raw)
-    user = [] if os.geteuid() == 0 else ["--map-root-user"]
-    command = ["unshare", "--mount", *user, "sh", "-c", jail_script(spec), "jail", *kernel]
-    os.execvp(command[0], command)
+    if spec.get("cap"):
+        try:
+            with open(spec["cap"], "w") as procs:
+                procs.write(str(os.getpid()))
+        except OSError as error:
+            print(f"kernel_jail: no process cap ({error})", file=sys.stderr)
+    connection = os.path.abspath(sys.argv[1])
+    # The connection file may sit in the real /tmp, which the sandbox replaces: show it alone.
+    prefix = [*spec["prefix"][:-1], "--ro-bind", connection, connection, "--"]
+    command = [*prefix, sys.executable, "-m", "ipykernel_launcher", "-f", connection]
+    # In its own PID namespace the kernel's parent is PID 1, which ipykernel takes for a dead
+    # parent when told to watch one; bwrap --die-with-parent does that job instead.
+    os.environ.pop("JPY_PARENT_PID", None)
+    # An interrupt (SIGINT to this process group) must reach the kernel, which handles it
+    # while it runs a cell, and not end bwrap, which would take the kernel with it.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    os.execvpe(command[0], command, os.environ)
 
 
 if __name__ == "__main__":

@@ -1,11 +1,12 @@
-"""Make nbgrader start one student's grading kernels inside ``kernel_jail``.
+"""Make nbgrader start one student's grading kernels inside the sandbox (``bwrap``).
 
 ``jail_kernels`` writes a kernelspec whose command is ``kernel_jail.py`` and puts in
-``GRADING_JAIL`` what that kernel must not see (other students, the gradebooks, ``.git``), what
-it may only read (the course, the grading code, the venv) and the one folder it may write.
+``GRADING_JAIL`` the sandbox the kernel runs in: the machine read-only, the other students,
+the masters, the gradebooks and ``.git`` hidden, the instructor's home covered, and only the
+student's fresh home and an empty scratch folder (its working folder) writable.
 
-But: where the machine cannot make mount namespaces the kernels run unconfined, as with
-plain nbgrader; the jail itself is ``kernel_jail``.
+But: where bubblewrap is missing the kernels are not started in it; the caller decides
+whether to grade unconfined (``grade_class --unconfined``).
 """
 
 from __future__ import annotations
@@ -17,25 +18,37 @@ from pathlib import Path
 from typing import Any
 
 from autograder.course import CODE_ROOT, RECORDS
-from autograder.isolation.sandbox import isolation_works
+from autograder.isolation import bwrap
+from autograder.isolation.bwrap import Sandbox
 
-# Folders and files of a course that a student's kernel must not see (see kernel_jail).
-_PRIVATE_DIRS = ("submitted", "autograded", "feedback", "source", ".exchange", "artifacts", ".git")
-_PRIVATE_FILES = ("gradebook.db",)
+# Folders and files of a course that a student's kernel must not see.
+# The hidden tests are judged outside the kernel, so it needs neither the graders nor the
+# reference: both are hidden too.
+_PRIVATE_DIRS = (
+    *("submitted", "autograded", "feedback", "source", "release", ".exchange", "artifacts"),
+    *(".git", "autograder", "solutions", "tests", "bench"),
+)
+_PRIVATE_FILES = ("gradebook.db", ".grading-secret")
 JAIL_KERNEL = "python3-jailed"
 
 
 def jail_available() -> bool:
-    """True when kernels can be started in their own mount namespace here."""
-    return isolation_works()
+    """True when kernels can be started in the sandbox here."""
+    return bwrap.available()
 
 
 def jail_kernels(
-    course_root: Path, student: str, assignment: str, config: Any, hide: dict | None = None
+    course_root: Path,
+    student: str,
+    assignment: str,
+    config: Any,
+    home: Path,
+    hide: dict,
+    cap: Path | None = None,
 ) -> bool:
-    """Make nbgrader start this student's kernels through ``kernel_jail``; False where the
-    machine cannot (the kernels then run unconfined, as with plain nbgrader). ``hide``: more
-    to cover (the instructor's home, ``autograder.isolation.kernel_home.home_cover``)."""
+    """Make nbgrader start this student's kernels in the sandbox; False where the machine
+    cannot. ``home``: the student's fresh home (writable); ``hide``: the instructor's home
+    to cover (``kernel_home.home_cover``); ``cap``: the process cap's ``cgroup.procs``."""
     if not jail_available():
         os.environ.pop("GRADING_JAIL", None)
         return False
@@ -45,7 +58,7 @@ def jail_kernels(
         jail = Path(__file__).resolve().parent / "kernel_jail.py"
         spec = {
             "argv": [sys.executable, "-I", "-S", str(jail), "{connection_file}"],
-            "display_name": "Python 3 (grading jail)",
+            "display_name": "Python 3 (grading sandbox)",
             "language": "python",
             "interrupt_mode": "signal",
         }
@@ -55,22 +68,19 @@ def jail_kernels(
         os.environ["JUPYTER_PATH"] = os.pathsep.join(
             p for p in (kernels_root, os.environ.get("JUPYTER_PATH", "")) if p
         )
-    roots = {course_root.resolve(), CODE_ROOT}
-    # Another worker may create it later: it must exist now to be covered.
-    (course_root / "autograded").mkdir(exist_ok=True)
-    private = [r / name for r in sorted(roots) for name in _PRIVATE_DIRS]
-    files = [r / name for r in sorted(roots) for name in _PRIVATE_FILES]
-    spec = {
-        "dirs": [str(p) for p in private if p.is_dir()],
-        "files": [str(p) for p in files if p.is_file()],
-        # Read-only: the venv (a .pth file there would run in every later kernel) and the
-        # course and grading code, so no kernel can rewrite autograder/, solutions/ or
-        # bpe_course/ for the students graded after it, or for the verify step itself.
-        "readonly": [sys.prefix, *(str(r) for r in sorted(roots))],
-        "keep": str(course_root.resolve() / "autograded" / student / assignment),
-    }
-    for key, paths in (hide or {}).items():
-        spec[key] = [*spec.get(key, []), *paths]
-    os.environ["GRADING_JAIL"] = json.dumps(spec)
+    roots = sorted({course_root.resolve(), CODE_ROOT})
+    private = [r / name for r in roots for name in _PRIVATE_DIRS if (r / name).is_dir()]
+    files = [r / name for r in roots for name in _PRIVATE_FILES if (r / name).is_file()]
+    own = course_root.resolve() / "autograded" / student / assignment
+    sandbox = Sandbox(
+        keep=(CODE_ROOT, Path(sys.prefix), Path(sys.base_prefix)),
+        hide=(*private, *map(Path, hide.get("dirs", []))),
+        blank=(*files, *map(Path, hide.get("files", []))),
+        writable=(home,),
+        scratch=(own,),  # the kernel's working folder: empty, and gone when it ends
+        cwd=own,
+    )
+    jail = {"prefix": sandbox.command([]), "cap": str(cap) if cap else None}
+    os.environ["GRADING_JAIL"] = json.dumps(jail)
     config.Execute.kernel_name = JAIL_KERNEL
     return True

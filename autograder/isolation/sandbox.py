@@ -17,13 +17,10 @@ But: it never runs student code in this process and does not judge the outcomes.
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
 import os
 import resource
 import selectors
-import shlex
-import shutil
 import signal
 import subprocess
 import sys
@@ -34,6 +31,9 @@ from pathlib import Path
 from autograder.course import CODE_ROOT, ENGINE_PARTS
 from autograder.hidden_tests.plain import dumps, loads
 from autograder.hidden_tests.run import Outcome
+from autograder.isolation import bwrap
+from autograder.isolation.bwrap import Sandbox
+from autograder.isolation.kernel_home import home_cover
 
 HERE = Path(__file__).resolve().parent
 CHILD = HERE / "sandbox_child.py"
@@ -42,10 +42,12 @@ DEFAULT_SECONDS = 10.0  # per group of cases, like nbgrader's per-cell timeout
 DEFAULT_MEMORY_GB = 2.0
 _STARTUP_SECONDS = 5.0  # Python's own start, on a busy machine
 _MAX_OUTPUT = 50 * 2**20
+_MAX_PROCESSES = 64  # a fork bomb stops here
 
 
-def _limits(memory_gb: float):
+def _limits(memory_gb: float, cap: Path | None = None):
     def apply() -> None:
+        bwrap.join_cap(cap)
         if memory_gb > 0:
             size = int(memory_gb * 2**30)
             resource.setrlimit(resource.RLIMIT_AS, (size, size))
@@ -72,48 +74,29 @@ _HIDDEN = (
 )
 # The course's demonstration engine too: answers must not delegate to it (the child also
 # replaces the module; hiding the file stops an answer from reading and running its source).
-_HIDDEN_FILES = ("gradebook.db", "nbgrader_config.py", "bpe_course/engine.py")
+_HIDDEN_FILES = ("gradebook.db", ".grading-secret", "nbgrader_config.py", "bpe_course/engine.py")
 _HIDDEN_GLOBS = ("bpe_course/__pycache__/engine.*.pyc",)
 
 
-def _hiding_command(roots: list[Path]) -> list[str]:
-    """A command prefix that runs the child with the private paths of ``roots`` covered."""
-    mounts = []
-    # Read-only first (a bind onto itself would hide covers made before it): an answer's
-    # top-level code must not rewrite the course, the library or the venv for anyone after it.
-    for folder in [*roots, Path(sys.prefix)]:
-        quoted = shlex.quote(str(folder))
-        mounts.append(f"mount --rbind {quoted} {quoted} && mount -o remount,bind,ro {quoted}")
-    for root in roots:
-        for name in _HIDDEN:
-            if (root / name).is_dir():
-                mounts.append(f"mount -t tmpfs -o size=4k,ro none {shlex.quote(str(root / name))}")
-        files = [root / name for name in _HIDDEN_FILES]
-        files += [path for pattern in _HIDDEN_GLOBS for path in sorted(root.glob(pattern))]
-        for path in files:
-            if path.is_file():
-                mounts.append(f"mount --bind /dev/null {shlex.quote(str(path))}")
-    script = " && ".join([*mounts, 'exec setpriv --no-new-privs --bounding-set=-all "$@"'])
-    user = [] if os.geteuid() == 0 else ["--map-root-user"]
-    return ["unshare", "--mount", *user, "sh", "-c", script, "sandbox"]
+def _hidden_paths(roots: list[Path]) -> Sandbox:
+    """The sandbox for answers: the private paths of ``roots`` and the instructor's home hidden."""
+    hide = [root / name for root in roots for name in _HIDDEN if (root / name).is_dir()]
+    files = [root / name for root in roots for name in _HIDDEN_FILES]
+    files += [path for root in roots for pattern in _HIDDEN_GLOBS for path in root.glob(pattern)]
+    home = home_cover(roots)
+    hide += [Path(p) for p in home["dirs"]]
+    files += [Path(p) for p in home["files"]]
+    return Sandbox(
+        keep=(*roots, Path(sys.prefix), Path(sys.base_prefix)),
+        hide=tuple(sorted(set(hide))),
+        blank=tuple(sorted({p for p in files if p.is_file()})),
+        cwd=Path("/tmp"),
+    )
 
 
-@functools.cache
-def isolation_works() -> bool:
-    """True when this machine lets the sandbox hide folders (unshare and setpriv work)."""
-    if not (shutil.which("unshare") and shutil.which("setpriv")):
-        return False
-    probe = [
-        *_hiding_command([CODE_ROOT]),
-        sys.executable,
-        "-I",
-        "-c",
-        f"import os, sys; sys.exit(os.path.exists({str(HIDDEN_TESTS / 'run.py')!r}))",
-    ]
-    try:
-        return subprocess.run(probe, capture_output=True, timeout=20).returncode == 0
-    except (OSError, subprocess.SubprocessError):
-        return False
+def confined() -> bool:
+    """True when answers run inside bubblewrap here; else only in a limited process."""
+    return bwrap.available()
 
 
 def _failed(args: tuple, why: str) -> Outcome:
@@ -135,38 +118,48 @@ def _decode(text: str, args: tuple) -> Outcome:
 
 
 def _run_child(
-    job: dict, seconds: float, memory_gb: float, hide: list[Path]
+    job: dict, seconds: float, memory_gb: float, sandbox: Sandbox, steps: int
 ) -> tuple[list[dict], str]:
     """Run one child on ``job``; return the result lines it wrote and, if it did not finish
-    cleanly, why. Each group of cases gets ``seconds`` from the moment the child starts it."""
+    cleanly, why. Each step (defining an exercise, each group of its cases) gets ``seconds``,
+    and the whole run at most ``steps`` of them: no line the child writes extends that."""
     with tempfile.TemporaryDirectory(prefix="verify-sandbox-") as home:
         env = {"PATH": "/usr/bin:/bin", "HOME": home, "LANG": "C.UTF-8", "TMPDIR": home}
         # The child's own file is in a folder the child cannot see: pass its text instead.
         command = [sys.executable, "-I", "-c", CHILD.read_text()]
-        if isolation_works():
-            command = [*_hiding_command(hide), *command]
-        child = subprocess.Popen(
-            command,
-            cwd=home,
-            env=env,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            preexec_fn=_limits(memory_gb),
-            start_new_session=True,
-        )
-        try:
-            lines, timed_out = _read_lines(child, json.dumps(job).encode(), seconds)
-        finally:
-            _kill(child)
+        cap_processes = contextlib.nullcontext(None)
+        if confined():
+            env.update(HOME="/tmp", TMPDIR="/tmp")
+            command = sandbox.command(command)
+            cap_processes = bwrap.process_cap(f"verify-{os.getpid()}", _MAX_PROCESSES)
+        with cap_processes as cap:
+            child = subprocess.Popen(
+                command,
+                cwd=home,
+                env=env,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                preexec_fn=_limits(memory_gb, cap),
+                start_new_session=True,
+            )
+            try:
+                cap_seconds = _STARTUP_SECONDS + seconds * steps
+                lines, timed_out = _read_lines(
+                    child, json.dumps(job).encode(), seconds, cap_seconds
+                )
+            finally:
+                _kill(child)
     if timed_out:
-        return lines, f"did not finish within {seconds:.0f} s"
+        return lines, f"TimeLimit: did not finish within {seconds:.0f} s"
     return lines, "" if child.returncode == 0 else _exit_reason(child.returncode)
 
 
-def _read_lines(child: subprocess.Popen, job: bytes, seconds: float) -> tuple[list[dict], bool]:
-    """Send the job, then collect JSON lines until EOF or until a step runs out of time.
-    Defining an exercise and each group of its cases are steps, each with ``seconds``."""
+def _read_lines(
+    child: subprocess.Popen, job: bytes, seconds: float, cap_seconds: float
+) -> tuple[list[dict], bool]:
+    """Send the job, then collect JSON lines until EOF, until a step runs out of time, or
+    until ``cap_seconds`` have passed since the start, whatever the child writes."""
     assert child.stdin is not None and child.stdout is not None
     try:
         child.stdin.write(job)
@@ -174,12 +167,13 @@ def _read_lines(child: subprocess.Popen, job: bytes, seconds: float) -> tuple[li
     except BrokenPipeError:  # the child died before reading its job
         return [], False
     fd = child.stdout.fileno()
-    deadline = time.monotonic() + _STARTUP_SECONDS + seconds
+    start = time.monotonic()
+    deadline = start + _STARTUP_SECONDS + seconds
     buffer, lines, size = b"", [], 0
     with selectors.DefaultSelector() as selector:
         selector.register(fd, selectors.EVENT_READ)
         while True:
-            left = deadline - time.monotonic()
+            left = min(deadline, start + cap_seconds) - time.monotonic()
             if left <= 0:
                 return lines, True
             if not selector.select(timeout=left):
@@ -191,21 +185,40 @@ def _read_lines(child: subprocess.Popen, job: bytes, seconds: float) -> tuple[li
             buffer += chunk
             *complete, buffer = buffer.split(b"\n")
             for raw in complete:
-                try:
-                    line = json.loads(raw)
-                except ValueError:
-                    continue
-                if type(line) is not dict:
+                line = _parse_line(raw)
+                if line is None:
                     continue
                 if "start" in line or "setup" in line:  # a new step: a fresh time limit
                     deadline = time.monotonic() + seconds
                 lines.append(line)
 
 
+def _parse_line(raw: bytes) -> dict | None:
+    """A line of the child's as a dict whose keys the parent reads hold the right types, or
+    None: student code may write anything there, and only well-formed lines are looked at."""
+    try:
+        line = json.loads(raw)
+    except ValueError:
+        return None
+    if type(line) is not dict:
+        return None
+    if "setup" in line:
+        return line if type(line["setup"]) is str else None
+    if "start" in line:
+        start = line["start"]
+        ok = type(start) is list and len(start) == 2 and all(type(x) is str for x in start)
+        return line if ok else None
+    typed = (str, str, int, str)
+    keys = ("name", "group", "index", "outcome")
+    if all(type(line.get(k)) is t for k, t in zip(keys, typed)):
+        return line
+    return None
+
+
 def _exit_reason(code: int) -> str:
     if code < 0:
-        return f"the process was killed by signal {signal.Signals(-code).name}"
-    return f"the process exited with status {code}"
+        return f"SandboxStopped: the process was killed by signal {signal.Signals(-code).name}"
+    return f"SandboxStopped: the process exited with status {code}"
 
 
 def _kill(child: subprocess.Popen) -> None:
@@ -225,7 +238,7 @@ def run_answers(
     one Outcome per case, in order. One process serves them all until something stops it; the
     step that was running then loses its remaining cases and the rest go to a fresh process.
     The private folders of this repository and of ``course_root`` are hidden where possible."""
-    hide = sorted({CODE_ROOT, *([course_root.resolve()] if course_root else [])})
+    sandbox = _hidden_paths(sorted({CODE_ROOT, *([course_root.resolve()] if course_root else [])}))
     tools = {
         "plain_src": (HIDDEN_TESTS / "plain.py").read_text(),
         "run_src": (HIDDEN_TESTS / "run.py").read_text(),
@@ -255,24 +268,22 @@ def run_answers(
             }
             for name in todo
         ]
-        lines, why = _run_child(job, seconds, memory_gb, hide)
+        steps = sum(1 + len(pending(name)) for name in todo)
+        lines, why = _run_child(job, seconds, memory_gb, sandbox, steps)
         started: set[str] = set()
         for line in lines:
             name, group, index = line.get("name"), line.get("group"), line.get("index")
-            if "start" in line and type(line["start"]) is list and line["start"]:
-                started.add(str(line["start"][0]))
-            if name not in results or group not in results[name] or type(index) is not int:
+            if "start" in line:
+                started.add(line["start"][0])
+            if name not in results or group not in results[name]:
                 continue
-            if 0 <= index < len(cases[name][group]):
+            if 0 <= index < len(cases[name][group]) and results[name][group][index] is None:
                 args = tuple(cases[name][group][index])
-                outcome = line.get("outcome")
-                results[name][group][index] = (
-                    _decode(outcome, args) if type(outcome) is str else _failed(args, "no result")
-                )
+                results[name][group][index] = _decode(line["outcome"], args)
         stopped = next((name for name in todo if pending(name)), None)
         if stopped is None:
             break
-        reason = why or "the sandbox stopped before this case"
+        reason = why or "SandboxStopped: the sandbox stopped before this case"
         # Stopped while defining the answer: every case of it fails. Else only the rest of the
         # group that was running.
         groups = pending(stopped) if stopped not in started else pending(stopped)[:1]

@@ -14,6 +14,7 @@ But: it does not grade and does not touch the gradebook.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -34,6 +35,8 @@ _WORDING = {
     "memory": ("memory limit reached", False),
     "test_failed": ("test failed", False),
     "grading_error": ("grading failed", True),
+    "unconfined": ("graded without the sandbox", False),
+    "unsafe_file": ("a link or special file in the submission, so it was not graded", True),
 }
 
 
@@ -81,6 +84,20 @@ def read_notebook(path: Path) -> nbformat.NotebookNode:
         raise ValueError(f"invalid JSON ({str(error).splitlines()[0][:120]})") from error
     except Exception as error:  # nbformat raises many kinds for a broken file
         raise ValueError(f"{type(error).__name__}: {str(error).splitlines()[0][:120]}") from error
+
+
+def unsafe_entries(submitted: Path) -> list[str]:
+    """Every link or special file in a submission (paths relative to it). nbgrader follows
+    links when it copies and writes, so a submission holding one is not graded at all."""
+    if submitted.is_symlink():
+        return ["."]
+    found = []
+    for folder, dirs, files in os.walk(submitted):
+        for name in sorted(dirs + files):
+            path = os.path.join(folder, name)
+            if os.path.islink(path) or not (os.path.isfile(path) or os.path.isdir(path)):
+                found.append(os.path.relpath(path, submitted))
+    return found
 
 
 def inspect_submission(
@@ -162,7 +179,7 @@ def read_outcomes(autograded: Path, names: list[str]) -> list[Problem]:
             if ename == KERNEL_LOST and not lost_reported:
                 problems.append(Problem("kernel_lost", name, str(error.get("evalue", ""))[:200]))
                 lost_reported = True
-            elif ename == "CellTimeoutError":
+            elif ename in ("CellTimeoutError", "TimeLimit"):  # in the kernel, or judged outside
                 problems.append(Problem("timeout", name, meta.get("grade_id") or "a code cell"))
             elif ename == "MemoryError":
                 problems.append(Problem("memory", name, meta.get("grade_id") or "a code cell"))

@@ -24,6 +24,7 @@ from autograder.course import (
     Status,
     class_db_path,
     exercise_of,
+    find_students,
 )
 from autograder.reports.summary import StudentRow, collect
 
@@ -76,7 +77,12 @@ def write_grades(course_root: Path, path: Path) -> list[dict[str, str]]:
     rows = {row.student: row for row in collect(course_root)}
     waiting = _waiting_for_person(course_root)
     with Gradebook(f"sqlite:///{class_db_path(course_root)}") as gb:
-        students = sorted(s.id for s in gb.students)
+        known = {s.id for s in gb.students}
+    # Submitted but never graded (a run that stopped half-way): listed, never dropped.
+    unseen = set(find_students(course_root)) - known - set(rows)
+    for student in unseen:
+        rows[student] = StudentRow(student, Status(FAILED, ("submitted but not graded yet",)))
+    students = sorted(known | set(rows))
     lines = []
     for student in students:
         row = rows.get(student) or StudentRow(student, Status(NO_SUBMISSION))

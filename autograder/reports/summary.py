@@ -30,6 +30,7 @@ from autograder.course import (
     exercise_of,
 )
 from autograder.nbgrader_steps.inspect_submission import Problem
+from autograder.nbgrader_steps.judge_answers import exercises_of
 
 OUT = RECORDS
 MAX_NOTES = 6  # per student in the printed table
@@ -72,13 +73,15 @@ def collect(course_root: Path) -> list[StudentRow]:
     verified = _load_json(course_root / VERIFY_RECORD)
     rows = []
     with Gradebook(f"sqlite:///{class_db_path(course_root)}") as gb:
-        for student in sorted(s.id for s in gb.students):
+        for student in sorted({s.id for s in gb.students} | set(results)):
             row = StudentRow(student)
             result = results.get(student, {})
             problems = [Problem(**p) for p in result.get("problems", [])]
             try:
                 submission = gb.find_submission(ASSIGNMENT, student)
             except MissingEntry:
+                if result:  # graded (or refused) but not in the gradebook: never dropped
+                    rows.append(_not_in_gradebook(course_root, student, result, problems))
                 continue
             manual = False
             for notebook in submission.notebooks:
@@ -101,19 +104,42 @@ def collect(course_root: Path) -> list[StudentRow]:
             elif manual or any(score is None for score in row.scores.values()):
                 row.state = Status(NEEDS_PERSON, tuple(reasons or ["ungraded cells"]))
             mine = [v for v in verified if v["student"] == student]
-            # verify's findings for a person: the verified score stands, the status says why.
+            # The judge's findings for a person: the judged score stands, the status says why.
             for_person = [v["needs_person"] for v in mine if v.get("needs_person")]
             if for_person:
                 row.state = row.state.adding(NEEDS_PERSON, for_person)
             row.notes = [p.text() for p in problems if not p.needs_person]
             row.notes += [v["note"] for v in mine if v.get("note")]
-            row.disagreements = [
-                f"{v['cell']}: nbgrader {v['nbgrader']:g}, verified {v['verified']:g} ({v['why']})"
-                for v in verified
-                if v["student"] == student and v["applied"] and v["verified"] != v["nbgrader"]
-            ]
+            row.disagreements = [_disagreement(v) for v in mine if _disagrees(v)]
             rows.append(row)
     return rows
+
+
+def _disagrees(verdict: dict[str, Any]) -> bool:
+    kernel, judged = verdict.get("nbgrader"), verdict.get("verified")
+    return bool(verdict.get("applied")) and kernel is not None and judged != kernel
+
+
+def _disagreement(verdict: dict[str, Any]) -> str:
+    """A visible test cell the kernel passed or failed otherwise than the judge outside it."""
+    v = verdict
+    return f"{v['cell']}: kernel {v['nbgrader']:g}, judged {v['verified']:g} ({v['why']})"
+
+
+def _not_in_gradebook(
+    course_root: Path, student: str, result: dict[str, Any], problems: list[Problem]
+) -> StudentRow:
+    """A student grading found but nbgrader never scored: every exercise waits for a person."""
+    reasons = [p.text() for p in problems if p.needs_person] or ["not in the gradebook"]
+    kind = FAILED if not result.get("graded", False) and not problems else NEEDS_PERSON
+    if any(p.kind == "grading_error" for p in problems):
+        kind = FAILED
+    row = StudentRow(student, Status(kind, tuple(reasons)))
+    for exercise in exercises_of(course_root):
+        row.maxima[exercise.name] = sum(exercise.cells.values())
+        row.scores[exercise.name] = None
+    row.notes = [p.text() for p in problems if not p.needs_person]
+    return row
 
 
 def _score_text(score: float | None, maximum: float) -> str:

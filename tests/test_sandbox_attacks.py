@@ -1,0 +1,158 @@
+"""Hostile answers against the verify sandbox (bubblewrap): each harms nothing outside it.
+
+Every attack runs next to an honest exercise in the same job, which must still be verified
+right. Where it makes sense the same attack is run unconfined too, and there it works: the
+test would see a sandbox that does nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from autograder.isolation import bwrap, sandbox
+from autograder.isolation.sandbox import run_answers
+from tests.conftest import ROOT
+
+pytestmark = pytest.mark.skipif(
+    not bwrap.available(), reason="bubblewrap is missing: apt-get install bubblewrap"
+)
+
+HONEST = ("merge_pair", ["def merge_pair(symbols, pair):\n    return tuple(symbols)"])
+CASE = {"core": [(("a", "b"), ("x", "y"))]}
+
+
+def _run(attack: str, name: str = "pair_counts", seconds: float = 3) -> dict:
+    jobs = [(name, [attack], {"core": [({("a", "b"): 1},)]}), (*HONEST, CASE)]
+    return run_answers(jobs, seconds=seconds, course_root=ROOT)
+
+
+def _honest_ok(outcomes: dict) -> bool:
+    (got,) = outcomes["merge_pair"]["core"]
+    return got.error is None and got.value == ("a", "b")
+
+
+def _processes_with(marker: str) -> list[int]:
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if marker.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.append(int(pid))
+        except OSError:
+            continue
+    return found
+
+
+DETACHED = """
+import subprocess
+subprocess.Popen(["sleep", "{seconds}"], start_new_session=True)
+def pair_counts(words):
+    return {{}}
+"""
+
+
+@pytest.mark.parametrize("confined", [True, False])
+def test_a_detached_process_does_not_outlive_the_run(confined: bool, monkeypatch) -> None:
+    marker = "4321.5" if confined else "4321.25"
+    monkeypatch.setattr(sandbox, "confined", lambda: confined)
+    try:
+        outcomes = _run(DETACHED.format(seconds=marker))
+        assert _honest_ok(outcomes)
+        time.sleep(0.3)
+        survivors = _processes_with(marker)
+        assert (survivors == []) is confined  # unconfined, the sleeper outlives the run
+    finally:
+        for pid in _processes_with(marker):
+            os.kill(pid, signal.SIGKILL)
+
+
+PEEK = """
+import os
+SEEN = [os.path.exists(os.path.join({root!r}, p)) for p in ("solutions/bpe.py", "source")]
+def pair_counts(words):
+    return {{("seen", str(SEEN)): os.getuid()}}
+"""
+
+
+@pytest.mark.parametrize("confined", [True, False])
+def test_the_reference_and_masters_are_invisible(confined: bool, monkeypatch) -> None:
+    monkeypatch.setattr(sandbox, "confined", lambda: confined)
+    (got,) = _run(PEEK.format(root=str(ROOT)))["pair_counts"]["core"]
+    ((key, uid),) = got.value.items()
+    if confined:
+        assert key == ("seen", "[False, True]") and uid == bwrap.THROWAWAY_UID  # source/ empty
+    else:
+        assert key == ("seen", "[True, True]")
+
+
+def test_a_fork_bomb_is_contained_and_others_are_verified() -> None:
+    bomb = "import os\nwhile True:\n try:\n  os.fork()\n except OSError:\n  pass\n"
+    start = time.monotonic()
+    outcomes = _run(bomb + "def pair_counts(words):\n    return {}\n")
+    assert time.monotonic() - start < 30
+    assert "while the answer cell was being defined" in outcomes["pair_counts"]["core"][0].error
+    assert _honest_ok(outcomes)
+
+
+def test_killing_the_parent_or_everyone_reaches_no_one() -> None:
+    attack = (
+        "import os, signal\n"
+        "for target in (os.getppid(), 1, -1):\n"
+        "    try:\n        os.kill(target, signal.SIGKILL)\n    except OSError:\n        pass\n"
+        "def pair_counts(words):\n    return {('ok', 'ok'): 1}\n"
+    )
+    outcomes = _run(attack)
+    assert outcomes["pair_counts"]["core"][0].value == {("ok", "ok"): 1}
+    assert _honest_ok(outcomes)
+
+
+FORGER = """
+import json, os
+LINES = [b"not json", b"[1, 2]", b'{"name": ["x"], "group": "core", "index": 0, "outcome": "1"}',
+         b'{"start": 5}', b'{"name": "merge_pair", "group": "core", "index": "0", "outcome": 1}',
+         b'{"name": "merge_pair", "group": "core", "index": 99, "outcome": "[1, null, []]"}']
+for fd in range(1, 40):
+    for line in LINES:
+        try:
+            os.write(fd, line + b"\\n")
+        except OSError:
+            pass
+def pair_counts(words):
+    return {}
+"""
+
+
+def test_forged_result_lines_are_ignored_not_fatal() -> None:
+    outcomes = _run(FORGER)
+    assert outcomes["pair_counts"]["core"][0].value == {}
+    assert _honest_ok(outcomes)
+
+
+ENDLESS = """
+import json, os, threading, time
+def talk():
+    while True:
+        for fd in range(3, 12):
+            try:
+                os.write(fd, json.dumps({"start": ["pair_counts", "core"]}).encode() + b"\\n")
+            except OSError:
+                pass
+        time.sleep(0.2)
+threading.Thread(target=talk, daemon=True).start()
+def pair_counts(words):
+    while True:
+        time.sleep(1)
+"""
+
+
+def test_a_stream_of_fresh_start_lines_cannot_extend_the_time_limit() -> None:
+    start = time.monotonic()
+    outcomes = _run(ENDLESS, seconds=2)
+    # startup (5 s) and 2 s for each of the 4 steps is the most this job may take, twice over
+    assert time.monotonic() - start < 2 * (5 + 2 * 4)
+    assert "did not finish" in outcomes["pair_counts"]["core"][0].error
+    assert _honest_ok(outcomes)
