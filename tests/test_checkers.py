@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import subprocess
 import sys
+from collections import Counter, OrderedDict, defaultdict
 
 import pytest
 
@@ -164,9 +165,43 @@ def test_exact_types_are_required() -> None:
     assert not same(["a"], ("a",))
     assert same({("a", "b"): {1, 2}}, {("a", "b"): {2, 1}})
     assert to_plain(SneakyStr("a")) == Unplain("SneakyStr")
-    from collections import Counter
+    assert to_plain(SneakyDict({("a", "b"): 2})) == Unplain("SneakyDict")
 
-    assert to_plain(Counter({("a", "b"): 2})) == Unplain("Counter")
+
+@pytest.mark.parametrize("kind", [Counter, OrderedDict, lambda d: defaultdict(int, d)])
+def test_the_standard_dict_types_are_read_as_the_dict_they_hold(kind) -> None:
+    held = kind({("a", "b"): 2, ("b", "c"): 1})
+    plain = to_plain(held)
+    assert type(plain) is dict and same(plain, {("a", "b"): 2, ("b", "c"): 1})
+    assert same(to_plain([held]), [{("a", "b"): 2, ("b", "c"): 1}])
+
+
+def test_a_patched_counter_class_is_read_through_dict_itself(monkeypatch) -> None:
+    # An answer may patch Counter itself (its methods are Python functions); none is called.
+    def lie(self, *args):
+        raise AssertionError("the checker called a method of the answer's Counter")
+
+    for method in ("items", "keys", "values", "__iter__", "__getitem__", "__eq__", "copy"):
+        monkeypatch.setattr(Counter, method, lie)
+    assert same(to_plain(Counter({("a", "b"): 2})), {("a", "b"): 2})
+
+
+class CountsLikeCounter(Counter):
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    __hash__ = None
+
+
+def test_a_counter_answer_scores_like_a_dict_and_a_subclass_does_not() -> None:
+    assert failures("pair_counts", load(CORRECT["pair_counts"]["Counter"], "pair_counts")) == []
+
+    def sneaky(words):
+        return CountsLikeCounter()
+
+    for group in GROUPS:
+        with pytest.raises(AssertionError, match="wrong return types"):
+            check("pair_counts", group, sneaky)
 
 
 def test_plain_data_survives_json() -> None:
@@ -312,11 +347,12 @@ def test_the_hidden_words_refuse_len_like_the_visible_ones() -> None:
 def test_merge_and_update_examples_replay_the_visible_cell() -> None:
     examples = cases("merge_and_update", "examples")
     pairs = [args[4] for args in examples]
-    assert pairs == [("e", "a"), ("ea", "t"), ("z", "z")]
+    assert pairs == [("e", "a"), ("ea", "t"), ("z", "z"), ("a", "b")]
     assert 0 in examples[1][3][("ea", "t")]  # the stale index the cell adds
+    assert list(examples[3][3][("a", "b")]) == [1, 10, 3]  # a set iterated out of order
     results = [run_case("merge_and_update", solutions.merge_and_update, a) for a in examples]
     # What the visible asserts expect.
-    assert [r.value for r in results] == [[0, 1, 2, 3, 4], [2, 3, 4], []]
+    assert [r.value for r in results] == [[0, 1, 2, 3, 4], [2, 3, 4], [], [1, 3, 10]]
     assert judge("merge_and_update", "examples", results) == []
     with pytest.raises(ValueError, match="read from its notebook"):
         cases("train_bpe", "examples")
@@ -330,3 +366,50 @@ def test_judge_reuses_given_expected_outcomes() -> None:
     assert judge("merge_pair", "core", outcomes, expected) == judge("merge_pair", "core", outcomes)
     with pytest.raises(ValueError, match="expected"):
         judge("merge_pair", "core", outcomes, expected[:1])
+
+
+def merge_and_update_message(mistake: str) -> list[str]:
+    wrong = load(WRONG["merge_and_update"][mistake], "merge_and_update")
+    with pytest.raises(AssertionError) as raised:
+        check("merge_and_update", "core", wrong)
+    return str(raised.value).splitlines()
+
+
+def test_merge_and_update_names_unsubtracted_neighbours_and_lists_only_differing_pairs() -> None:
+    lines = merge_and_update_message("old neighbour pairs not subtracted")
+    assert lines[0] == (
+        "merge_and_update is wrong on 8 of 13 test inputs "
+        "(likely mistake: old neighbour pairs not subtracted). The smallest:"
+    )
+    assert lines[1:8] == [
+        "    merge_and_update(words, counts, stats, where, pair) with",
+        "    words = [['a', 'b', 'a', 'b'], ['b', 'a']]",
+        "    counts = [1, 2]",
+        "    stats = {('a', 'b'): 2, ('b', 'a'): 3}",
+        "    where = {('a', 'b'): {0}, ('b', 'a'): {0, 1}}",
+        "    pair = ('a', 'b')",
+        "stats afterwards: 1 pair differs (pair: expected -> got; 'absent' means no key):",
+    ]
+    # (ab, ab) is right, so only (b, a) is listed; neither whole table is printed.
+    assert lines[8] == "    ('b', 'a'): 2 -> 3"
+    assert lines[9].startswith("Likely mistake: old neighbour pairs not subtracted. ")
+    assert len(lines) == 10
+
+
+def test_merge_and_update_lists_the_words_where_misses() -> None:
+    lines = merge_and_update_message("where not updated")
+    assert lines[7:10] == [
+        "where afterwards misses words for 2 pairs:",
+        "    where[('aa', 'a')] lacks word 1, which holds the pair now",
+        "    where[('aa', 'aa')] lacks word 0, which holds the pair now",
+    ]
+    assert lines[10].startswith("Likely mistake: where not updated. ")
+
+
+def test_merge_and_update_must_sort_indices_a_set_iterates_out_of_order() -> None:
+    # The student's find: a set of small ints iterates in hash-bucket order, not sorted.
+    assert list({10, 3}) == [10, 3] and list({1, 8}) == [8, 1]
+    lines = merge_and_update_message("indices not in increasing order")
+    assert lines[0].startswith("merge_and_update is wrong on 2 of 13 test inputs ")
+    assert "expected: [3, 10]" in lines and "got:      [10, 3]" in lines
+    assert lines[-1].startswith("Likely mistake: indices not in increasing order. ")

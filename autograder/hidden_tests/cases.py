@@ -32,6 +32,17 @@ TOY_MERGES = [("e", "a"), ("ea", "t"), ("t", "ea"), ("s", "eat"), ("e", "t"), ("
 # Lesson 2's example of BPE not finding the shortest encoding.
 ABCD = {"ab": 10, "bcd": 6}
 ABCD_MERGES = [("a", "b"), ("b", "c"), ("bc", "d")]
+# Twelve words, so that where[pair] holds indices a Python set iterates out of order:
+# (a, b) is in words {3, 10} and list({10, 3}) == [10, 3]; (c, d) in {1, 8}, list == [8, 1].
+SPREAD = {
+    "ef": 1, "cdx": 2, "gh": 1, "xab": 3, "ij": 1, "kl": 2,
+    "mn": 1, "op": 1, "ycd": 4, "qr": 1, "aby": 5, "st": 1,
+}  # fmt: skip
+# The second corpus of lesson 4's visible examples.
+SECOND_EXAMPLE = {
+    "cd": 1, "aab": 3, "ef": 1, "ababab": 2, "gh": 1, "ij": 1,
+    "kl": 1, "mn": 1, "op": 1, "qr": 1, "baba": 1,
+}  # fmt: skip
 
 Case = tuple
 
@@ -132,6 +143,7 @@ def _encode_bpe_core() -> list[Case]:
     return [
         ("seats", list(TOY_MERGES)),  # the lesson's walk-through
         ("steat", list(TOY_MERGES)),  # rank order, not leftmost
+        ("tetea", list(TOY_MERGES)),  # the first e is not the one followed by a
         ("abcd", list(ABCD_MERGES)),  # not the shortest encoding
         ("tease", list(TOY_MERGES)),
         ("east", list(TOY_MERGES)),
@@ -185,12 +197,17 @@ def _merge_and_update_core() -> list[Case]:
         _update_case({"ab": 1, "cd": 1, "ef": 1, "gh": 1}, [], ("c", "d")),
         _update_case({"xab": 2, "ab": 1}, [("a", "b")], ("x", "ab")),
         _update_case({"abc": 1, "bc": 2}, [("a", "b")], ("b", "c")),  # where[pair] has a stale 0
+        _update_case(TOY, [], ("z", "z")),  # no word holds the pair: where has no key for it
+        _update_case({"ababab": 2, "bab": 1}, [], ("a", "b")),  # three joins side by side
+        _update_case(SPREAD, [], ("a", "b")),  # where[pair] iterates as [10, 3]: sort it
+        _update_case(SPREAD, [], ("c", "d")),  # where[pair] iterates as [8, 1]
     ]
 
 
 def _merge_and_update_examples() -> list[Case]:
     """Lesson 4's visible examples cell: (e, a) on the six-word corpus; then (ea, t) after a
-    stale index 0 is added to where[(ea, t)]; then (z, z), a pair no word holds."""
+    stale index 0 is added to where[(ea, t)]; then (z, z), a pair no word holds; then (a, b)
+    on a second corpus of eleven words (joins side by side, where[(a, b)] = {1, 3, 10})."""
     first = _update_case(TOY, [], ("e", "a"))
     words, counts, stats, where = _state_after(TOY, [("e", "a")])
     where.setdefault(("ea", "t"), set()).add(0)  # tea never holds (ea, t): a stale index
@@ -198,13 +215,14 @@ def _merge_and_update_examples() -> list[Case]:
     words, counts, stats, where = (copy.deepcopy(part) for part in second[:4])
     merge_and_update(words, counts, stats, where, ("ea", "t"))
     third = (words, counts, stats, where, ("z", "z"))
-    return [first, copy.deepcopy(second), third]
+    fourth = _update_case(SECOND_EXAMPLE, [], ("a", "b"))
+    return [first, copy.deepcopy(second), third, fourth]
 
 
 def _merge_and_update_random(rng: random.Random) -> list[Case]:
     out = []
     for _ in range(30):
-        corpus = _random_corpus(rng)
+        corpus = _random_corpus(rng, most_words=14)  # indices past 7 iterate out of order
         earlier = train_bpe(corpus, rng.randint(0, 4))
         _, _, stats, _ = _state_after(corpus, earlier)
         if not stats:
@@ -217,11 +235,11 @@ def _merge_and_update_random(rng: random.Random) -> list[Case]:
 # ---- shared --------------------------------------------------------------------------------
 
 
-def _random_corpus(rng: random.Random) -> dict[str, int]:
+def _random_corpus(rng: random.Random, most_words: int = 7) -> dict[str, int]:
     """A few distinct short words over a small alphabet, with counts from 1 to 9."""
     alphabet = rng.choice(["ab", "abc", "abcd"])
     corpus: dict[str, int] = {}
-    for _ in range(rng.randint(1, 7)):
+    for _ in range(rng.randint(1, most_words)):
         word = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 7)))
         corpus[word] = rng.randint(1, 9)
     return corpus

@@ -9,6 +9,7 @@ But: it never runs student code; outcomes come from ``run.run_case``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import solutions
 from autograder.course import EXERCISES
@@ -22,6 +23,23 @@ def reference(name: str) -> Callable:
     if name not in EXERCISES:
         raise ValueError(f"unknown exercise {name!r}; expected one of {', '.join(EXERCISES)}")
     return getattr(solutions, name)
+
+
+def where_gaps(after: tuple, expected_after: tuple) -> list[tuple[Any, list[int]]]:
+    """Each pair the words hold after merge_and_update whose entry in the student's ``where``
+    misses some of those words, with the missing indices (in pair order). Empty when
+    ``where`` lists every holder, or is not a dict of sets (see :func:`where_problem`)."""
+    where = after[3]
+    if type(where) is not dict:
+        return []
+    words = expected_after[0]
+    _, true_where = index_pairs(words, [1] * len(words))
+    gaps = []
+    for pair, indices in sorted(true_where.items()):
+        held = where.get(pair, set())
+        if type(held) is set and indices - held:
+            gaps.append((pair, sorted(indices - held)))
+    return gaps
 
 
 def where_problem(after: tuple, expected_after: tuple) -> str | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from autograder.hidden_tests.compare import where_problem
+from autograder.hidden_tests.compare import where_gaps, where_problem
 from autograder.hidden_tests.mistakes import diagnose_all
 from autograder.hidden_tests.plain import same, to_plain
 
@@ -32,15 +32,7 @@ def _result_lines(name: str, args: tuple, expected: Any, got: Any) -> list[str]:
     if not same(expected.value, got.value):
         lines += [f"expected: {_show(expected.value)}", f"got:      {_show(got.value)}"]
     if name == "merge_and_update":
-        for k, label in ((0, "words"), (1, "counts"), (2, "stats")):
-            if not same(expected.after[k], got.after[k]):
-                lines += [
-                    f"{label} afterwards should be: {_show(expected.after[k])}",
-                    f"{label} afterwards is:        {_show(got.after[k])}",
-                ]
-        problem = where_problem(got.after, expected.after)
-        if problem:
-            lines.append(f"where afterwards: {problem}")
+        lines += _state_lines(args, expected, got)
     else:
         original = to_plain(args)
         for k, (before, after) in enumerate(zip(original, got.after)):
@@ -52,6 +44,83 @@ def _result_lines(name: str, args: tuple, expected: Any, got: Any) -> list[str]:
     if not lines:
         lines.append("(the answer differs from the expected one only in its types)")
     return lines
+
+
+# At most this many differing words or pairs are listed, so a message stays readable.
+SHOWN = 12
+
+
+def _state_lines(args: tuple, expected: Any, got: Any) -> list[str]:
+    """What merge_and_update left wrong in words, counts, stats and where: only the words and
+    pairs that differ, and the words where misses."""
+    lines: list[str] = []
+    want_words, got_words = expected.after[0], got.after[0]
+    if not same(want_words, got_words):
+        if type(got_words) is list and len(got_words) == len(want_words):
+            wrong = [i for i, (w, g) in enumerate(zip(want_words, got_words)) if not same(w, g)]
+            lines.append(f"words afterwards: {_count(len(wrong), 'word')} {_differ(wrong)}:")
+            lines += [
+                f"    words[{i}] should be {_show(want_words[i])}, is {_show(got_words[i])}"
+                for i in wrong[:SHOWN]
+            ]
+            lines += _more(len(wrong))
+        else:
+            lines += [
+                f"words afterwards should be: {_show(want_words)}",
+                f"words afterwards is:        {_show(got_words)}",
+            ]
+    if not same(to_plain(args[1]), got.after[1]):
+        lines.append(f"counts was changed to {_show(got.after[1])}; leave it as it was")
+    lines += _stats_lines(expected.after[2], got.after[2])
+    gaps = where_gaps(got.after, expected.after)
+    if gaps:
+        lines.append(f"where afterwards misses words for {_count(len(gaps), 'pair')}:")
+        lines += [f"    where[{pair!r}] lacks {_words(missing)}" for pair, missing in gaps[:SHOWN]]
+        lines += _more(len(gaps))
+    else:
+        problem = where_problem(got.after, expected.after)
+        if problem:
+            lines.append(f"where afterwards: {problem}")
+    return lines
+
+
+def _stats_lines(want: Any, got: Any) -> list[str]:
+    """The pairs whose counts differ, as ``pair: expected -> got``."""
+    if same(want, got):
+        return []
+    if type(got) is not dict or type(want) is not dict:
+        return [f"stats afterwards should be: {_show(want)}", f"stats afterwards is: {_show(got)}"]
+    pairs = sorted(set(want) | set(got), key=repr)
+    differ = [p for p in pairs if p not in want or p not in got or not same(want[p], got[p])]
+    lines = [
+        f"stats afterwards: {_count(len(differ), 'pair')} {_differ(differ)} "
+        "(pair: expected -> got; 'absent' means no key):"
+    ]
+    for p in differ[:SHOWN]:
+        lines.append(f"    {p!r}: {_entry(want, p)} -> {_entry(got, p)}")
+    return lines + _more(len(differ))
+
+
+def _entry(table: dict, key: Any) -> str:
+    return _show(table[key]) if key in table else "absent"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _words(indices: list[int]) -> str:
+    if len(indices) == 1:
+        return f"word {indices[0]}, which holds the pair now"
+    return f"words {', '.join(map(str, indices))}, which hold the pair now"
+
+
+def _differ(items: list) -> str:
+    return "differs" if len(items) == 1 else "differ"
+
+
+def _more(n: int) -> list[str]:
+    return [f"    ... and {n - SHOWN} more"] if n > SHOWN else []
 
 
 def describe_failures(name: str, failures: Sequence[tuple], total: int) -> list[str]:
@@ -98,6 +167,7 @@ ERROR_ADVICE = {
     "ModuleNotFoundError": "import only the standard library (and bpe_course where a lesson "
     "says so).",
     "EngineRefusedError": "only code you wrote yourself earns marks.",
+    "TimeLimit": "look for a loop that never ends.",
 }
 GENERIC_ADVICE = (
     "run it on the lesson's examples in your notebook and read the traceback to find the line."
@@ -128,6 +198,13 @@ def _unwritten(got: Any) -> bool:
     return got.error is not None and got.error.split(":")[0] == "NotImplementedError"
 
 
+# merge_and_update's arguments, shown one per line: its calls are long.
+STATE_NAMES = ("words", "counts", "stats", "where", "pair")
+
+
 def _show_call(name: str, args: tuple) -> str:
+    if name == "merge_and_update" and len(args) == len(STATE_NAMES):
+        shown = (f"    {label} = {_show(arg)}" for label, arg in zip(STATE_NAMES, args))
+        return "merge_and_update(words, counts, stats, where, pair) with\n" + "\n".join(shown)
     text = call_text(name, args)
     return text if len(text) <= 2 * REPR_LIMIT else text[: 2 * REPR_LIMIT - 5] + " ...)"

@@ -25,6 +25,7 @@ from autograder.hidden_tests.compare import reference, where_problem
 from autograder.hidden_tests.plain import Unplain, same, to_plain
 from autograder.hidden_tests.run import run_case
 from autograder.hidden_tests.variants import (
+    FIRST_LEFT_ENCODERS,
     STRING_MERGES,
     counts_once_per_word,
     counts_unweighted,
@@ -36,6 +37,7 @@ from autograder.hidden_tests.variants import (
     make_replaying_encoder,
     make_trainer,
     make_updater,
+    merge_by_padded_replace,
     merge_overlapping,
     merge_right_to_left,
     smallest_concatenation,
@@ -116,6 +118,7 @@ WRONG_TYPES = "wrong return types"
 CHANGED_INPUT = "changing the caller's input"
 UNWEIGHTED = "unweighted counts"
 ONCE_PER_WORD = "a pair counted once per word"
+PADDED_REPLACE = "string replacement missing back-to-back pairs"
 
 ADVICE = {
     RIGHT_TO_LEFT: "Occurrences of the pair must be joined scanning from the left: "
@@ -133,6 +136,9 @@ ADVICE = {
     "the word's count, not 1.",
     ONCE_PER_WORD: "A pair that occurs twice in one word counts twice (times the word's "
     "count); count every position, not each distinct pair once.",
+    PADDED_REPLACE: "Replacing ' a b ' in the space-padded word uses up the space that the "
+    "next occurrence starts with, so a b a b with (a, b) gives ab a b instead of ab ab. "
+    "Walk the symbols with an index and compare whole symbols, two at a time.",
 }
 
 
@@ -157,6 +163,7 @@ MISTAKES: dict[str, list[Mistake]] = {
         _mistake(RIGHT_TO_LEFT, merge_right_to_left),
         _mistake(OVERLAPPING, merge_overlapping),
         _mistake(STRING_REPLACE, *STRING_MERGES),
+        _mistake(PADDED_REPLACE, merge_by_padded_replace),
     ],
     "train_bpe": [
         _mistake(CHANGED_INPUT, test=changed_input),
@@ -195,6 +202,7 @@ MISTAKES: dict[str, list[Mistake]] = {
         _mistake(RIGHT_TO_LEFT, make_trainer(merge=merge_right_to_left)),
         _mistake(OVERLAPPING, make_trainer(merge=merge_overlapping)),
         _mistake(STRING_REPLACE, *(make_trainer(merge=m) for m in STRING_MERGES)),
+        _mistake(PADDED_REPLACE, make_trainer(merge=merge_by_padded_replace)),
     ],
     "encode_bpe": [
         _mistake(CHANGED_INPUT, test=changed_input),
@@ -204,6 +212,13 @@ MISTAKES: dict[str, list[Mistake]] = {
             "At each step apply the merge with the lowest rank present anywhere in the "
             "word, not the first mergeable pair from the left (try 'steat').",
             (encode_leftmost,),
+        ),
+        Mistake(
+            "joining at the first copy of the left symbol",
+            "symbols.index(left) finds the first copy of the pair's left half, which may "
+            "not be followed by its right half (in t e t e a the pair (e, a) is at the "
+            "end). Remember the position where you found the pair and join there.",
+            FIRST_LEFT_ENCODERS,
         ),
         _mistake(
             RIGHT_TO_LEFT,
@@ -219,6 +234,11 @@ MISTAKES: dict[str, list[Mistake]] = {
             STRING_REPLACE,
             *(make_replaying_encoder(m) for m in STRING_MERGES),
             *(make_rank_encoder(m) for m in STRING_MERGES),
+        ),
+        _mistake(
+            PADDED_REPLACE,
+            make_replaying_encoder(merge_by_padded_replace),
+            make_rank_encoder(merge_by_padded_replace),
         ),
     ],
     "merge_and_update": [
@@ -241,6 +261,24 @@ MISTAKES: dict[str, list[Mistake]] = {
             "Every new pair a merge creates must be added to where, with the index of "
             "the word it appears in.",
             (make_updater(update_where=False),),
+        ),
+        Mistake(
+            "indices not in increasing order",
+            "A set does not keep its numbers sorted: list({10, 3}) is [10, 3]. Visit "
+            "sorted(where[pair]) so that the indices you return are in increasing order.",
+            (make_updater(in_order=False),),
+        ),
+        Mistake(
+            "old neighbour pairs not subtracted",
+            "Joining a b in x a b y also ends the pairs (x, a) and (b, y): subtract the "
+            "word's count from each, not only from (a, b).",
+            (make_updater(subtract_neighbours=False),),
+        ),
+        Mistake(
+            "new neighbour pairs not added",
+            "Joining a b in x a b y makes the pairs (x, ab) and (ab, y): add the word's "
+            "count to each in stats.",
+            (make_updater(add_neighbours=False),),
         ),
         Mistake(
             "stale indices reported as changed",

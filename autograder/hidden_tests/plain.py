@@ -1,11 +1,14 @@
 """Turn whatever a student's function returned into plain data, and compare plain data exactly.
 
 Plain data is built only of objects whose type is exactly ``bool``, ``int``, ``float``, ``str``,
-``None``, ``tuple``, ``list``, ``dict``, ``set`` or ``frozenset``; anything else becomes an
-``Unplain`` marker that equals nothing the reference returns. ``same`` compares types too;
+``None``, ``tuple``, ``list``, ``dict``, ``set`` or ``frozenset``. The standard library's dict
+types (exactly ``collections.Counter``, ``defaultdict`` and ``OrderedDict``) become the plain
+``dict`` they hold, read through ``dict``'s own methods; anything else becomes an ``Unplain``
+marker that equals nothing the reference returns. ``same`` compares types too;
 ``dumps``/``loads`` carry plain data through JSON for graders in another process.
 
-But: it judges nothing and never calls a method of a student's object.
+But: it judges nothing and never calls a method of a student's object (nor of its class,
+which an answer may have patched).
 
 >>> to_plain({("a", "b"): 2})
 {('a', 'b'): 2}
@@ -14,6 +17,9 @@ But: it judges nothing and never calls a method of a student's object.
 ...         return True
 >>> to_plain(Yes("x"))
 Unplain(type_name='Yes')
+>>> from collections import Counter
+>>> to_plain(Counter({("a", "b"): 2}))
+{('a', 'b'): 2}
 >>> same({"x": 1}, {"x": True}), same([("a", "b")], [("a", "b")])
 (False, True)
 >>> loads(dumps({("a", "b"): {1, 2}}))
@@ -23,10 +29,15 @@ Unplain(type_name='Yes')
 from __future__ import annotations
 
 import json
+from collections import Counter, OrderedDict, defaultdict
 from dataclasses import dataclass
 from typing import Any
 
 SCALARS = (bool, int, float, str, type(None))
+# Read as the dict they hold. Bound when this module loads, before any answer runs (the
+# verify sandbox loads it first), and matched by identity, so a dict subclass of the
+# answer's own, or one planted under a standard name later, is not one of them.
+DICT_TYPES = (dict, Counter, OrderedDict, defaultdict)
 # Deeper than any answer to these exercises; stops a list that contains itself.
 MAX_DEPTH = 12
 MAX_ITEMS = 200_000
@@ -88,7 +99,8 @@ def _convert(value: Any, depth: int, budget: _Budget) -> Any:
     if cls is set or cls is frozenset:
         items = [_convert(item, depth + 1, budget) for item in cls.__iter__(value)]
         return cls(items)
-    if cls is dict:
+    if _one_of(cls, DICT_TYPES):
+        # dict.items of the base type: whatever the answer's class overrides is never called.
         return {
             _convert(key, depth + 1, budget): _convert(item, depth + 1, budget)
             for key, item in dict.items(value)

@@ -60,6 +60,15 @@ def merge_by_string_words(symbols: Sequence[str], pair: Pair) -> tuple[str, ...]
 STRING_MERGES = (merge_by_string_split, merge_by_string_words)
 
 
+def merge_by_padded_replace(symbols: Sequence[str], pair: Pair) -> tuple[str, ...]:
+    """Pads the space-joined word and replaces " a b " by " ab ": whole symbols only, but
+    each replacement uses up the space the next occurrence starts with, so a b a b with
+    (a, b) gives ab a b."""
+    left, right = pair
+    text = " " + " ".join(symbols) + " "
+    return tuple(text.replace(f" {left} {right} ", f" {left}{right} ").split())
+
+
 # ---- wrong ways to count pairs ---------------------------------------------------------------
 
 
@@ -155,6 +164,32 @@ def encode_leftmost(word: str, merges: Sequence[Pair]) -> list[str]:
     return symbols
 
 
+def make_first_left_encoder(join_halves: bool) -> Callable:
+    """Finds the lowest-ranked pair present, then joins it where ``symbols.index(left)``
+    points: at the first copy of its left half, whether or not the right half follows it.
+    ``join_halves``: the new symbol is left + right, else the two symbols found there."""
+
+    def encode(word: str, merges: Sequence[Pair]) -> list[str]:
+        ranks: dict = {}
+        for rank, pair in enumerate(merges):
+            ranks.setdefault(tuple(pair), rank)
+        symbols = list(word)
+        for _ in range(len(word)):  # every join shortens the list by one
+            present = [p for p in zip(symbols, symbols[1:]) if p in ranks]
+            if not present:
+                break
+            left, right = min(present, key=ranks.__getitem__)
+            i = symbols.index(left)
+            joined = left + right if join_halves else "".join(symbols[i : i + 2])
+            symbols[i : i + 2] = [joined]
+        return symbols
+
+    return encode
+
+
+FIRST_LEFT_ENCODERS = (make_first_left_encoder(True), make_first_left_encoder(False))
+
+
 def make_replaying_encoder(merge: Callable) -> Callable:
     """Replays the table in order with a wrong ``merge``."""
 
@@ -194,8 +229,13 @@ def make_updater(
     update_where: bool = True,
     report_stale: bool = False,
     weighted: bool = True,
+    in_order: bool = True,
+    subtract_neighbours: bool = True,
+    add_neighbours: bool = True,
 ) -> Callable:
-    """merge_and_update with one part left out or done wrong."""
+    """merge_and_update with one part left out or done wrong. A word's update is what its
+    pairs lose and gain; the "neighbours" are the pairs other than ``pair`` itself that it
+    loses (x a and b y at x a b y) and every pair it gains (x ab and ab y)."""
 
     def update(
         words: list[list[str]],
@@ -205,7 +245,8 @@ def make_updater(
         pair: Pair,
     ) -> list[int]:
         changed = []
-        for i in sorted(where.get(pair, ()) if not update_where else where.pop(pair, ())):
+        listed = where.get(pair, ()) if not update_where else where.pop(pair, ())
+        for i in sorted(listed) if in_order else list(listed):
             old = list(words[i])
             new = list(merge(old, pair))
             if new == old:
@@ -213,10 +254,13 @@ def make_updater(
                     changed.append(i)
                 continue
             weight = counts[i] if weighted else 1
-            for gone in zip(old, old[1:]):
-                stats[gone] = stats.get(gone, 0) - weight
-            for born in zip(new, new[1:]):
-                stats[born] = stats.get(born, 0) + weight
+            lost, gained = _pair_change(old, new)
+            for gone, times in lost.items():
+                if subtract_neighbours or gone == tuple(pair):
+                    stats[gone] = stats.get(gone, 0) - weight * times
+            for born, times in gained.items():
+                if add_neighbours:
+                    stats[born] = stats.get(born, 0) + weight * times
                 if update_where:
                     where.setdefault(born, set()).add(i)
             words[i] = new
@@ -227,3 +271,18 @@ def make_updater(
         return changed
 
     return update
+
+
+def _pair_change(old: list[str], new: list[str]) -> tuple[dict, dict]:
+    """The pairs a word loses and gains, with how many times: old minus new, new minus old."""
+    before, after = _pair_tally(old), _pair_tally(new)
+    lost = {p: n - after.get(p, 0) for p, n in before.items() if n > after.get(p, 0)}
+    gained = {p: n - before.get(p, 0) for p, n in after.items() if n > before.get(p, 0)}
+    return lost, gained
+
+
+def _pair_tally(symbols: list[str]) -> dict:
+    tally: dict = {}
+    for p in zip(symbols, symbols[1:]):
+        tally[p] = tally.get(p, 0) + 1
+    return tally

@@ -37,7 +37,8 @@ def _join(symbols, pair):
 
 CORRECT: dict[str, dict[str, str]] = {
     "pair_counts": {
-        "counter": _src("""
+        # The standard dict types count as dicts: returned as they are, they earn full marks.
+        "Counter": _src("""
             from collections import Counter
 
             def pair_counts(words):
@@ -45,9 +46,9 @@ CORRECT: dict[str, dict[str, str]] = {
                 for symbols, count in words.items():
                     for pair in zip(symbols, symbols[1:]):
                         counts[pair] += count
-                return dict(counts)
+                return counts
             """),
-        "defaultdict to dict": _src("""
+        "defaultdict": _src("""
             from collections import defaultdict
 
             def pair_counts(words):
@@ -55,7 +56,7 @@ CORRECT: dict[str, dict[str, str]] = {
                 for symbols, count in words.items():
                     for i in range(len(symbols) - 1):
                         counts[symbols[i], symbols[i + 1]] += count
-                return dict(counts)
+                return counts
             """),
         "comprehension": _src("""
             def pair_counts(words):
@@ -307,13 +308,11 @@ WRONG: dict[str, dict[str, str]] = {
                 return counts
             """),
         "wrong return types": _src("""
-            from collections import Counter
-
             def pair_counts(words):
-                counts = Counter()
+                counts = {}
                 for symbols, n in words.items():
                     for pair in zip(symbols, symbols[1:]):
-                        counts[pair] += n
+                        counts[pair] = counts.get(pair, 0.0) + n
                 return counts
             """),
         "changing the caller's input": _src("""
@@ -352,6 +351,13 @@ WRONG: dict[str, dict[str, str]] = {
         "string replacement across symbol boundaries": _src("""
             def merge_pair(symbols, pair):
                 text = " ".join(symbols).replace(pair[0] + " " + pair[1], pair[0] + pair[1])
+                return tuple(text.split())
+            """),
+        # Found by a student: padding keeps whole symbols, and the visible tests used to pass.
+        "string replacement missing back-to-back pairs": _src("""
+            def merge_pair(symbols, pair):
+                text = " " + " ".join(symbols) + " "
+                text = text.replace(" " + pair[0] + " " + pair[1] + " ", " " + "".join(pair) + " ")
                 return tuple(text.split())
             """),
         "wrong return types": _src("""
@@ -481,6 +487,21 @@ WRONG["encode_bpe"] = {
                     i += 1
             return symbols
         """),
+    # Found by a student: the visible tests used to pass it.
+    "joining at the first copy of the left symbol": _src("""
+        def encode_bpe(word, merges):
+            ranks = {}
+            for r, p in enumerate(merges):
+                ranks.setdefault(tuple(p), r)
+            tokens = list(word)
+            while True:
+                present = [p for p in zip(tokens, tokens[1:]) if p in ranks]
+                if not present:
+                    return tokens
+                left, right = min(present, key=ranks.get)
+                i = tokens.index(left)
+                tokens[i : i + 2] = [left + right]
+        """),
     "right-to-left merges": _replayer(_RIGHT_TO_LEFT),
     "overlapping merges": _replayer(_OVERLAPPING),
     "string replacement across symbol boundaries": _replayer(_STRING),
@@ -505,6 +526,8 @@ def _updater(**change: str) -> str:
     stale = change.get("stale", "continue")
     weight = change.get("weight", "counts[i]")
     index = change.get("index", "where.setdefault(p, set()).add(i)")
+    lose_if = change.get("lose_if", "True")
+    gain_if = change.get("gain_if", "True")
     clean = change.get("clean", "if stats[p] == 0:\n            del stats[p]")
     store = change.get("store", "new")
     return _src(f"""
@@ -524,9 +547,11 @@ def merge_and_update(words, counts, stats, where, pair):
             changed.append(i) if {stale!r} == "report" else None
             continue
         for p in zip(old, old[1:]):
-            delta[p] = delta.get(p, 0) - {weight}
+            if {lose_if}:
+                delta[p] = delta.get(p, 0) - {weight}
         for p in zip(new, new[1:]):
-            delta[p] = delta.get(p, 0) + {weight}
+            if {gain_if}:
+                delta[p] = delta.get(p, 0) + {weight}
             {index}
         words[i] = {store}
         changed.append(i)
@@ -546,6 +571,15 @@ WRONG["merge_and_update"] = {
     "stale indices reported as changed": _updater(stale="report"),
     "unweighted counts": _updater(weight="1"),
     "wrong return types": _updater(store="tuple(new)"),
+    # Found by a student: the visible tests used to pass it (a set of indices such as {10, 3}
+    # iterates as [10, 3]).
+    "indices not in increasing order": _updater(candidates="where.pop(pair, set())"),
+    # Only the merged pair loses counts; the pairs around the new symbol gain them.
+    "old neighbour pairs not subtracted": _updater(
+        lose_if="p == tuple(pair)", gain_if="pair[0] + pair[1] in p"
+    ),
+    # Every old pair of the word loses its count; only the pairs far from the join come back.
+    "new neighbour pairs not added": _updater(gain_if="pair[0] + pair[1] not in p"),
 }
 
 
