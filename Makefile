@@ -14,7 +14,7 @@ WIDGET_PORT ?= 8866
 GRADING := PYTHONPATH=$(CURDIR) $(BIN)/python
 
 .PHONY: help venv lab test lint format notebooks bench clean widget autograde \
-  feedback export export-nbgrader check student-bundle
+  feedback export export-nbgrader check student-bundle mutants
 
 help:  ## list every target with what it does
 	@grep -hE '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | sort | \
@@ -78,6 +78,9 @@ export: venv  ## write grades.csv: per student the status, total and each exerci
 
 export-nbgrader: venv  ## write grades-nbgrader.csv, nbgrader's own export (one number per student, no status)
 	$(NBGRADER) export --to=grades-nbgrader.csv --log-level=WARN
+
+mutants: venv  ## mutation testing: mutmut's mutants of the reference vs the hidden and the visible tests (about 2 min)
+	$(GRADING) -m tests.mutation.run_mutants
 
 check: venv  ## run a notebook's visible tests; fails if one fails (NB=notebooks/01_bpe_by_hand.ipynb, default: all)
 	$(BIN)/python -m bpe_course.selfcheck $(or $(NB),notebooks/*.ipynb)
