@@ -43,8 +43,8 @@ from autograder.grading.grade_one import (
     scratch_root,
 )
 from autograder.grading.gradebook_rows import make_template, merge_student
+from autograder.isolation import bwrap
 from autograder.isolation.bwrap import why_unavailable
-from autograder.isolation.kernel_spec import jail_available
 from autograder.reports import summary
 
 
@@ -89,8 +89,10 @@ def _failed(student: str, why: str) -> dict[str, Any]:
     return {"student": student, "graded": False, "seconds": 0.0, "problems": [problem], "rows": {}}
 
 
-def _initializer(memory_gb: float, log_path: str) -> None:
+def _initializer(memory_gb: float, log_path: str, unconfined: bool) -> None:
     prepare_worker(memory_gb)
+    if unconfined:  # in this worker, its kernels and the judge's answers
+        os.environ[bwrap.UNCONFINED] = "1"
     warnings.filterwarnings("ignore")  # nbgrader's SQLAlchemy warnings, once per student
     # Kernels inherit this process's stderr; keep their chatter out of the progress bar.
     log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
@@ -107,6 +109,7 @@ def run_pool(
     timeout: int | None,
     on_result: Callable[[dict[str, Any]], None],
     lean: bool = False,
+    unconfined: bool = False,
 ) -> None:
     """Grade ``students`` on ``jobs`` worker processes, calling ``on_result`` in this process
     for each finished one. A worker that crashes is replaced; its student is tried once more."""
@@ -116,7 +119,7 @@ def run_pool(
         context = get_context("forkserver")
         log_path = str(course_root / "artifacts" / "grading" / "workers.log")
         Path(log_path).parent.mkdir(parents=True, exist_ok=True)
-        setup = (memory_gb, log_path)
+        setup = (memory_gb, log_path, unconfined)
         with ProcessPoolExecutor(jobs, context, _initializer, setup) as pool:
             futures = {
                 pool.submit(
@@ -171,7 +174,7 @@ def grade_class(
     if not students:
         print(f"nothing to grade: no folder submitted/<student>/{ASSIGNMENT} in {course_root}")
         return results
-    if not (unconfined or jail_available()):
+    if not (unconfined or bwrap.available()):
         raise SystemExit(
             f"refusing to grade: {why_unavailable()}. Without the sandbox a student's code runs "
             "as you, beside everyone's files; to grade anyway, say UNCONFINED=1 (make) or "
@@ -193,7 +196,17 @@ def grade_class(
         bar.update(1)
 
     try:
-        run_pool(course_root, students, template, max(1, jobs), memory_gb, timeout, on_result, lean)
+        run_pool(
+            course_root,
+            students,
+            template,
+            max(1, jobs),
+            memory_gb,
+            timeout,
+            on_result,
+            lean,
+            unconfined,
+        )
     finally:
         bar.close()
         shutil.rmtree(scratch, ignore_errors=True)
@@ -227,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--unconfined",
         action="store_true",
-        help="grade even where the sandbox (bubblewrap) is missing; every grade says so",
+        help="grade without the sandbox (where bubblewrap is missing); every grade says so",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)

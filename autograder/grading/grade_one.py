@@ -166,7 +166,8 @@ def grade_submission(
         config = _nbgrader_config(root, db_path, timeout, lean, record)
         jailed = jail_kernels(root, student, assignment, config, kernel_home, hide, cap)
         if not jailed:
-            problems.append(Problem("unconfined", "", "UNCONFINED=1: " + bwrap.why_unavailable()))
+            why = "UNCONFINED=1" if bwrap.available() else bwrap.why_unavailable()
+            problems.append(Problem("unconfined", "", why))
         coursedir = CourseDirectory(config=config)
         coursedir.assignment_id = assignment
         coursedir.student_id = student

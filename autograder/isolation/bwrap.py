@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 THROWAWAY_UID = 65534  # "nobody" inside the sandbox; it owns nothing there
+UNCONFINED = "BPE_GRADING_UNCONFINED"  # "1": run student code without the sandbox
 _PIDS_ROOTS = (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup"))  # cgroup v1, then v2
 
 
@@ -75,6 +76,12 @@ def available() -> bool:
     except (OSError, subprocess.SubprocessError):
         return False
     return probe.returncode == 0
+
+
+def in_use() -> bool:
+    """True when student code is to run in the sandbox: it works here and nobody said
+    UNCONFINED (``grade_class --unconfined``, ``make autograde UNCONFINED=1``)."""
+    return os.environ.get(UNCONFINED) != "1" and available()
 
 
 def why_unavailable() -> str:

@@ -34,7 +34,7 @@ JAIL_KERNEL = "python3-jailed"
 
 def jail_available() -> bool:
     """True when kernels can be started in the sandbox here."""
-    return bwrap.available()
+    return bwrap.in_use()
 
 
 def jail_kernels(

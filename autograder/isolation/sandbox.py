@@ -96,7 +96,7 @@ def _hidden_paths(roots: list[Path]) -> Sandbox:
 
 def confined() -> bool:
     """True when answers run inside bubblewrap here; else only in a limited process."""
-    return bwrap.available()
+    return bwrap.in_use()
 
 
 def _failed(args: tuple, why: str) -> Outcome:

@@ -55,6 +55,11 @@ class GuardedExecute(Execute):
                 f"kernel froze in cell {index} (no reply even to an interrupt)"
             )
             self._kill_kernel()
+        except (ValueError, RuntimeError, OSError) as error:
+            # A kernel whose messages no longer make sense (a bad signature after its
+            # process table filled up, a broken socket) is as good as lost.
+            self.kernel_lost_reason = f"kernel broke while cell {index} ran ({error})"[:200]
+            self._kill_kernel()
         cell.outputs.append(lost_output(self.kernel_lost_reason))
         return cell, resources
 

@@ -1,0 +1,234 @@
+"""A hostile student graded beside honest ones, with two workers: in the sandbox nothing works.
+
+The class (graded with ``grade_class``, 2 workers, so the attacker runs beside an honest
+student): ``a-honest`` and ``z-honest`` (correct answers, graded before and after the
+attacker), ``m-attacker`` and ``q-linker``. The attacker's answer cell starts a process in a
+session of its own that, for 20 s, kills every honest student's kernel it can see, plants an
+IPython startup file in every honest student's fresh home, and overwrites the honest students'
+submitted and autograded notebooks; the cell also links names of later notebooks to the
+gradebook in its working folder, prints 300 KB, asks for the reference's source, and (in the
+sandbox only) forks until it cannot. The linker's submission holds a notes file linked to the
+reference and a notebook linked to an honest student's.
+
+In the sandbox: the honest students keep full marks and their files, the gradebook is whole,
+the attacker earns nothing, no process of theirs survives, the linker is refused for a
+person, and no feedback page shows a hidden test or the reference. The same class graded
+with ``unconfined=True`` shows the attack working, so the test can fail.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from autograder.isolation import bwrap
+from tests.conftest import ROOT
+from tests.support.catalogue import CORRECT
+from tests.support.scratch_course import make_scratch_course
+from tests.support.synthetic import write_submission
+
+pytestmark = [
+    pytest.mark.nbgrader,
+    pytest.mark.skipif(not bwrap.available(), reason="bubblewrap is missing"),
+]
+MARK = "hostile-7f3a"  # in the detached process's command line, to find it afterwards
+HONEST = ("a-honest", "z-honest")
+ATTACK = '''
+import os, subprocess, sys
+ROOT = {root!r}
+LATER = """
+import glob, os, signal, time
+end = time.time() + 20
+while time.time() < end:
+    for home in glob.glob("/tmp/grading-home-*honest*"):
+        startup = os.path.join(home, ".ipython", "profile_default", "startup")
+        try:
+            os.makedirs(startup, exist_ok=True)
+            with open(os.path.join(startup, "00-blank.py"), "w") as out:
+                out.write("raise SystemExit")
+        except OSError:
+            pass
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            env = open(f"/proc/{{pid}}/environ", "rb").read()
+            cmd = open(f"/proc/{{pid}}/cmdline", "rb").read()
+            homes = (b"HOME=/tmp/grading-home-a-honest", b"HOME=/tmp/grading-home-z-honest")
+            if any(home in env for home in homes) and b"ipykernel" in cmd:
+                os.kill(int(pid), signal.SIGKILL)
+        except (OSError, ValueError):
+            pass
+    for path in glob.glob(os.path.join(ROOT, "*", "*honest", "bpe", "*.ipynb")):
+        try:
+            with open(path, "w") as out:
+                out.write("{{}}")
+        except OSError:
+            pass
+    time.sleep(0.2)
+"""
+subprocess.Popen([sys.executable, "-c", f"ROOT = {{ROOT!r}}" + LATER, "{mark}"],
+                 start_new_session=True)
+for name in ("02_encoding_by_rank.ipynb", "04_making_it_fast.ipynb"):
+    try:
+        os.symlink(os.path.join(ROOT, "gradebook.db"), name)
+    except OSError:
+        pass
+try:
+    import inspect
+    import solutions
+    print(inspect.getsource(solutions))
+except Exception as error:
+    print("no reference:", type(error).__name__)
+print("x" * 300_000)
+
+def pair_counts(words):
+    from solutions import pair_counts as reference
+    return reference(words)
+'''
+# In the next answer cell, so the outputs above are kept if the kernel does not survive it.
+SECOND = """
+import os, subprocess, sys
+{bomb}
+
+def merge_pair(symbols, pair):
+    return symbols
+"""
+BOMB = """
+FORK = "import os, time\\nn = 0\\ntry:\\n    while n < 5000:\\n        if os.fork() == 0:\\n"
+FORK += "            time.sleep(2)\\n            os._exit(0)\\n        n += 1\\nexcept OSError:\\n"
+FORK += "    pass\\nprint(n)"
+bomb = subprocess.run([sys.executable, "-c", FORK], capture_output=True, text=True, timeout=30)
+print("forked", bomb.stdout.strip())
+"""
+
+
+def _digest(folder: Path) -> dict[str, str]:
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir())}
+
+
+def _survivors() -> list[int]:
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if MARK.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.append(int(pid))
+        except OSError:
+            continue
+    return found
+
+
+def _make_class(root: Path, confined: bool) -> dict[str, dict[str, str]]:
+    good = {name: next(iter(answers.values())) for name, answers in CORRECT.items()}
+    for student in HONEST:
+        write_submission(root, student, good)
+    attack = ATTACK.format(root=str(root), mark=MARK)
+    second = SECOND.format(bomb=BOMB if confined else "")
+    answers = {"pair_counts": attack, "merge_pair": second}
+    write_submission(root, "m-attacker", answers, ["01_bpe_by_hand.ipynb"])
+    two = {k: good[k] for k in ("train_bpe", "encode_bpe")}
+    linker = write_submission(root, "q-linker", two, ["02_encoding_by_rank.ipynb"])
+    (linker / "notes.txt").symlink_to(ROOT / "solutions" / "bpe.py")
+    honest_nb = root / "submitted" / "a-honest" / "bpe" / "01_bpe_by_hand.ipynb"
+    (linker / "01_bpe_by_hand.ipynb").symlink_to(honest_nb)
+    return {s: _digest(root / "submitted" / s / "bpe") for s in HONEST}
+
+
+def _grade(root: Path, confined: bool) -> dict:
+    from autograder.grading import grade_class
+    from autograder.reports import summary
+
+    start = time.monotonic()
+    grade_class.grade_class(root, 2, progress=False, lean=True, unconfined=not confined)
+    seconds = time.monotonic() - start
+    rows = {row.student: row for row in summary.report(root, quiet=True)}
+    return {"rows": rows, "seconds": seconds}
+
+
+@pytest.fixture(scope="module")
+def sandboxed(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    root = make_scratch_course(tmp_path_factory.mktemp("hostile"))
+    before = _make_class(root, confined=True)
+    graded = _grade(root, confined=True)
+    time.sleep(1)
+    graded.update(root=root, before=before, survivors=_survivors())
+    for pid in graded["survivors"]:
+        os.kill(pid, signal.SIGKILL)
+    return graded
+
+
+def test_honest_students_keep_full_marks_and_their_files(sandboxed) -> None:
+    rows, root = sandboxed["rows"], sandboxed["root"]
+    for student in HONEST:
+        assert rows[student].status == "graded", rows[student].status
+        assert rows[student].total == 21, (student, rows[student].scores)
+        assert _digest(root / "submitted" / student / "bpe") == sandboxed["before"][student]
+    assert sandboxed["seconds"] < 240  # the whole class, on 2 cores
+
+
+def test_the_attacker_earns_nothing_and_leaves_nothing_running(sandboxed) -> None:
+    rows = sandboxed["rows"]
+    attacker = rows["m-attacker"]
+    assert attacker.scores["pair_counts"] == 0 and attacker.scores["merge_pair"] == 0
+    assert attacker.total == 0
+    assert sandboxed["survivors"] == []
+    notebook = sandboxed["root"] / "autograded" / "m-attacker" / "bpe" / "01_bpe_by_hand.ipynb"
+    text = notebook.read_text()
+    assert "no reference: " in text  # solutions/ is not there to read
+    assert "forked " in text  # the fork loop ran into the cap ...
+    forked = int(text.split("forked ")[1].split("\\n")[0])
+    assert forked < 300  # ... at the process cap, far below its 5,000
+    assert notebook.stat().st_size < 200_000  # 300 KB printed, at most 20 KB kept per cell
+
+
+def test_a_submission_with_links_is_refused_for_a_person(sandboxed) -> None:
+    from autograder.reports import export_grades
+
+    root = sandboxed["root"]
+    linker = sandboxed["rows"]["q-linker"]
+    assert linker.status.startswith("needs manual grading: a link or special file")
+    assert "notes.txt" in linker.status and "01_bpe_by_hand.ipynb" in linker.status
+    assert not (root / "autograded" / "q-linker").exists()
+    assert export_grades.main(["--root", str(root), "--out", "linked.csv"]) == 0
+    with open(root / "linked.csv", newline="") as handle:
+        exported = {row["student_id"]: row for row in csv.DictReader(handle)}
+    assert exported["q-linker"]["status"] == linker.status and exported["q-linker"]["total"] == ""
+
+
+def test_no_feedback_shows_a_hidden_test_or_the_reference(sandboxed) -> None:
+    root = sandboxed["root"]
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"
+    command = [sys.executable, "-m", "nbgrader", "generate_feedback", "bpe", "--force"]
+    subprocess.run([*command, "--log-level=ERROR"], cwd=root, env=env, check=True, timeout=600)
+    pages = sorted((root / "feedback").rglob("*.html"))
+    assert {p.parts[-3] for p in pages} == {"a-honest", "z-honest", "m-attacker"}
+    reference = (ROOT / "solutions" / "bpe.py").read_text()
+    secret_lines = [line for line in reference.splitlines() if line.startswith("def ")]
+    for page in pages:
+        text = page.read_text()
+        assert "BEGIN HIDDEN TESTS" not in text and "autograder.hidden_tests" not in text
+        assert not any(line in text for line in secret_lines), page
+
+
+def test_unconfined_the_same_attack_works(tmp_path: Path) -> None:
+    """The control: without the sandbox the attacker reaches the honest students."""
+    root = make_scratch_course(tmp_path / "course")
+    before = _make_class(root, confined=False)
+    try:
+        graded = _grade(root, confined=False)
+        time.sleep(1)
+        survivors = _survivors()
+    finally:
+        for pid in _survivors():
+            os.kill(pid, signal.SIGKILL)
+    assert survivors, "the detached process should outlive the attacker's kernel"
+    harmed = [s for s in HONEST if _digest(root / "submitted" / s / "bpe") != before[s]]
+    hurt = [s for s in HONEST if graded["rows"][s].total != 21]
+    assert harmed and hurt, (harmed, {s: graded["rows"][s].status for s in HONEST})
