@@ -20,7 +20,7 @@ ENGINE_PARTS = ("Trainer", "Encoder", "ChunkTable", "learn_merges", "_join")
 
 RECORDS = Path("artifacts") / "grading"  # relative to the course root
 RESULTS_RECORD = RECORDS / "results.json"  # what grading found, per student
-VERIFY_RECORD = RECORDS / "verify.json"  # the verified verdict of every test cell
+VERDICTS_RECORD = RECORDS / "verdicts.json"  # the judged verdict of every test cell
 SECRET_FILE = ".grading-secret"  # seeds the random hidden cases for a term
 
 

@@ -1,1 +1,1 @@
-"""Grading a class: one submission with nbgrader, the worker pool, the gradebook rows, verify."""
+"""Grading a class: one submission with nbgrader, the worker pool, the gradebook rows."""

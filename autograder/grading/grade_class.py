@@ -4,7 +4,7 @@
 ``grade_one.grade_submission`` for each student on N long-lived workers (nbgrader's 4.5 s start
 is paid once per worker), merges each student's rows into ``gradebook.db`` from this one
 process (SQLite sees one writer), keeps what was found in ``results.json`` and every test
-cell's judged verdict in ``verify.json``, and prints the class summary.
+cell's judged verdict in ``verdicts.json``, and prints the class summary.
 
 But: a worker that crashes is replaced and its student tried once more; the pool itself is
 ours, not a well-kept engine's.
@@ -32,7 +32,7 @@ from typing import Any
 from autograder.course import (
     ASSIGNMENT,
     RESULTS_RECORD,
-    VERIFY_RECORD,
+    VERDICTS_RECORD,
     class_db_path,
     find_students,
 )
@@ -58,7 +58,7 @@ def save_grading_results(course_root: Path, results: list[dict[str, Any]]) -> No
     for result in results:
         old[result["student"]] = {k: v for k, v in result.items() if k not in _KEPT_APART}
     path.write_text(json.dumps([old[s] for s in sorted(old)], indent=1))
-    record = course_root / VERIFY_RECORD
+    record = course_root / VERDICTS_RECORD
     kept = json.loads(record.read_text()) if record.exists() else []
     kept = [v for v in kept if v["student"] not in graded]
     fresh = [v for r in results for v in r.get("verdicts", [])]

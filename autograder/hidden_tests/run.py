@@ -6,7 +6,7 @@ converted by ``plain.to_plain``. For merge_and_update, ``words`` is a list that 
 looped over.
 
 But: it knows no expected answer and judges nothing, and imports only ``plain``, so the
-verify sandbox can load its text where neither ``solutions`` nor ``autograder`` exists.
+judge's sandbox can load its text where neither ``solutions`` nor ``autograder`` exists.
 
 >>> run_case("merge_pair", lambda symbols, pair: list(symbols), (("a", "b"), ("a", "b"))).value
 ['a', 'b']

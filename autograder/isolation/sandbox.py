@@ -123,7 +123,7 @@ def _run_child(
     """Run one child on ``job``; return the result lines it wrote and, if it did not finish
     cleanly, why. Each step (defining an exercise, each group of its cases) gets ``seconds``,
     and the whole run at most ``steps`` of them: no line the child writes extends that."""
-    with tempfile.TemporaryDirectory(prefix="verify-sandbox-") as home:
+    with tempfile.TemporaryDirectory(prefix="judge-sandbox-") as home:
         env = {"PATH": "/usr/bin:/bin", "HOME": home, "LANG": "C.UTF-8", "TMPDIR": home}
         # The child's own file is in a folder the child cannot see: pass its text instead.
         command = [sys.executable, "-I", "-c", CHILD.read_text()]
@@ -131,7 +131,7 @@ def _run_child(
         if confined():
             env.update(HOME="/tmp", TMPDIR="/tmp")
             command = sandbox.command(command)
-            cap_processes = bwrap.process_cap(f"verify-{os.getpid()}", _MAX_PROCESSES)
+            cap_processes = bwrap.process_cap(f"judge-{os.getpid()}", _MAX_PROCESSES)
         with cap_processes as cap:
             child = subprocess.Popen(
                 command,

@@ -1,4 +1,4 @@
-"""The program that runs inside the verify sandbox: it defines a student's answer and calls it.
+"""The program that runs inside the judge's sandbox: it defines a student's answer and calls it.
 
 It reads one JSON job on stdin: the text of ``hidden_tests/plain.py`` and ``hidden_tests/run.py``
 (loaded under private names, so this process calls the very ``run_case`` the hidden tests

@@ -195,7 +195,7 @@ def engine_uses(
     """The parts of the course's demonstration engine (``bpe_course.engine``) that the
     student's own code for exercise ``name`` refers to: names imported from ``bpe_course``
     and not redefined by the student, or attributes of an imported ``bpe_course`` module.
-    A signal for a person, not a verdict (the verify sandbox refuses the engine anyway).
+    A signal for a person, not a verdict (the judge's sandbox refuses the engine anyway).
 
     >>> from nbformat.v4 import new_code_cell, new_notebook
     >>> cell = new_code_cell("from bpe_course import learn_merges\\n\\n"

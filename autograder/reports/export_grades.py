@@ -2,7 +2,7 @@
 
 Unlike ``nbgrader export`` (one number per student, whatever was scored), the total is blank
 unless the status is ``graded``, and an exercise is blank where a person must decide. It reads
-the gradebook through ``summary.collect`` and the verify record.
+the gradebook through ``summary.collect`` and the judged verdicts.
 
 But: it grades nothing and does not change the gradebook.
 """
@@ -20,7 +20,7 @@ from autograder.course import (
     FAILED,
     GRADED,
     NO_SUBMISSION,
-    VERIFY_RECORD,
+    VERDICTS_RECORD,
     Status,
     class_db_path,
     exercise_of,
@@ -32,8 +32,8 @@ COLUMNS = ("student_id", "status", "total", "max", *EXERCISES)
 
 
 def _waiting_for_person(course_root: Path) -> dict[str, set[str]]:
-    """Exercises verify flagged for a person, by student (their verified score stands)."""
-    path = course_root / VERIFY_RECORD
+    """Exercises the judge flagged for a person, by student (their judged score stands)."""
+    path = course_root / VERDICTS_RECORD
     waiting: dict[str, set[str]] = {}
     for entry in json.loads(path.read_text()) if path.exists() else []:
         if not entry.get("needs_person"):

@@ -2,8 +2,9 @@
 
 ``collect`` reads the gradebook through nbgrader's API and the records grading left: each
 student's status (``course.Status``), each exercise's score (``—`` in the table, blank in
-``summary.csv``, where nobody has given one: never 0), where verify disagreed with nbgrader,
-and notes. ``report`` prints it and writes ``summary.csv`` and ``scores.png``.
+``summary.csv``, where nobody has given one: never 0), the visible tests the kernel and the
+judge saw differently, and notes. ``report`` prints it and writes ``summary.csv`` and
+``scores.png``.
 
 But: it grades nothing and changes no gradebook.
 """
@@ -24,7 +25,7 @@ from autograder.course import (
     NEEDS_PERSON,
     RECORDS,
     RESULTS_RECORD,
-    VERIFY_RECORD,
+    VERDICTS_RECORD,
     Status,
     class_db_path,
     exercise_of,
@@ -66,11 +67,11 @@ def _load_json(path: Path) -> list[dict[str, Any]]:
 
 
 def collect(course_root: Path) -> list[StudentRow]:
-    """The summary rows, from the gradebook and the records grade_class and verify left."""
+    """The summary rows, from the gradebook and the records grade_class left."""
     from nbgrader.api import Gradebook, MissingEntry
 
     results = {r["student"]: r for r in _load_json(course_root / RESULTS_RECORD)}
-    verified = _load_json(course_root / VERIFY_RECORD)
+    verdicts = _load_json(course_root / VERDICTS_RECORD)
     rows = []
     with Gradebook(f"sqlite:///{class_db_path(course_root)}") as gb:
         for student in sorted({s.id for s in gb.students} | set(results)):
@@ -103,7 +104,7 @@ def collect(course_root: Path) -> list[StudentRow]:
                 row.state = Status(FAILED, tuple(reasons or ["see artifacts/grading"]))
             elif manual or any(score is None for score in row.scores.values()):
                 row.state = Status(NEEDS_PERSON, tuple(reasons or ["ungraded cells"]))
-            mine = [v for v in verified if v["student"] == student]
+            mine = [v for v in verdicts if v["student"] == student]
             # The judge's findings for a person: the judged score stands, the status says why.
             for_person = [v["needs_person"] for v in mine if v.get("needs_person")]
             if for_person:
@@ -219,7 +220,7 @@ def format_table(rows: list[StudentRow]) -> str:
             f"{row.student[:20]:<20} {_score_text(row.total, maximum):>7} {cells}  {row.status}"
         )
         for text in row.disagreements:
-            lines.append(f"{'':<22}verified: {text}")
+            lines.append(f"{'':<22}judged: {text}")
         # Failing tests are the usual case; the CSV keeps all of them.
         shown = [n for n in row.notes if not n.startswith("test failed")][:MAX_NOTES]
         for text in shown:
@@ -234,7 +235,7 @@ def format_table(rows: list[StudentRow]) -> str:
     differ = sum(1 for r in rows if r.disagreements)
     lines.append(
         f"{len(rows)} students: {graded} graded, {manual} need manual grading, {failed} failed; "
-        f"{differ} with verified scores that differ from nbgrader's"
+        f"{differ} with visible tests the kernel and the judge saw differently"
     )
     return "\n".join(lines)
 
