@@ -105,7 +105,11 @@ class RankTable:
         symbols = np.concatenate(done_symbols) if done_symbols else symbols
         chunk = np.concatenate(done_chunks) if done_chunks else chunk
         order = np.argsort(chunk, kind="stable")  # a chunk leaves whole, its symbols in order
+        symbols = symbols[order]
         strings = self.strings
-        tokens = [strings[s] if s >= 0 else chr(-1 - s) for s in symbols[order].tolist()]
+        if len(symbols) and symbols.min() < 0:  # characters the table never saw
+            tokens = [strings[s] if s >= 0 else chr(-1 - s) for s in symbols.tolist()]
+        else:
+            tokens = list(map(strings.__getitem__, symbols.tolist()))
         ends = np.cumsum(np.bincount(chunk, minlength=len(chunks))).tolist()
         return [tuple(tokens[start:end]) for start, end in zip([0, *ends[:-1]], ends)]

@@ -259,6 +259,10 @@ class Encoder:
         """Pre-tokenize ``text`` and encode every chunk; joining the result gives ``text``."""
         with collector_paused():
             chunks, cache = pretokenize(text), self._cache
+            try:  # every chunk met before: a single pass in C
+                return list(chain.from_iterable(map(cache.__getitem__, chunks)))
+            except KeyError:
+                pass
             new = list(dict.fromkeys(chunks).keys() - cache.keys())
             if len(new) >= self.BATCH:
                 if self._table is None:
