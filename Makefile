@@ -8,12 +8,13 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # Jupyter refuses to run as root unless told it is on purpose (containers, CI machines).
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
+comma := ,
 JOBS ?= $(shell nproc)
 WIDGET_PORT ?= 8866
 # Instructors' tools import solutions/ and autograder/ from the course root, never installed.
 GRADING := PYTHONPATH=$(CURDIR) $(BIN)/python
 
-.PHONY: help venv lab test lint format notebooks bench clean widget autograde \
+.PHONY: help venv lab test lint format notebooks bench clean clean-class widget autograde \
   feedback export export-nbgrader check student-bundle mutants
 
 help:  ## list every target with what it does
@@ -52,20 +53,40 @@ format: venv  ## apply ruff's formatting and safe fixes
 widget: venv  ## serve the "Watch it learn" widget alone with Voila, for a projector (WIDGET_PORT=8866)
 	$(BIN)/voila --port=$(WIDGET_PORT) --Voila.ip=127.0.0.1 bpe_course/watch_it_learn.ipynb
 
-notebooks: venv  ## regenerate the student notebooks in notebooks/ from source/ (nbgrader)
+notebooks: venv  ## regenerate notebooks/ from source/ (nbgrader); refuses to overwrite a notebook you changed unless FORCE=1
+	@# A notebook is safe to replace when it is what was last generated or what git holds.
+	@changed=""; for nb in notebooks/*.ipynb; do \
+	  cmp -s "$$nb" "release/bpe/$$(basename $$nb)" 2>/dev/null || \
+	    git diff --quiet HEAD -- "$$nb" 2>/dev/null || changed="$$changed $$nb"; \
+	done; \
+	if [ -n "$$changed" ] && [ "$(FORCE)" != 1 ]; then \
+	  echo "make notebooks would overwrite notebooks that hold changes (your answers?):$$changed"; \
+	  echo "nothing was touched. Move them aside first (mv notebooks/NAME.ipynb mine-NAME.ipynb),"; \
+	  echo "or run 'make notebooks FORCE=1' to replace them."; exit 1; \
+	fi
 	@# nbgrader runs `alembic` from PATH when it creates a fresh gradebook.db.
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/nbgrader generate_assignment bpe --force --log-level=WARN
 	rm -f notebooks/*.ipynb
 	cp release/bpe/*.ipynb notebooks/
+
+# PyTorch is optional (lesson 4's PyTorch cell). Its CPU build: this machine's pip finds
+# torch==2.13.0+cpu among local wheels; elsewhere PyPI's Linux wheel is the large CUDA build,
+# so give the CPU index, e.g. `make torch TORCH_INDEX=https://download.pytorch.org/whl/cpu`.
+TORCH_VERSION := 2.13.0
+TORCH_INDEX ?=
+torch: venv  ## install PyTorch's CPU build (torch==2.13.0) for lesson 4's PyTorch cell; TORCH_INDEX=URL elsewhere
+	$(BIN)/pip install --quiet $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX),) \
+	  "torch==$(TORCH_VERSION)"
+	$(BIN)/python -c 'import torch; print("torch", torch.__version__, "CUDA:", torch.cuda.is_available())'
 
 bench: venv  ## run every bench/bench_*.py in turn; prints speed and memory tables (a few minutes)
 	@for script in bench/bench_*.py; do \
 	  echo "== $$script"; $(GRADING) $$script || exit 1; \
 	done
 
-autograde: venv  ## grade submitted/ on JOBS workers (default: all cores) in the sandbox, hidden tests judged outside the kernels; lesson demos skipped unless FULL=1; UNCONFINED=1 grades without bubblewrap
+autograde: venv  ## grade submitted/ (STUDENT=a,b for some) on JOBS workers in the sandbox, hidden tests judged outside the kernels; FULL=1 runs lesson demos; UNCONFINED=1 grades without bubblewrap
 	$(GRADING) -m autograder.grading.grade_class --jobs $(JOBS) $(if $(FULL),,--lean) \
-	  $(if $(UNCONFINED),--unconfined,)
+	  $(if $(UNCONFINED),--unconfined,) $(foreach s,$(subst $(comma), ,$(STUDENT)),--student $(s))
 
 # nbgrader runs `alembic` from PATH; the feedback preprocessor lives in autograder/.
 NBGRADER := PATH="$(CURDIR)/$(BIN):$$PATH" PYTHONPATH=$(CURDIR) $(BIN)/nbgrader
@@ -88,6 +109,23 @@ check: venv  ## run a notebook's visible tests; fails if one fails (NB=notebooks
 student-bundle: venv  ## write dist/bpe-course-student.zip: student notebooks, bpe_course, requirements, README
 	$(GRADING) -m autograder.release.bundle --out dist
 
-clean:  ## remove nbgrader's generated folders, caches and artifacts (keeps .venv)
-	rm -rf release submitted autograded feedback .exchange gradebook.db artifacts dist \
-	  .pytest_cache .ruff_cache .hypothesis
+# What holds students' work or grades: only `make clean-class` deletes it, and it asks.
+CLASS_DATA := submitted autograded feedback .exchange gradebook.db artifacts/grading \
+  grades.csv grades-nbgrader.csv .grading-secret
+
+clean:  ## remove what can be rebuilt: release/, dist/, caches, test and bench artifacts (never class data)
+	rm -rf release dist .pytest_cache .ruff_cache .hypothesis
+	@# artifacts/grading is class data (the judged verdicts, what grading found): it stays.
+	@if [ -d artifacts ]; then find artifacts -mindepth 1 -maxdepth 1 ! -name grading \
+	  -exec rm -rf {} +; fi
+
+clean-class:  ## delete the class: submissions, grades, feedback, exchange, term secret (asks; FORCE=1 skips)
+	@present="$$(ls -d $(CLASS_DATA) 2>/dev/null)"; \
+	if [ -z "$$present" ]; then echo "no class data here: nothing to delete"; exit 0; fi; \
+	echo "make clean-class deletes every student's work and grades here:"; \
+	echo "$$present" | sed 's/^/  /'; \
+	if [ "$(FORCE)" != 1 ]; then \
+	  read -r -p "type 'delete the class' to go on: " answer || answer=""; \
+	  if [ "$$answer" != "delete the class" ]; then echo "kept everything"; exit 1; fi; \
+	fi; \
+	rm -rf $$present; echo "deleted"
