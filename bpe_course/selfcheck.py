@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -113,6 +114,31 @@ def run_notebook(path: Path, timeout: int = CELL_TIMEOUT) -> list[TestResult]:
     ]
 
 
+# A failure's message is printed whole, wrapped to this width under its test's name.
+REPORT_WIDTH = 100
+INDENT = " " * 10
+
+
+def wrapped(message: str, width: int = REPORT_WIDTH) -> list[str]:
+    """``message`` as indented lines of at most ``width`` characters; no character is lost,
+    only spaces at the breaks.
+
+    >>> wrapped("AssertionError: " + "word " * 30, width=60)[1]
+    '            word word word word word word word word word'
+    """
+    lines = []
+    for line in message.splitlines() or [""]:
+        lines += textwrap.wrap(
+            line,
+            width=width,
+            initial_indent=INDENT,
+            subsequent_indent=INDENT + "  ",
+            break_on_hyphens=False,
+            drop_whitespace=True,
+        ) or [INDENT]
+    return lines
+
+
 def report(path: Path, results: list[TestResult]) -> str:
     lines = [f"{path}:"]
     for result in results:
@@ -121,7 +147,8 @@ def report(path: Path, results: list[TestResult]) -> str:
         elif result.passed:
             lines.append(f"  pass    {result.name}")
         else:
-            lines.append(f"  FAIL    {result.name}: {result.error}")
+            lines.append(f"  FAIL    {result.name}:")
+            lines += wrapped(result.error or "")
     visible = [r for r in results if not r.hidden]
     failed = [r.name for r in visible if not r.passed]
     if not visible:

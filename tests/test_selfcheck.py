@@ -58,8 +58,42 @@ def test_a_wrong_answer_fails_and_is_named(tmp_path: Path) -> None:
     result = selfcheck(str(student_copy(tmp_path, answers)), cwd=tmp_path)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "pass    test_pair_counts_examples" in result.stdout
-    assert "FAIL    test_merge_pair_examples: AssertionError" in result.stdout
+    assert "FAIL    test_merge_pair_examples:\n          AssertionError: " in result.stdout
     assert "1 of 2 visible tests fail: test_merge_pair_examples" in result.stdout
+
+
+def test_the_answers_students_found_passing_now_fail_with_the_mistake_named(tmp_path: Path) -> None:
+    # Each of these once passed every visible test (issue 10); now its visible test fails
+    # and says which mistake it is, in a message printed whole.
+    found = {
+        "merge_pair": WRONG["merge_pair"]["string replacement missing back-to-back pairs"],
+        "train_bpe": WRONG["train_bpe"]["a pair counted once per word"],
+        "encode_bpe": WRONG["encode_bpe"]["joining at the first copy of the left symbol"],
+    }
+    answers = {name: next(iter(CORRECT[name].values())) for name in ("pair_counts",)}
+    answers.update(found)
+    lessons = ["01_bpe_by_hand.ipynb", "02_encoding_by_rank.ipynb"]
+    release = tmp_path / "release" / "bpe"
+    release.mkdir(parents=True)
+    for lesson in lessons:
+        shutil.copy(ROOT / "notebooks" / lesson, release / lesson)
+    folder = write_submission(tmp_path, "me", answers, lessons)
+    result = selfcheck(*lessons, cwd=folder)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "pass    test_pair_counts_examples" in result.stdout
+    # The report wraps long messages; read it with its line breaks undone.
+    text = " ".join(result.stdout.split())
+    assert (
+        "FAIL test_merge_pair_examples: AssertionError: occurrences side by side both join" in text
+    )
+    assert "Replacing ' a b ' in a space-padded string misses the second one" in text
+    assert "got ('ab', 'a', 'b')" in text
+    assert "FAIL test_train_bpe_examples: AssertionError: a pair counts at every position" in text
+    assert "Counting a pair once per word (a set of its pairs) ties them all at 1" in text
+    assert "FAIL test_encode_bpe_examples: AssertionError: in t e t e a the lowest-ranked" in text
+    assert "tokens.index('e') points at the first e" in text
+    assert "2 of 2 visible tests fail: test_train_bpe_examples, test_encode_bpe_examples" in text
+    assert max(len(line) for line in result.stdout.splitlines()) <= 100
 
 
 def test_the_untouched_stub_fails_every_visible_test(tmp_path: Path) -> None:
@@ -79,8 +113,8 @@ def test_a_loop_is_stopped_at_the_graders_limit_and_explained(tmp_path: Path) ->
     }
     result = selfcheck("--timeout", "2", str(student_copy(tmp_path, answers)), cwd=tmp_path)
     assert result.returncode == 1, result.stdout + result.stderr
-    assert "FAIL    test_pair_counts_examples: still running after 2 s" in result.stdout
-    assert "loop that never ends" in result.stdout
+    assert "FAIL    test_pair_counts_examples:\n          still running after 2 s" in result.stdout
+    assert "loop that never ends" in " ".join(result.stdout.split())
     assert "pass    test_merge_pair_examples" in result.stdout  # later cells still ran
     assert "without encryption" not in result.stdout + result.stderr  # kernel chatter hidden
 
