@@ -29,7 +29,7 @@ from bpe_course import (
 )
 from bpe_course.arrays import ArrayTrainer, learn_merges_arrays
 from bpe_course.batch_encode import RankTable
-from bpe_course.engine import Encoder
+from bpe_course.engine import Encoder, naive_merges
 from bpe_course.large import count_split, file_curve, train_on_files
 from bpe_course.parallel import count_chunks_parallel, count_pieces
 from bpe_course.plots import overfitting_curve
@@ -195,3 +195,9 @@ def test_docstring_examples_run() -> None:
         module = importlib.import_module(f"bpe_course.{name}")
         result = doctest.testmod(module)
         assert result.attempted > 0 and result.failed == 0, name
+
+
+@SETTINGS
+@given(counts=words, n=st.integers(0, 25))
+def test_the_naive_loop_lesson_4_times_learns_the_same_merges(counts, n) -> None:
+    assert naive_merges(counts, n) == learn_merges(counts, n)

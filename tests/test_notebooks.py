@@ -57,6 +57,8 @@ QUOTED = {
         "6  eat s       3   s et 3=",
         " 28",
         "teas ×2  →  tea | s",
+        "␣the  made in round 3\n␣and  made in round 19\ning   made in round 28\n"
+        "ed    made in round 76\nevery word is a single token after round 553",
     ],
     "02_encoding_by_rank": [
         "rank 3 (s eat)   seat s",
@@ -80,6 +82,9 @@ QUOTED = {
         "tiktoken gives the same tokens:     True",
         "Hugging Face gives the same tokens: True",
         "the same merges as the course's engine: True",
+        "the same merges all three ways: True",
+        "1,361,814 chunks, 36,351 distinct",
+        "the same counts either way: True",
     ],
 }
 
@@ -270,6 +275,21 @@ def test_the_prose_quotes_what_the_cells_print(
     out = printed(executed[lesson])
     for quote in QUOTED[lesson]:
         assert quote in out, f"{lesson} no longer prints {quote!r}; update the prose around it"
+
+
+def test_lesson_4_counts_with_pytorch_or_says_how_to_install_it(
+    executed: dict[str, nbformat.NotebookNode],
+) -> None:
+    # CI runs `make torch` first, so there the PyTorch branch runs; without it, the hint shows.
+    out = printed(executed["04_making_it_fast"])
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        assert "PyTorch is not installed. Run `make torch`" in out
+        return
+    assert "PyTorch 2.13.0" in out
+    assert "the same counts both ways: True" in out
+    assert "the most frequent byte pair is 'e␣', 24,225 times" in out
 
 
 def test_lesson_1_shows_the_widget_and_lesson_3_the_plot(
