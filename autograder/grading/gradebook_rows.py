@@ -1,16 +1,14 @@
 """Move one student's grading results between nbgrader gradebooks, as plain rows.
 
-Parallel grading gives each submission a private copy of the gradebook (see
-``grading.grade_class``), so no two processes ever write the same SQLite file. This module
-does the two ends of that: :func:`make_template` strips a copy of the class gradebook down to
-the assignment itself, :func:`student_rows` reads back what nbgrader wrote for one student,
-and :func:`merge_student` writes those rows into the class gradebook in one transaction,
-replacing any earlier grading of that student. Rows are lists of plain values, so they can
-come back from a worker on another machine.
+Parallel grading gives each submission a private copy of the gradebook, so no two processes
+write the same SQLite file: ``make_template`` strips a copy of the class gradebook down to the
+assignment, ``student_rows`` reads back what nbgrader wrote for one student, and
+``merge_student`` writes them into the class gradebook in one transaction, replacing the
+earlier automatic grading of that student but keeping every hand score and comment.
 
-It does not grade, and it relies on nbgrader's schema (gradebook version 0.9): a student's
-results live in ``submitted_assignment``, ``submitted_notebook``, ``grade`` and ``comment``,
-all keyed by UUID strings, so rows from different files never collide.
+But: it does not grade, and it relies on nbgrader's schema (gradebook version 0.9: results
+in ``submitted_assignment``, ``submitted_notebook``, ``grade`` and ``comment``, keyed by UUID
+strings, so rows from different files never collide).
 """
 
 from __future__ import annotations
@@ -63,9 +61,54 @@ def student_rows(db_path: Path, assignment: str, student: str) -> Rows:
         }
 
 
+_SUBMISSION = (
+    "SELECT s.id FROM submitted_assignment s JOIN assignment a ON s.assignment_id = a.id"
+    " WHERE a.name = ? AND s.student_id = ?"
+)
+# A student's grade and comment rows, with the assignment's notebook they belong to (stable
+# across regrades, unlike the submitted notebook's id).
+_MARKS = (
+    "SELECT sn.notebook_id, t.cell_id, {columns} FROM {table} t"
+    " JOIN submitted_notebook sn ON t.notebook_id = sn.id"
+    f" WHERE sn.assignment_id IN ({_SUBMISSION}) AND ({{given}})"
+)
+# What a person gives in the Formgrader (or with nbgrader's API), kept across regrades.
+_BY_HAND = {
+    "grade": ("manual_score", "extra_credit"),
+    "comment": ("manual_comment",),
+}
+
+
+def hand_marks(db: sqlite3.Connection, assignment: str, student: str) -> dict[str, list]:
+    """Every hand score, extra credit and comment a person gave ``student``, by table:
+    rows of (notebook id, cell id, *values)."""
+    marks = {}
+    for table, columns in _BY_HAND.items():
+        given = " OR ".join(f"t.{c} IS NOT NULL" for c in columns)
+        query = _MARKS.format(
+            columns=", ".join(f"t.{c}" for c in columns), table=table, given=given
+        )
+        marks[table] = [list(row) for row in db.execute(query, (assignment, student))]
+    return marks
+
+
+def _restore_hand_marks(
+    db: sqlite3.Connection, assignment: str, student: str, marks: dict[str, list]
+) -> None:
+    for table, rows in marks.items():
+        columns = _BY_HAND[table]
+        sets = ", ".join(f"{c} = ?" for c in columns)
+        for notebook, cell, *values in rows:
+            db.execute(
+                f"UPDATE {table} SET {sets} WHERE cell_id = ? AND notebook_id IN ("
+                " SELECT id FROM submitted_notebook WHERE notebook_id = ?"
+                f" AND assignment_id IN ({_SUBMISSION}))",
+                (*values, cell, notebook, assignment, student),
+            )
+
+
 def _delete_submission(db: sqlite3.Connection, assignment: str, student: str) -> None:
-    sub = "SELECT s.id FROM submitted_assignment s JOIN assignment a ON s.assignment_id = a.id"
-    sub += " WHERE a.name = ? AND s.student_id = ?"
+    sub = _SUBMISSION
     notebooks = f"SELECT id FROM submitted_notebook WHERE assignment_id IN ({sub})"
     key = (assignment, student)
     db.execute(f"DELETE FROM comment WHERE notebook_id IN ({notebooks})", key)
@@ -86,15 +129,18 @@ def merge_student(class_db: Path, assignment: str, student: str, rows: Rows) -> 
     """Replace ``student``'s results for ``assignment`` in the class gradebook with ``rows``.
 
     One transaction: a reader sees either the old grading or the new one, never a mix.
-    A student already in the class gradebook keeps their name and email.
+    A student already in the class gradebook keeps their name and email, and every score,
+    extra credit and comment a person gave them is put back on the same cell.
     """
     db = sqlite3.connect(class_db, timeout=60)
     try:
         with db:
+            marks = hand_marks(db, assignment, student)
             _delete_submission(db, assignment, student)
             _insert(db, "student", rows["student"], "INSERT OR IGNORE")
             for table in ("submitted_assignment", "submitted_notebook", "grade", "comment"):
                 _insert(db, table, rows[table], "INSERT")
+            _restore_hand_marks(db, assignment, student, marks)
     finally:
         db.close()
 

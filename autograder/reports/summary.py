@@ -85,6 +85,7 @@ def collect(course_root: Path) -> list[StudentRow]:
                     rows.append(_not_in_gradebook(course_root, student, result, problems))
                 continue
             manual = False
+            hand_notes: list[str] = []
             for notebook in submission.notebooks:
                 for grade in notebook.grades:
                     name = exercise_of(grade.name)
@@ -96,6 +97,12 @@ def collect(course_root: Path) -> list[StudentRow]:
                         grade.auto_score is not None and not grade.needs_manual_grade
                     )
                     manual |= bool(grade.needs_manual_grade)
+                    hand, auto = grade.manual_score, grade.auto_score
+                    if hand is not None and auto is not None and hand != auto:
+                        hand_notes.append(
+                            f"hand grade kept: {notebook.name}: {grade.name}: by hand {hand:g}, "
+                            f"automatic {auto:g}; a person decides"
+                        )
                     old = row.scores.get(name, 0.0)
                     row.scores[name] = (old + grade.score) if graded and old is not None else None
             failed = result and not result.get("graded", True)
@@ -109,7 +116,7 @@ def collect(course_root: Path) -> list[StudentRow]:
             for_person = [v["needs_person"] for v in mine if v.get("needs_person")]
             if for_person:
                 row.state = row.state.adding(NEEDS_PERSON, for_person)
-            row.notes = [p.text() for p in problems if not p.needs_person]
+            row.notes = hand_notes + [p.text() for p in problems if not p.needs_person]
             row.notes += [v["note"] for v in mine if v.get("note")]
             row.disagreements = [_disagreement(v) for v in mine if _disagrees(v)]
             rows.append(row)
