@@ -274,10 +274,13 @@ def main() -> None:
                         f"{distinct:,}",
                         name,
                         f"{run['seconds']:.1f} s",
+                        f"{run['cpu']:.1f} s",
                         f"{run['peak_mb']:.0f} MB",
                     ]
                 )
-    print_table(["text", "distinct chunks", "trainer", "wall time", "peak memory"], rows)
+    print_table(
+        ["text", "distinct chunks", "trainer", "wall time", "CPU time", "peak memory"], rows
+    )
 
     ours, hf = results["ours, 2 workers", 100], results["HF, 2 threads", 100]
     first_difference = next(
