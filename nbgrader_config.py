@@ -30,6 +30,7 @@ c.Autograde.autograde_preprocessors = [
     "nbconvert.preprocessors.ClearMetadataPreprocessor",
     "nbgrader.preprocessors.LimitOutput",
     "autograder.nbgrader_steps.cap_output_bytes.CapOutputBytes",
+    "autograder.nbgrader_steps.plain_outputs.PlainOutputs",
     "nbgrader.preprocessors.SaveAutoGrades",
     "nbgrader.preprocessors.AssignLatePenalties",
     "nbgrader.preprocessors.CheckCellMetadata",
@@ -43,4 +44,12 @@ c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
     "autograder.nbgrader_steps.redact_feedback.RedactHiddenTests",
+    "autograder.nbgrader_steps.feedback_page.FeedbackPage",
 ]
+# The page: nbgrader's feedback template with MathJax embedded (formulas render offline),
+# long lines wrapped, tables ruled and each test cell named by what it tests.
+c.GenerateFeedback.exporter_class = "autograder.nbgrader_steps.feedback_page.FeedbackExporter"
+
+# nbgrader validate (and Lab's Validate button) cut every line of a message at this width;
+# wide enough that no failure message of the visible tests is cut.
+c.Validator.width = 1000

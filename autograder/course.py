@@ -15,7 +15,9 @@ from pathlib import Path
 CODE_ROOT = Path(__file__).resolve().parent.parent
 ASSIGNMENT = "bpe"
 EXERCISES = ("pair_counts", "merge_pair", "train_bpe", "encode_bpe", "merge_and_update")
-# bpe_course.engine's parts that do an exercise's work; answers that use them earn nothing.
+# The course's modules that do an exercise's work, and their parts by name: an answer that
+# uses them earns nothing (the judge's sandbox serves stand-ins that refuse).
+ENGINE_MODULES = ("bpe_course.engine", "bpe_course.arrays", "bpe_course.batch_encode")
 ENGINE_PARTS = ("Trainer", "Encoder", "ChunkTable", "learn_merges", "_join")
 
 RECORDS = Path("artifacts") / "grading"  # relative to the course root

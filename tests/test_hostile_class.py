@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import json
 import os
 import signal
 import subprocess
@@ -86,6 +87,18 @@ try:
     print(inspect.getsource(solutions))
 except Exception as error:
     print("no reference:", type(error).__name__)
+try:
+    print("grades:", open(os.path.join(ROOT, "grades.csv")).read())
+except OSError as error:
+    print("no grades:", type(error).__name__)
+for fd in map(int, os.listdir("/proc/self/fd")):  # inherited files: the grader's logs?
+    try:
+        if fd > 2 and os.path.isfile(os.readlink(f"/proc/self/fd/{{fd}}")):
+            os.write(fd, b"L" * 2**20)
+    except OSError:
+        pass
+from IPython.display import HTML, display
+display(HTML("<script>document.title = 'owned'</script>"))
 print("x" * 300_000)
 
 def pair_counts(words):
@@ -99,6 +112,11 @@ import os, subprocess, sys
 
 def merge_pair(symbols, pair):
     return symbols
+
+def _forge(lines):  # every later cell, tests included, shows 'ok' and raises nothing
+    return ["'ok'\\n"]
+
+get_ipython().input_transformers_post.append(_forge)
 """
 BOMB = """
 FORK = "import os, time\\nn = 0\\ntry:\\n    while n < 5000:\\n        if os.fork() == 0:\\n"
@@ -126,6 +144,7 @@ def _survivors() -> list[int]:
 
 def _make_class(root: Path, confined: bool) -> dict[str, dict[str, str]]:
     good = {name: next(iter(answers.values())) for name, answers in CORRECT.items()}
+    (root / "grades.csv").write_text("student_id,total\nsomeone,21 SECRET-GRADES\n")
     for student in HONEST:
         write_submission(root, student, good)
     attack = ATTACK.format(root=str(root), mark=MARK)
@@ -181,6 +200,11 @@ def test_the_attacker_earns_nothing_and_leaves_nothing_running(sandboxed) -> Non
     notebook = sandboxed["root"] / "autograded" / "m-attacker" / "bpe" / "01_bpe_by_hand.ipynb"
     text = notebook.read_text()
     assert "no reference: " in text  # solutions/ is not there to read
+    assert "no grades: " in text and "SECRET-GRADES" not in text  # nor the course's files
+    outputs = json.dumps([c.get("outputs", []) for c in json.loads(text)["cells"]])
+    assert "<script" not in outputs  # HTML and script outputs are kept as text only
+    log = sandboxed["root"] / "artifacts" / "grading" / "workers.log"
+    assert not log.exists() or log.stat().st_size < 2**20  # no inherited file to write to
     assert "forked " in text  # the fork loop ran into the cap ...
     forked = int(text.split("forked ")[1].split("\\n")[0])
     assert forked < 300  # ... at the process cap, far below its 5,000

@@ -28,7 +28,7 @@ CASE = {"core": [(("a", "b"), ("x", "y"))]}
 
 def _run(attack: str, name: str = "pair_counts", seconds: float = 3) -> dict:
     jobs = [(name, [attack], {"core": [({("a", "b"): 1},)]}), (*HONEST, CASE)]
-    return run_answers(jobs, seconds=seconds, course_root=ROOT)
+    return run_answers(jobs, seconds=seconds)
 
 
 def _honest_ok(outcomes: dict) -> bool:
@@ -72,7 +72,9 @@ def test_a_detached_process_does_not_outlive_the_run(confined: bool, monkeypatch
 
 PEEK = """
 import os
-SEEN = [os.path.exists(os.path.join({root!r}, p)) for p in ("solutions/bpe.py", "source")]
+PATHS = ("solutions/bpe.py", "source", ".git", "bpe_course/display.py")
+SEEN = [os.path.exists(os.path.join({root!r}, p)) for p in PATHS]
+SEEN.append(os.path.getsize("/etc/shadow") if os.path.exists("/etc/shadow") else -1)
 def pair_counts(words):
     return {{("seen", str(SEEN)): os.getuid()}}
 """
@@ -83,10 +85,11 @@ def test_the_reference_and_masters_are_invisible(confined: bool, monkeypatch) ->
     monkeypatch.setattr(sandbox, "confined", lambda: confined)
     (got,) = _run(PEEK.format(root=str(ROOT)))["pair_counts"]["core"]
     ((key, uid),) = got.value.items()
-    if confined:
-        assert key == ("seen", "[False, True]") and uid == bwrap.THROWAWAY_UID  # source/ empty
+    shadow = (Path("/etc/shadow").stat().st_size,) if Path("/etc/shadow").exists() else (-1,)
+    if confined:  # only the library the lessons import, and the system's secrets blanked
+        assert key == ("seen", str([False, False, False, True, 0])) and uid == bwrap.THROWAWAY_UID
     else:
-        assert key == ("seen", "[True, True]")
+        assert key == ("seen", str([True, True, True, True, *shadow]))
 
 
 def test_a_fork_bomb_is_contained_and_others_are_verified() -> None:

@@ -29,9 +29,9 @@ from nbgrader.utils import capture_log
 from traitlets.config.loader import PyFileConfigLoader
 
 from autograder.course import ASSIGNMENT, CODE_ROOT, RECORDS
-from autograder.grading.gradebook_rows import flag_ungraded, student_rows
+from autograder.grading.gradebook_rows import flag_ungraded, judged_scores_kept, student_rows
 from autograder.isolation import bwrap
-from autograder.isolation.kernel_home import home_cover, student_home
+from autograder.isolation.kernel_home import student_home
 from autograder.isolation.kernel_spec import jail_kernels
 from autograder.nbgrader_steps.inspect_submission import (
     Problem,
@@ -154,8 +154,7 @@ def grade_submission(
     no_tests = {name for name, nb in masters.items() if not has_graded_cells(nb)}
     jailed = False
     scratch = Path(tempfile.mkdtemp(prefix=f"grade-{student}-", dir=scratch_root(root)))
-    # Kernels get a fresh home, deleted below; the real one is covered in the jail.
-    hide = home_cover([root, CODE_ROOT])
+    # Kernels get a fresh home, deleted below; the sandbox shows them no other.
     home = ExitStack()
     try:
         kernel_home = home.enter_context(student_home(student))
@@ -164,7 +163,7 @@ def grade_submission(
         shutil.copyfile(template_db, db_path)
         record = scratch / "verdicts.jsonl"
         config = _nbgrader_config(root, db_path, timeout, lean, record)
-        jailed = jail_kernels(root, student, assignment, config, kernel_home, hide, cap)
+        jailed = jail_kernels(root, student, assignment, config, kernel_home, cap)
         if not jailed:
             why = "UNCONFINED=1" if bwrap.available() else bwrap.why_unavailable()
             problems.append(Problem("unconfined", "", why))
@@ -188,6 +187,10 @@ def grade_submission(
             problems.append(Problem("grading_error", "", last[0][:200]))
         rows = student_rows(db_path, assignment, student)
         verdicts = _read_verdicts(record)
+        problems += [
+            Problem("judge_mismatch", v["notebook"], why)
+            for v, why in judged_scores_kept(db_path, student, verdicts)
+        ]
     except Exception as error:  # one broken submission must not stop the class
         graded, rows, log, verdicts = False, {}, repr(error), []
         problems.append(Problem("grading_error", "", f"{type(error).__name__}: {error}"[:200]))

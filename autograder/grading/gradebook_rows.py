@@ -145,6 +145,33 @@ def merge_student(class_db: Path, assignment: str, student: str, rows: Rows) -> 
         db.close()
 
 
+def judged_scores_kept(
+    db_path: Path, student: str, verdicts: list[dict[str, Any]]
+) -> list[tuple[dict[str, Any], str]]:
+    """Each judged test cell whose automatic score in the gradebook is not the judged score,
+    with why: the judge wrote the outputs nbgrader scored, so any difference means a cell's
+    outputs were tampered with after it, and a person must look."""
+    with sqlite3.connect(db_path) as db:
+        stored = {
+            (notebook, cell): score
+            for notebook, cell, score in db.execute(
+                "SELECT n.name, gc.name, g.auto_score FROM grade g"
+                " JOIN base_cell gc ON g.cell_id = gc.id JOIN notebook n ON gc.notebook_id = n.id"
+                " JOIN submitted_notebook sn ON g.notebook_id = sn.id"
+                " JOIN submitted_assignment sa ON sn.assignment_id = sa.id"
+                " WHERE sa.student_id = ?",
+                (student,),
+            )
+        }
+    wrong = []
+    for verdict in verdicts:
+        key = (verdict["notebook"], verdict["cell"])
+        if verdict.get("applied") and key in stored and stored[key] != verdict["verified"]:
+            why = f"{verdict['cell']}: stored {stored[key]}, judged {verdict['verified']:g}"
+            wrong.append((verdict, why))
+    return wrong
+
+
 def flag_ungraded(db_path: Path, notebooks: Iterable[str], student: str) -> None:
     """Mark the grades of notebooks nbgrader could not open as waiting for a person."""
     names = list(notebooks)

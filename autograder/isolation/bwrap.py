@@ -1,15 +1,16 @@
 """The one sandbox every run of student code goes through: bubblewrap, plus a cap on processes.
 
 ``Sandbox(...).command(argv)`` wraps a command in ``bwrap``: a throwaway uid (65534), its own
-PID, network, IPC and mount namespaces (everything it starts dies with it), a read-only view
-of the machine, a private ``/tmp``, the private folders hidden and only the named folders
-writable. ``process_cap`` puts a process and all it starts under a pids cgroup.
+user, PID, network, IPC and mount namespaces (everything it starts dies with it), and a view
+of the machine that holds only the operating system (its secrets blanked), the folders named
+visible (read-only), a private ``/tmp`` and the folders named writable. ``process_cap`` puts
+a process and all it starts under a pids cgroup.
 
 But: memory and file sizes are ``setrlimit``'s job (the callers set them), and where bubblewrap
 or the cgroup cannot be had this module only says so: the callers decide whether to go on.
 
->>> Sandbox(hide=(Path("/srv/course/source"),)).command(["true"])[-4:]
-['--tmpfs', '/srv/course/source', '--', 'true']
+>>> Sandbox(visible=(Path("/srv/course/bpe_course"),)).command(["true"])[-5:]
+['--ro-bind', '/srv/course/bpe_course', '/srv/course/bpe_course', '--', 'true']
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -27,43 +29,68 @@ from pathlib import Path
 
 THROWAWAY_UID = 65534  # "nobody" inside the sandbox; it owns nothing there
 UNCONFINED = "BPE_GRADING_UNCONFINED"  # "1": run student code without the sandbox
+SCRATCH_BYTES = 64 * 2**20  # a writable tmpfs holds this much, and is memory
 _PIDS_ROOTS = (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup"))  # cgroup v1, then v2
+
+
+# The operating system, read-only; nothing else of the machine is there unless named.
+_SYSTEM = ("/usr", "/etc")
+_SYSTEM_LINKS = ("/bin", "/lib", "/lib32", "/lib64", "/sbin")  # often links into /usr
+_ETC_SECRETS = ("/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-", "/etc/sudoers")
+_ETC_SECRET_DIRS = ("/etc/ssh", "/etc/ssl/private", "/etc/sudoers.d")
 
 
 @dataclass(frozen=True)
 class Sandbox:
-    """What a sandboxed command sees: all read-only, but for these folders."""
+    """What a sandboxed command sees: the operating system and ``visible``, read-only; a
+    private ``/tmp``, ``writable`` and ``scratch``; nothing else of the machine."""
 
-    keep: tuple[Path, ...] = ()  # folders that must stay readable even under the private /tmp
-    hide: tuple[Path, ...] = ()  # folders that appear empty
-    blank: tuple[Path, ...] = ()  # files that appear empty
-    reveal: tuple[Path, ...] = ()  # folders inside hidden ones that stay readable
+    visible: tuple[Path, ...] = ()  # folders shown read-only (Python, the course library)
+    blank: tuple[Path, ...] = ()  # files inside those that appear empty
     writable: tuple[Path, ...] = ()  # folders bound read-write (a student's fresh home)
     scratch: tuple[Path, ...] = ()  # folders replaced by an empty writable tmpfs
     cwd: Path | None = None
 
     def command(self, argv: Sequence[str]) -> list[str]:
         """``argv`` run inside the sandbox (``bwrap`` must be on PATH)."""
-        out = ["bwrap", "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/"]
-        out += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+        out = ["bwrap", "--unshare-all", "--die-with-parent", "--cap-drop", "ALL"]
         out += ["--uid", str(THROWAWAY_UID), "--gid", str(THROWAWAY_UID)]
-        out += ["--setenv", "TMPDIR", "/tmp", "--cap-drop", "ALL"]
-        for folder in self.keep:  # a course or venv under /tmp (a CI clone) stays readable
-            if Path(folder).resolve().is_relative_to("/tmp"):
-                out += ["--ro-bind", str(folder), str(folder)]
-        for folder in self.hide:
-            out += ["--tmpfs", str(folder)]
+        for folder in _SYSTEM:
+            out += ["--ro-bind", folder, folder]
+        for link in map(Path, _SYSTEM_LINKS):
+            if link.is_symlink():
+                out += ["--symlink", os.readlink(link), str(link)]
+            elif link.is_dir():
+                out += ["--ro-bind", str(link), str(link)]
+        out += ["--proc", "/proc", "--dev", "/dev", "--size", str(SCRATCH_BYTES), "--tmpfs", "/tmp"]
+        out += ["--setenv", "TMPDIR", "/tmp"]
+        for path in map(Path, _ETC_SECRETS):
+            out += ["--ro-bind", "/dev/null", str(path)] if path.is_file() else []
+        for folder in map(Path, _ETC_SECRET_DIRS):
+            out += ["--size", "4096", "--tmpfs", str(folder)] if folder.is_dir() else []
+        for folder in self.visible:
+            out += ["--ro-bind", str(folder), str(folder)]
         for path in self.blank:
             out += ["--ro-bind", "/dev/null", str(path)]
-        for folder in self.reveal:
-            out += ["--ro-bind", str(folder), str(folder)]
         for folder in self.writable:
             out += ["--bind", str(folder), str(folder)]
         for folder in self.scratch:
-            out += ["--tmpfs", str(folder)]
+            out += ["--size", str(SCRATCH_BYTES), "--tmpfs", str(folder)]
         if self.cwd is not None:
             out += ["--chdir", str(self.cwd)]
         return [*out, "--", *argv]
+
+
+def python_and_library() -> tuple[Path, ...]:
+    """What student code needs to see to run: this Python, its venv, and the folder the
+    course library is imported from (wherever the venv's install points)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("bpe_course")
+    library = Path(spec.origin).resolve().parent if spec and spec.origin else None
+    found = [Path(sys.base_prefix).resolve(), Path(sys.prefix)]
+    found += [Path(sys.prefix).resolve()] if Path(sys.prefix).is_symlink() else []
+    return tuple(dict.fromkeys([*found, *([library] if library else [])]))
 
 
 @functools.cache

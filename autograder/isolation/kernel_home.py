@@ -2,11 +2,10 @@
 
 ``student_home`` points ``HOME``, ``IPYTHONDIR``, the ``JUPYTER_*`` and ``XDG_*`` folders and
 ``MPLCONFIGDIR`` at a fresh folder with an IPython profile that keeps no history, so no
-startup file or history one student's code leaves reaches the next. ``home_cover`` says how
-the jail should cover the instructor's own folders.
+startup file or history one student's code leaves reaches the next.
 
-But: it does not start or confine kernels; without the jail a kernel can still write to the
-real home by its absolute path.
+But: it does not start or confine kernels; without the sandbox a kernel can still write to
+the instructor's home by its absolute path.
 
 >>> with student_home("ada") as home:
 ...     os.environ["HOME"] == str(home), (home / ".ipython").is_dir()
@@ -18,11 +17,9 @@ False
 from __future__ import annotations
 
 import os
-import pwd
 import shutil
-import sys
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -82,42 +79,3 @@ def student_home(student: str) -> Iterator[Path]:
             else:
                 os.environ[name] = value
         shutil.rmtree(home, ignore_errors=True)
-
-
-def home_cover(keep_visible: Iterable[Path]) -> dict[str, list[str]]:
-    """What ``kernel_jail`` should do with the instructor's home and IPython folder.
-
-    A folder that holds nothing grading needs is covered whole (``dirs``). One that does
-    (this Python may live in ``~/.pyenv``) is made read-only (``readonly``) and each of its
-    entries that holds nothing needed is covered (``dirs``/``files``). Needed: the paths in
-    ``keep_visible`` (the course, the grading code), this Python and the temporary folder.
-    """
-    keep = [Path(p).resolve() for p in keep_visible]
-    keep += [Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()]
-    keep += [Path(sys.executable).resolve(), Path(tempfile.gettempdir()).resolve()]
-
-    def needed(folder: Path) -> bool:
-        return any(path == folder or path.is_relative_to(folder) for path in keep)
-
-    candidates = [pwd.getpwuid(os.getuid()).pw_dir, os.environ.get("HOME", "")]
-    candidates.append(os.environ.get("IPYTHONDIR", ""))
-    cover: dict[str, list[str]] = {"dirs": [], "files": [], "readonly": []}
-    seen: list[Path] = []
-    for raw in candidates:
-        folder = Path(raw).resolve() if raw else Path("/")
-        if folder == Path("/") or not folder.is_dir():
-            continue
-        if any(folder == done or folder.is_relative_to(done) for done in seen):
-            continue
-        seen.append(folder)
-        if not needed(folder):
-            cover["dirs"].append(str(folder))
-            continue
-        cover["readonly"].append(str(folder))
-        for entry in sorted(folder.iterdir()):
-            if entry.is_symlink() or needed(entry.resolve()):
-                continue
-            kind = "dirs" if entry.is_dir() else "files" if entry.is_file() else ""
-            if kind:
-                cover[kind].append(str(entry))
-    return cover

@@ -11,8 +11,11 @@ Standard library only, run as ``python -I -S kernel_jail.py {connection_file}``.
 
 import json
 import os
+import resource
 import signal
 import sys
+
+FILE_LIMIT = 10 * 2**20
 
 
 def main() -> None:
@@ -36,7 +39,20 @@ def main() -> None:
     # An interrupt (SIGINT to this process group) must reach the kernel, which handles it
     # while it runs a cell, and not end bwrap, which would take the kernel with it.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _cut_ties()
     os.execvpe(command[0], command, os.environ)
+
+
+def _cut_ties() -> None:
+    """Nothing the kernel writes outside its sockets reaches the grader: no inherited file
+    (the workers' log, their stdout) stays open, its own output goes nowhere, and no file it
+    writes grows past 10 MB."""
+    quiet = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(quiet, fd)
+    os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_LIMIT, FILE_LIMIT))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
 if __name__ == "__main__":

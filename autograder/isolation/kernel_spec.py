@@ -17,18 +17,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from autograder.course import CODE_ROOT, RECORDS
+from autograder.course import RECORDS
 from autograder.isolation import bwrap
-from autograder.isolation.bwrap import Sandbox
+from autograder.isolation.bwrap import Sandbox, python_and_library
 
 # Folders and files of a course that a student's kernel must not see.
-# The hidden tests are judged outside the kernel, so it needs neither the graders nor the
-# reference: both are hidden too.
-_PRIVATE_DIRS = (
-    *("submitted", "autograded", "feedback", "source", "release", ".exchange", "artifacts"),
-    *(".git", "autograder", "solutions", "tests", "bench"),
-)
-_PRIVATE_FILES = ("gradebook.db", ".grading-secret")
 JAIL_KERNEL = "python3-jailed"
 
 
@@ -43,12 +36,11 @@ def jail_kernels(
     assignment: str,
     config: Any,
     home: Path,
-    hide: dict,
     cap: Path | None = None,
 ) -> bool:
     """Make nbgrader start this student's kernels in the sandbox; False where the machine
-    cannot. ``home``: the student's fresh home (writable); ``hide``: the instructor's home
-    to cover (``kernel_home.home_cover``); ``cap``: the process cap's ``cgroup.procs``."""
+    cannot. ``home``: the student's fresh home (writable); ``cap``: the process cap's
+    ``cgroup.procs``."""
     if not jail_available():
         os.environ.pop("GRADING_JAIL", None)
         return False
@@ -68,14 +60,9 @@ def jail_kernels(
         os.environ["JUPYTER_PATH"] = os.pathsep.join(
             p for p in (kernels_root, os.environ.get("JUPYTER_PATH", "")) if p
         )
-    roots = sorted({course_root.resolve(), CODE_ROOT})
-    private = [r / name for r in roots for name in _PRIVATE_DIRS if (r / name).is_dir()]
-    files = [r / name for r in roots for name in _PRIVATE_FILES if (r / name).is_file()]
     own = course_root.resolve() / "autograded" / student / assignment
     sandbox = Sandbox(
-        keep=(CODE_ROOT, Path(sys.prefix), Path(sys.base_prefix)),
-        hide=(*private, *map(Path, hide.get("dirs", []))),
-        blank=(*files, *map(Path, hide.get("files", []))),
+        visible=python_and_library(),  # of the course, only the library the lessons import
         writable=(home,),
         scratch=(own,),  # the kernel's working folder: empty, and gone when it ends
         cwd=own,

@@ -28,12 +28,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from autograder.course import CODE_ROOT, ENGINE_PARTS
+from autograder.course import CODE_ROOT, ENGINE_MODULES, ENGINE_PARTS
 from autograder.hidden_tests.plain import dumps, loads
 from autograder.hidden_tests.run import Outcome
 from autograder.isolation import bwrap
-from autograder.isolation.bwrap import Sandbox
-from autograder.isolation.kernel_home import home_cover
+from autograder.isolation.bwrap import Sandbox, python_and_library
 
 HERE = Path(__file__).resolve().parent
 CHILD = HERE / "sandbox_child.py"
@@ -57,39 +56,20 @@ def _limits(memory_gb: float, cap: Path | None = None):
     return apply
 
 
-# What a sandboxed answer must not see, under the code root and the course root.
-_HIDDEN = (
-    "solutions",
-    "autograder",
-    "source",
-    "release",
-    "submitted",
-    "autograded",
-    "feedback",
-    ".git",
-    ".exchange",
-    "artifacts",
-    "tests",
-    "bench",
-)
-# The course's demonstration engine too: answers must not delegate to it (the child also
-# replaces the module; hiding the file stops an answer from reading and running its source).
-_HIDDEN_FILES = ("gradebook.db", ".grading-secret", "nbgrader_config.py", "bpe_course/engine.py")
-_HIDDEN_GLOBS = ("bpe_course/__pycache__/engine.*.pyc",)
-
-
-def _hidden_paths(roots: list[Path]) -> Sandbox:
-    """The sandbox for answers: the private paths of ``roots`` and the instructor's home hidden."""
-    hide = [root / name for root in roots for name in _HIDDEN if (root / name).is_dir()]
-    files = [root / name for root in roots for name in _HIDDEN_FILES]
-    files += [path for root in roots for pattern in _HIDDEN_GLOBS for path in root.glob(pattern)]
-    home = home_cover(roots)
-    hide += [Path(p) for p in home["dirs"]]
-    files += [Path(p) for p in home["files"]]
+def _answer_sandbox() -> Sandbox:
+    """The sandbox for answers: Python and the course library, whose engine modules are
+    blanked (the child serves stand-ins that refuse; blank files cannot be read and run)."""
+    visible = python_and_library()
+    library = visible[-1]
+    engine = [library / f"{name.rsplit('.', 1)[1]}.py" for name in ENGINE_MODULES]
+    compiled = [
+        p
+        for name in ENGINE_MODULES
+        for p in library.glob(f"__pycache__/{name.rsplit('.', 1)[1]}.*")
+    ]
     return Sandbox(
-        keep=(*roots, Path(sys.prefix), Path(sys.base_prefix)),
-        hide=tuple(sorted(set(hide))),
-        blank=tuple(sorted({p for p in files if p.is_file()})),
+        visible=visible,
+        blank=tuple(p for p in [*engine, *compiled] if p.is_file()),
         cwd=Path("/tmp"),
     )
 
@@ -198,7 +178,7 @@ def _parse_line(raw: bytes) -> dict | None:
     None: student code may write anything there, and only well-formed lines are looked at."""
     try:
         line = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # "[[[[..." nests past the parser's depth
         return None
     if type(line) is not dict:
         return None
@@ -231,17 +211,17 @@ def run_answers(
     exercises: list[tuple[str, list[str], dict[str, list[tuple]]]],
     seconds: float = DEFAULT_SECONDS,
     memory_gb: float = DEFAULT_MEMORY_GB,
-    course_root: Path | None = None,
 ) -> dict[str, dict[str, list[Outcome]]]:
     """For each ``(name, statements, groups)``: define the student's code from ``statements``
     (each exercise in a fresh namespace), call ``name`` on every case of every group, and return
     one Outcome per case, in order. One process serves them all until something stops it; the
     step that was running then loses its remaining cases and the rest go to a fresh process.
-    The private folders of this repository and of ``course_root`` are hidden where possible."""
-    sandbox = _hidden_paths(sorted({CODE_ROOT, *([course_root.resolve()] if course_root else [])}))
+    The sandbox shows them Python and the course library, and nothing else of the machine."""
+    sandbox = _answer_sandbox()
     tools = {
         "plain_src": (HIDDEN_TESTS / "plain.py").read_text(),
         "run_src": (HIDDEN_TESTS / "run.py").read_text(),
+        "engine_modules": list(ENGINE_MODULES),
         "engine_parts": list(ENGINE_PARTS),
     }
     code = {name: statements for name, statements, _ in exercises}
@@ -307,7 +287,6 @@ def run_answer(
     groups: dict[str, list[tuple]],
     seconds: float = DEFAULT_SECONDS,
     memory_gb: float = DEFAULT_MEMORY_GB,
-    course_root: Path | None = None,
 ) -> dict[str, list[Outcome]]:
     """:func:`run_answers` for one exercise."""
-    return run_answers([(name, statements, groups)], seconds, memory_gb, course_root)[name]
+    return run_answers([(name, statements, groups)], seconds, memory_gb)[name]

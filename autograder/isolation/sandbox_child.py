@@ -17,7 +17,6 @@ import os
 import sys
 import types
 
-ENGINE = "bpe_course.engine"
 ENGINE_REFUSAL = "the course's demonstration engine may not be used in an answer; write it yourself"
 
 
@@ -45,21 +44,21 @@ class _Merge(tuple):
 
 
 class _EngineStandIn(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Serves the stand-in engine, also to an answer that removes it from sys.modules and
-    imports it again."""
+    """Serves the stand-in for each of the engine's modules, also to an answer that removes
+    one from sys.modules and imports it again."""
+
+    def __init__(self, modules: list, parts: list) -> None:
+        self.modules, self.parts = set(modules), parts
 
     def find_spec(
         self, fullname: str, path: object = None, target: object = None
     ) -> importlib.machinery.ModuleSpec | None:
-        if fullname == ENGINE:
+        if fullname in self.modules:
             return importlib.machinery.ModuleSpec(fullname, self)
         return None
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
         return types.ModuleType(spec.name)
-
-    def __init__(self, parts: list) -> None:
-        self.parts = parts
 
     def exec_module(self, module: types.ModuleType) -> None:
         for name in self.parts:
@@ -70,11 +69,12 @@ class _EngineStandIn(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         module.__getattr__ = _other_part  # any other part of the engine: refused too
 
 
-def refuse_engine(parts: list) -> None:
-    """Serve the stand-in engine to every import of ``bpe_course.engine`` from now on (also
-    to ``bpe_course``'s own ``__init__``, which imports it)."""
-    sys.modules.pop(ENGINE, None)
-    sys.meta_path.insert(0, _EngineStandIn(parts))
+def refuse_engine(modules: list, parts: list) -> None:
+    """Serve the stand-ins to every import of the engine's ``modules`` from now on (also to
+    ``bpe_course``'s own ``__init__``, which imports them)."""
+    for name in modules:
+        sys.modules.pop(name, None)
+    sys.meta_path.insert(0, _EngineStandIn(modules, parts))
 
 
 def _load(name: str, source: str) -> types.ModuleType:
@@ -119,7 +119,7 @@ def main() -> None:
     sys.stdin = open(os.devnull)  # noqa: SIM115
     plain, run = load_tools(job["plain_src"], job["run_src"])
     run_case, dumps, loads = run.run_case, plain.dumps, plain.loads
-    refuse_engine(job["engine_parts"])
+    refuse_engine(job["engine_modules"], job["engine_parts"])
 
     def send(line: dict) -> None:
         results.write(json.dumps(line) + "\n")

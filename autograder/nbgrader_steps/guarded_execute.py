@@ -4,19 +4,25 @@
 ``KernelLost``) into every code cell that did not, and lets nbgrader save the notebook: those
 test cells score 0 and the reason is in the notebook for the summary and feedback.
 
-But: a cell that merely loops is nbgrader's timeout's business, memory is limited by the
+A notebook past its time budget (``budget`` seconds beyond the time limit of each of its test
+cells) is stopped the same way, so cell after cell that runs to the limit cannot hold a
+worker for hours.
+
+But: a single cell that loops is nbgrader's timeout's business, memory is limited by the
 grading worker, and nothing here grades or trims cells (``lean_lessons`` does that).
 """
 
 from __future__ import annotations
 
 import signal
+import time
 from typing import Any
 
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbclient.util import run_sync
 from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import Execute
+from traitlets import Float
 
 # The ename of the error output written into cells that could not run; the summary looks for it.
 KERNEL_LOST = "KernelLost"
@@ -33,13 +39,23 @@ def lost_output(reason: str) -> NotebookNode:
 class GuardedExecute(Execute):
     """Execute every cell; after the kernel dies or freezes, mark the rest as not run."""
 
+    budget = Float(60.0, help="seconds a notebook may take beyond the time its tests may").tag(
+        config=True
+    )
+
     def preprocess(self, nb: NotebookNode, resources: Any = None, km: Any = None) -> Any:
         self.kernel_lost_reason: str | None = None
+        # Many cells that each run to the time limit would hold a worker for hours.
+        tests = sum(1 for c in nb.cells if c.get("metadata", {}).get("nbgrader", {}).get("grade"))
+        self.deadline = time.monotonic() + self.budget + (self.timeout or 10) * tests
         return super().preprocess(nb, resources, km)
 
     def preprocess_cell(self, cell: NotebookNode, resources: Any, index: int) -> Any:
         if cell.cell_type != "code":
             return cell, resources
+        if self.kernel_lost_reason is None and time.monotonic() > self.deadline:
+            self.kernel_lost_reason = f"the notebook ran past its time budget before cell {index}"
+            self._kill_kernel()
         if self.kernel_lost_reason is not None:
             cell.outputs = [lost_output(self.kernel_lost_reason)]
             return cell, resources

@@ -25,7 +25,12 @@ from traitlets import Float, Unicode
 
 from autograder.course import term_secret
 from autograder.nbgrader_steps.guarded_execute import KERNEL_LOST
-from autograder.nbgrader_steps.judge_answers import Exercise, exercises_of, judge_notebook
+from autograder.nbgrader_steps.judge_answers import (
+    Exercise,
+    Findings,
+    exercises_of,
+    judge_notebook,
+)
 from autograder.nbgrader_steps.redact_feedback import TIME_LIMIT, time_limit_message
 from bpe_course.selfcheck import BEGIN_HIDDEN
 
@@ -36,6 +41,16 @@ TIMED_OUT = "did not finish within"  # the sandbox's words for a step past its t
 
 def _grade_id(cell: NotebookNode) -> str:
     return str(cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", ""))
+
+
+def _is_graded(cell: NotebookNode) -> bool:
+    return bool(cell.get("metadata", {}).get("nbgrader", {}).get("grade")) and bool(_grade_id(cell))
+
+
+def _printed(cell: NotebookNode) -> list[NotebookNode]:
+    """What a visible test cell printed to stdout: the only kernel output a test cell keeps."""
+    outputs = cell.get("outputs", [])
+    return [o for o in outputs if o.get("output_type") == "stream" and o.get("name") == "stdout"]
 
 
 class SetAsideHiddenTests(NbGraderPreprocessor):
@@ -69,15 +84,21 @@ class JudgeHiddenTests(NbGraderPreprocessor):
         mine = [e for e in exercises_of(root) if e.notebook == resources.get("unique_key")]
         secret = term_secret(root)  # this term's random cases, the same at every regrade
         seconds = self._time_limit()
-        verdicts, findings = judge_notebook(nb, mine, secret, seconds, self.memory_gb, root)
-        cells = {_grade_id(cell): cell for cell in nb.cells if _grade_id(cell)}
+        broken = ""
+        try:
+            verdicts, findings = judge_notebook(nb, mine, secret, seconds, self.memory_gb)
+        except Exception as error:  # the judge's own failure: 0 for now, and a person looks
+            broken = f"the judge could not run ({type(error).__name__}: {error})"[:200]
+            verdicts = {e.name: dict.fromkeys(e.cells, broken) for e in mine}
+            findings = Findings()
+        cells = {_grade_id(cell): cell for cell in nb.cells if _is_graded(cell)}
         lines = []
         for exercise in mine:
             found = self._apply(exercise, verdicts.get(exercise.name, {}), cells)
             alone = findings.alone.get(exercise.name, "")
             for line in found:
                 line["note"] = self._note(exercise.name, findings) if line is found[0] else ""
-                line["needs_person"] = self._for_person(exercise.name, alone, line)
+                line["needs_person"] = broken or self._for_person(exercise.name, alone, line)
             lines += found
         self._write(resources, lines)
         return nb, resources
@@ -90,21 +111,25 @@ class JudgeHiddenTests(NbGraderPreprocessor):
                 continue
             verdict = verdicts.get(grade_id)
             errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
-            lost = any(o.get("ename") == KERNEL_LOST for o in errors)
+            lost = [o for o in errors if o.get("ename") == KERNEL_LOST]
             hidden = BEGIN_HIDDEN in cell.source
             kernel = None if hidden else (0.0 if errors else points)
+            # nbgrader scores a cell by its first error or execute_result: whatever the kernel
+            # put there (a student can make it print anything) is replaced, the verdict first.
+            printed = [] if hidden else _printed(cell)
             if lost:  # the notebook stopped before this test: it scores 0, as in nbgrader
+                cell.outputs = [lost[0], *printed]
                 why = "did not run: the kernel was lost before this cell"
                 out.append(self._line(exercise, grade_id, points, kernel, 0.0, False, why))
                 continue
             if not hidden and verdict is None:
+                cell.outputs = [*errors, *printed]
                 why = "the kernel's verdict stands"
                 out.append(self._line(exercise, grade_id, points, kernel, kernel, False, why))
                 continue
-            kept = [o for o in cell.get("outputs", []) if o.get("output_type") != "error"]
-            if verdict:  # the kernel's own error reads better than ours, where there is one
-                kept += errors if (errors and not hidden) else [self._failure(verdict)]
-            cell.outputs = kept
+            if verdict:  # the kernel's own errors read better than ours, where there are some
+                printed[:0] = errors if (errors and not hidden) else [self._failure(verdict)]
+            cell.outputs = printed
             judged = 0.0 if verdict else points
             out.append(self._line(exercise, grade_id, points, kernel, judged, True, verdict or ""))
         return out

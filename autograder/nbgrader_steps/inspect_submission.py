@@ -37,6 +37,7 @@ _WORDING = {
     "grading_error": ("grading failed", True),
     "unconfined": ("graded without the sandbox", False),
     "unsafe_file": ("a link or special file in the submission, so it was not graded", True),
+    "judge_mismatch": ("a stored score differs from the judged one", True),
 }
 
 

@@ -165,7 +165,6 @@ def judge_notebook(
     secret: str | None = None,
     seconds: float = DEFAULT_SECONDS,
     memory_gb: float = DEFAULT_MEMORY_GB,
-    course_root: Path | None = None,
 ) -> tuple[dict[str, dict[str, str | None]], Findings]:
     """For each exercise of one notebook and each of its test cells: "" if it passes outside
     the kernel, else why not; None where the kernel's verdict stands; and what a person
@@ -183,7 +182,7 @@ def judge_notebook(
             uses = engine_uses(notebook, exercise.name, exercise.master)
             if uses:
                 findings.engine[exercise.name] = uses
-    outcomes = run_answers(jobs, seconds, memory_gb, course_root) if jobs else {}
+    outcomes = run_answers(jobs, seconds, memory_gb) if jobs else {}
     for exercise in exercises:
         if exercise.name in outcomes:
             found = outcomes[exercise.name]
