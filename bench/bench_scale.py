@@ -95,7 +95,11 @@ def build_corpus(folder: Path) -> dict:
             break
     data = "".join(parts).encode("utf-8")
     if len(data) < target:
-        sys.exit(f"the corpus sources hold only {len(data) / 1e6:.1f} MB, not {target / 1e6} MB")
+        sys.exit(
+            f"the corpus sources hold only {len(data) / 1e6:.1f} MB, not {target / 1e6:.0f} MB: "
+            "is the standard library's test suite missing? (on Debian it is the package "
+            "libpython3.11-testsuite; python.org and pyenv builds include it)"
+        )
     files = {}
     for mb in SIZES_MB:
         cut = data.rfind(b"\n", 0, mb * 1_000_000) + 1  # at a line end
