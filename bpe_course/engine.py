@@ -208,11 +208,6 @@ def learn_merges(chunk_counts: Mapping[str, int], num_merges: int | None = None)
     return [merge.pair for merge in trainer.merges]
 
 
-def engine_available() -> None:
-    """Does nothing. The grader's sandbox swaps this module for a stand-in whose every part
-    refuses, so the other engines of ``bpe_course`` call this first and refuse there too."""
-
-
 @contextmanager
 def collector_paused() -> Iterator[None]:
     """Pause Python's cyclic garbage collector, then restore it as it was.

@@ -29,9 +29,14 @@ from bpe_course.validate import check_training_args
 DEFAULT_MERGES = 10_000  # a vocabulary of about ten thousand tokens past the characters
 
 
-def count_files(paths: PathArg, workers: int | None = None, progress: bool = True) -> Counter[str]:
+def count_files(
+    paths: PathArg,
+    workers: int | None = None,
+    progress: bool = True,
+    piece_bytes: int = PIECE_BYTES,
+) -> Counter[str]:
     """``chunk_counts`` of the whole text of ``paths``, counted piece by piece in parallel."""
-    return count_pieces(read_pieces(paths, PIECE_BYTES, progress=progress), workers)
+    return count_pieces(read_pieces(paths, piece_bytes, progress=progress), workers)
 
 
 def train_on_files(

@@ -171,20 +171,29 @@ def test_encoding_chunks_together_gives_each_chunk_s_own_tokens(merges, chunks) 
     assert RankTable(merges).encode(chunks) == expected
 
 
-def test_the_grading_sandbox_refuses_the_array_engine_too() -> None:
-    # verify swaps bpe_course.engine for a stand-in that refuses; the array engine asks it.
+def test_the_grading_sandbox_refuses_the_engines_at_scale_too() -> None:
+    # The judge's sandbox serves stand-ins for the engine's modules; an answer that hands its
+    # work to the array engine, train_on_files or naive_merges must be refused like Trainer.
     script = (
         "import sys; sys.path.insert(0, sys.argv[1])\n"
+        "from autograder.course import ENGINE_MODULES, ENGINE_PARTS\n"
         "from autograder.isolation.sandbox_child import refuse_engine, EngineRefusedError\n"
-        "refuse_engine(['Trainer', 'Encoder', 'ChunkTable', 'learn_merges', '_join'])\n"
-        "from bpe_course.arrays import learn_merges_arrays\n"
-        "try:\n    learn_merges_arrays({'ab': 2}, 1)\nexcept EngineRefusedError:\n"
-        "    print('refused')\n"
+        "refuse_engine(list(ENGINE_MODULES), list(ENGINE_PARTS))\n"
+        "from bpe_course import learn_merges_arrays, train_on_files\n"
+        "from bpe_course.engine import naive_merges\n"
+        "for call in (lambda: learn_merges_arrays({'ab': 2}, 1), "
+        "lambda: train_on_files(sys.argv[2], 1, workers=1, progress=False), "
+        "lambda: naive_merges({'ab': 2}, 1)):\n"
+        "    try:\n        call()\n    except EngineRefusedError:\n        print('refused')\n"
     )
+    text = Path(__file__)  # any text file will do: the refusal comes first
     out = subprocess.run(
-        [sys.executable, "-c", script, str(ROOT)], capture_output=True, text=True, check=True
+        [sys.executable, "-c", script, str(ROOT), str(text)],
+        capture_output=True,
+        text=True,
+        check=True,
     )
-    assert out.stdout == "refused\n"
+    assert out.stdout == "refused\n" * 3
 
 
 def test_docstring_examples_run() -> None:
