@@ -59,7 +59,7 @@ class SetAsideHiddenTests(NbGraderPreprocessor):
     def preprocess(self, nb: NotebookNode, resources: Any) -> tuple[NotebookNode, Any]:
         stash = resources.setdefault(_STASH, {})
         for index, cell in enumerate(nb.cells):
-            if cell.cell_type == "code" and BEGIN_HIDDEN in cell.source:
+            if cell.cell_type == "code" and _is_graded(cell) and BEGIN_HIDDEN in cell.source:
                 stash[index] = cell.source
                 cell.source = PLACEHOLDER
         return nb, resources
@@ -68,7 +68,9 @@ class SetAsideHiddenTests(NbGraderPreprocessor):
 class JudgeHiddenTests(NbGraderPreprocessor):
     """After Execute: put the hidden tests back and give every test cell the judged outputs."""
 
-    course_root = Unicode("", help="the course folder, for the sandbox to hide").tag(config=True)
+    course_root = Unicode("", help="the course folder: its masters and term secret").tag(
+        config=True
+    )
     record = Unicode("", help="a JSON-lines file to append each test cell's verdict to").tag(
         config=True
     )
