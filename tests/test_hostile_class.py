@@ -256,3 +256,8 @@ def test_unconfined_the_same_attack_works(tmp_path: Path) -> None:
     harmed = [s for s in HONEST if _digest(root / "submitted" / s / "bpe") != before[s]]
     hurt = [s for s in HONEST if graded["rows"][s].total != 21]
     assert harmed and hurt, (harmed, {s: graded["rows"][s].status for s in HONEST})
+    # The probes find what the sandbox hides: the reference's source and the class's grades.
+    notebook = root / "autograded" / "m-attacker" / "bpe" / "01_bpe_by_hand.ipynb"
+    outputs = json.dumps([c.get("outputs", []) for c in json.loads(notebook.read_text())["cells"]])
+    assert "no reference:" not in outputs and "no grades:" not in outputs
+    assert "SECRET-GRADES" in outputs
