@@ -154,7 +154,7 @@ def test_ab_bcd_learns_ab_bc_bcd(train) -> None:
 
 
 def test_abcd_encodes_greedily_as_three_tokens() -> None:
-    # Not the shortest split (a + bcd): (a, b) has the lowest rank and uses up the b.
+    # Not the shortest split (a + bcd): (a, b) ranks first and spends the b before (b, c).
     assert encode_bpe("abcd", [("a", "b"), ("b", "c"), ("bc", "d")]) == ["ab", "c", "d"]
 
 
