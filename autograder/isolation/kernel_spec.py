@@ -1,9 +1,9 @@
 """Make nbgrader start one student's grading kernels inside the sandbox (``bwrap``).
 
 ``jail_kernels`` writes a kernelspec whose command is ``kernel_jail.py`` and puts in
-``GRADING_JAIL`` the sandbox the kernel runs in: the machine read-only, the other students,
-the masters, the gradebooks and ``.git`` hidden, the instructor's home covered, and only the
-student's fresh home and an empty scratch folder (its working folder) writable.
+``GRADING_JAIL`` the sandbox the kernel runs in: of the machine only the operating system,
+Python and the course library, read-only, and the student's fresh home and an empty scratch
+folder (its working folder), writable. The course folder is not there at all.
 
 But: where bubblewrap is missing the kernels are not started in it; the caller decides
 whether to grade unconfined (``grade_class --unconfined``).
@@ -21,7 +21,6 @@ from autograder.course import RECORDS
 from autograder.isolation import bwrap
 from autograder.isolation.bwrap import Sandbox, python_and_library
 
-# Folders and files of a course that a student's kernel must not see.
 JAIL_KERNEL = "python3-jailed"
 
 
