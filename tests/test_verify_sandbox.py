@@ -248,6 +248,7 @@ def test_lesson_cells_still_give_only_their_definitions() -> None:
 
 
 def test_the_same_error_everywhere_is_named_and_flagged_for_a_person(tmp_path: Path) -> None:
+    from autograder.course import SECRET_FILE
     from autograder.nbgrader_steps.hidden_tests_outside import JudgeHiddenTests
 
     exercise = EXERCISES["pair_counts"]
@@ -255,7 +256,10 @@ def test_the_same_error_everywhere_is_named_and_flagged_for_a_person(tmp_path: P
     # No error output in the examples cell: the kernel had STEP (say, from a lesson cell).
     notebook = _notebook_with("pair_counts", answer)
     record = tmp_path / "verdicts.jsonl"
-    step = JudgeHiddenTests(course_root=str(ROOT), record=str(record), seconds=5)
+    # A course of its own, so the random cases come from a known term secret, not the clone's.
+    (tmp_path / "source").symlink_to(ROOT / "source")
+    (tmp_path / SECRET_FILE).write_text("term-2\n")  # every random corpus holds a pair
+    step = JudgeHiddenTests(course_root=str(tmp_path), record=str(record), seconds=5)
     step.preprocess(notebook, {"unique_key": exercise.notebook, "nbgrader": {"student": "ada"}})
     lines = [json.loads(line) for line in record.read_text().splitlines()]
     verdicts = [v for v in lines if v["cell"].startswith("test_pair_counts_")]

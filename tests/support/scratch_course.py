@@ -16,7 +16,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from autograder.course import SECRET_FILE
+
 REPO = Path(__file__).resolve().parents[2]
+SCRATCH_SECRET = "scratch-course-term"
 
 
 def make_scratch_course(folder: Path, assignment: str = "bpe") -> Path:
@@ -24,6 +27,8 @@ def make_scratch_course(folder: Path, assignment: str = "bpe") -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     shutil.copytree(REPO / "source" / assignment, folder / "source" / assignment)
     shutil.copyfile(REPO / "nbgrader_config.py", folder / "nbgrader_config.py")
+    # A fixed term secret: the random hidden cases are the same in every test run.
+    (folder / SECRET_FILE).write_text(SCRATCH_SECRET + "\n")
     bin_dir = str(Path(sys.executable).parent)
     env = dict(os.environ, PATH=bin_dir + os.pathsep + os.environ.get("PATH", ""))
     command = [sys.executable, "-m", "nbgrader", "generate_assignment", assignment, "--force"]
