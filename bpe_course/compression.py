@@ -15,6 +15,7 @@ from tqdm.auto import tqdm
 
 from bpe_course.engine import ChunkTable, Encoder, Pair, Trainer
 from bpe_course.pretokenize import chunk_counts
+from bpe_course.progress import finish_at_count
 
 
 def bytes_per_token(text: str, merges: Sequence[Pair]) -> float:
@@ -78,5 +79,5 @@ def compression_curve(
             curve.merges.append(merge.pair)
             record()
             bar.update()
-        bar.total = bar.n  # the bound is loose; closing the bar draws it at 100% once
+        finish_at_count(bar)  # the bound is loose: end the bar full, at what was done
     return curve

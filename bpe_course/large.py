@@ -23,6 +23,7 @@ from tqdm.auto import tqdm
 from bpe_course.arrays import ArrayTrainer, Pair
 from bpe_course.compression import CompressionCurve
 from bpe_course.parallel import PathArg, count_pieces
+from bpe_course.progress import finish_at_count
 from bpe_course.shards import PIECE_BYTES, read_pieces, text_files, total_bytes
 from bpe_course.validate import check_training_args
 
@@ -62,6 +63,7 @@ def train_counts(counts: Counter[str], num_merges: int, progress: bool = True) -
     with tqdm(total=num_merges, desc="merges", unit="merge", disable=not progress) as bar:
         while len(trainer.merges) < num_merges and trainer.step() is not None:
             bar.update()
+        finish_at_count(bar)  # fewer merges than asked when every chunk became one token
     return trainer.merges
 
 
@@ -151,7 +153,7 @@ def curve_from_counts(
             curve.merges.append(learned[0])
             record()
             bar.update()
-        bar.total = bar.n
+        finish_at_count(bar)
     return curve
 
 
