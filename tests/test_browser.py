@@ -218,6 +218,26 @@ def click_next_and_check(page, widget, name: str) -> None:
 # --- the tests ------------------------------------------------------------------------------
 
 
+def start_lab(server, root_dir: Path, tmp_path: Path, token: str) -> str:
+    """Start JupyterLab on ``root_dir`` (no news, no update check, a workspace of its own)
+    with the ``server`` fixture, wait until it answers, and return its base URL."""
+    port = free_port()
+    command = [
+        sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}",
+        "--ServerApp.ip=127.0.0.1", f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={root_dir}", "--LabApp.news_url=None",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        "--LabApp.extension_manager=readonly",
+        f"--LabApp.workspaces_dir={tmp_path / 'jupyter' / 'workspaces'}",
+    ]  # fmt: skip
+    if os.geteuid() == 0:
+        command.append("--allow-root")
+    process, log = server(command, root_dir, "lab.log")
+    base = f"http://127.0.0.1:{port}"
+    wait_until(lambda: answers(f"{base}/api/status?token={token}"), process, log, "JupyterLab")
+    return base
+
+
 def test_widget_in_jupyterlab_student_notebook(page, server, tmp_path):
     if not STUDENT_NOTEBOOK.exists():
         pytest.fail(f"{STUDENT_NOTEBOOK.relative_to(ROOT)} is missing; run `make notebooks`")
@@ -225,20 +245,8 @@ def test_widget_in_jupyterlab_student_notebook(page, server, tmp_path):
     notebooks.mkdir()
     # A copy, so that Lab's autosave never writes outputs into the repository's notebook.
     shutil.copy(STUDENT_NOTEBOOK, notebooks / STUDENT_NOTEBOOK.name)
-    port, token = free_port(), "browser-test-token"
-    command = [
-        sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}",
-        "--ServerApp.ip=127.0.0.1", f"--IdentityProvider.token={token}",
-        f"--ServerApp.root_dir={notebooks}", "--LabApp.news_url=None",
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-        "--LabApp.extension_manager=readonly",
-        f"--LabApp.workspaces_dir={tmp_path / 'jupyter' / 'workspaces'}",
-    ]  # fmt: skip
-    if os.geteuid() == 0:
-        command.append("--allow-root")
-    process, log = server(command, notebooks, "lab.log")
-    base = f"http://127.0.0.1:{port}"
-    wait_until(lambda: answers(f"{base}/api/status?token={token}"), process, log, "JupyterLab")
+    token = "browser-test-token"
+    base = start_lab(server, notebooks, tmp_path, token)
 
     page.goto(f"{base}/lab/tree/{STUDENT_NOTEBOOK.name}?reset&token={token}")
     from playwright.sync_api import expect

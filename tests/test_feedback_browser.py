@@ -25,7 +25,7 @@ from tests import test_browser as lab
 from tests.support.catalogue import CORRECT, WRONG
 from tests.support.scratch_course import make_scratch_course
 from tests.support.synthetic import write_submission
-from tests.test_browser import ARTIFACTS, ROOT, answers, free_port, wait_until
+from tests.test_browser import ARTIFACTS, ROOT, start_lab
 
 # The browser, a page and the server starter, exactly as the widget's browser tests get them.
 browser = lab.browser
@@ -141,20 +141,8 @@ def test_lab_validate_button_shows_the_whole_message(page, server, tmp_path: Pat
     shutil.copy(submitted / LESSON, course / LESSON)
     # A student runs Lab in the course folder, where the course's nbgrader_config.py is.
     shutil.copy(ROOT / "nbgrader_config.py", course / "nbgrader_config.py")
-    port, token = free_port(), "validate-test-token"
-    command = [
-        sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}",
-        "--ServerApp.ip=127.0.0.1", f"--IdentityProvider.token={token}",
-        f"--ServerApp.root_dir={course}", "--LabApp.news_url=None",
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-        "--LabApp.extension_manager=readonly",
-        f"--LabApp.workspaces_dir={tmp_path / 'jupyter' / 'workspaces'}",
-    ]  # fmt: skip
-    if os.geteuid() == 0:
-        command.append("--allow-root")
-    process, log = server(command, course, "lab.log")
-    base = f"http://127.0.0.1:{port}"
-    wait_until(lambda: answers(f"{base}/api/status?token={token}"), process, log, "JupyterLab")
+    token = "validate-test-token"
+    base = start_lab(server, course, tmp_path, token)
     page.goto(f"{base}/lab/tree/{LESSON}?reset&token={token}")
     expect(page.get_by_text("Python 3 (ipykernel) | Idle")).to_be_visible(timeout=60_000)
     page.get_by_role("button", name="Validate").first.click()
