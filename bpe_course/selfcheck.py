@@ -2,19 +2,25 @@
 
     python -m bpe_course.selfcheck notebooks/01_bpe_by_hand.ipynb [more notebooks ...]
 
+or, from a cell of the notebook itself (it checks the saved file)::
+
+    from bpe_course.selfcheck import check
+    check("01_bpe_by_hand.ipynb")
+
 Every cell runs in a fresh kernel, in the notebook's own folder, the way the grader runs it;
 a cell that fails does not stop the rest. Then each test cell (the locked cells nbgrader
 grades) is reported as passed or failed with its error, and the command exits 1 if any
 failed, 0 if all passed, 2 if a notebook could not be read or run. ``nbgrader validate``
 exits 0 even when tests fail; this does not.
 
-It does not grade and knows no hidden tests: those run only when the instructor grades, and
-their cells in your copy hold just a comment. It changes nothing on disk.
+But: it does not grade and knows no hidden tests: those run only when the instructor grades,
+and their cells in your copy hold just a comment. It changes nothing on disk.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import textwrap
@@ -30,6 +36,11 @@ END_HIDDEN = "END HIDDEN TESTS"
 CELL_TIMEOUT = 10
 # What a cell shows after the kernel was interrupted for running too long.
 TIMED_OUT = ("KeyboardInterrupt", "CellTimeoutError")
+# Set in the kernels the self-check starts, so that a notebook's own check cell does not start
+# another check of the same notebook, and so on forever.
+INSIDE_SELFCHECK = "BPE_COURSE_SELFCHECK"
+# nbgrader sets this in the kernels it starts to grade or validate a notebook.
+INSIDE_GRADER = "NBGRADER_EXECUTION"
 
 
 @dataclass
@@ -104,7 +115,7 @@ def run_notebook(path: Path, timeout: int = CELL_TIMEOUT) -> list[TestResult]:
     )
     # The kernel's own log lines (e.g. its warning about TCP without encryption) are not the
     # student's business: keep them out of the report.
-    client.execute(stderr=subprocess.DEVNULL)
+    client.execute(stderr=subprocess.DEVNULL, env={**os.environ, INSIDE_SELFCHECK: "1"})
     return [
         TestResult(
             cell.metadata["nbgrader"]["grade_id"], first_error(cell, timeout), index in hidden
@@ -162,6 +173,27 @@ def report(path: Path, results: list[TestResult]) -> str:
             else f"  all {len(visible)} visible tests pass"
         )
     return "\n".join(lines)
+
+
+def check(notebook: str | Path) -> None:
+    """Check a saved notebook from one of its own cells, and print the report.
+
+    It runs ``python -m bpe_course.selfcheck`` on the file in a fresh process with this
+    kernel's Python, so what it checks is the file on disk: save the notebook first. A relative
+    path is read from the kernel's folder, which in Jupyter is the notebook's own.
+
+    But: inside a self-check's or a grader's run of the notebook it only says so, since it
+    would otherwise check the notebook again from inside that check.
+    """
+    if os.environ.get(INSIDE_SELFCHECK) or os.environ.get(INSIDE_GRADER):
+        print("the self-check cell does nothing while the notebook is being checked or graded")
+        return
+    done = subprocess.run(
+        [sys.executable, "-m", "bpe_course.selfcheck", str(notebook)],
+        capture_output=True,
+        text=True,
+    )
+    print(done.stdout + done.stderr, end="")
 
 
 def main(argv: list[str] | None = None) -> int:

