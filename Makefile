@@ -84,9 +84,10 @@ bench: venv  ## run every bench/bench_*.py in turn; prints speed and memory tabl
 	  echo "== $$script"; $(GRADING) $$script || exit 1; \
 	done
 
-autograde: venv  ## grade submitted/ (STUDENT=a,b for some) on JOBS workers in the sandbox, hidden tests judged outside the kernels; FULL=1 runs lesson demos; UNCONFINED=1 grades without bubblewrap
+autograde: venv  ## grade submitted/ (STUDENT=a,b for some) on a local Dask cluster of JOBS workers (SCHEDULER=tcp://host:port: an existing one), in the sandbox; FULL=1 runs lesson demos; UNCONFINED=1 grades without bubblewrap
 	$(GRADING) -m autograder.grading.grade_class --jobs $(JOBS) $(if $(FULL),,--lean) \
-	  $(if $(UNCONFINED),--unconfined,) $(foreach s,$(subst $(comma), ,$(STUDENT)),--student $(s))
+	  $(if $(SCHEDULER),--scheduler $(SCHEDULER),) $(if $(UNCONFINED),--unconfined,) \
+	  $(foreach s,$(subst $(comma), ,$(STUDENT)),--student $(s))
 
 # nbgrader runs `alembic` from PATH; the feedback preprocessor lives in autograder/.
 NBGRADER := PATH="$(CURDIR)/$(BIN):$$PATH" PYTHONPATH=$(CURDIR) $(BIN)/nbgrader

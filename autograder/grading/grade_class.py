@@ -1,18 +1,20 @@
-"""Grade every submission in ``submitted/`` on worker processes, then summarize.
+"""Grade every submission in ``submitted/`` on Dask workers, then summarize.
 
-``python -m autograder.grading.grade_class --jobs N`` (``make autograde``) runs
-``grade_one.grade_submission`` for each student on N long-lived workers (nbgrader's 4.5 s start
-is paid once per worker), merges each student's rows into ``gradebook.db`` from this one
-process (SQLite sees one writer), keeps what was found in ``results.json`` and every test
-cell's judged verdict in ``verdicts.json``, and prints the class summary.
+``python -m autograder.grading.grade_class --jobs N`` (``make autograde``) grades each student
+as one task on a local Dask cluster of N worker processes, or with ``--scheduler ADDRESS``
+on an existing cluster (``on_dask``; nbgrader's 4.5 s start is paid once per worker). This one
+process merges each student's rows into ``gradebook.db`` as they arrive (SQLite sees one
+writer), keeps what was found in ``results.json`` and every test cell's judged verdict in
+``verdicts.json``, and prints the class summary. ``--in-process`` grades here, without Dask.
 
-But: a worker that crashes is replaced and its student tried once more; the pool itself is
-ours, not a well-kept engine's.
+But: the grading itself is ``grade_one``'s and the retrying Dask's; a scheduler that cannot
+be reached stops the run before anything is written.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -21,28 +23,21 @@ import subprocess
 import sys
 import tempfile
 import time
-import warnings
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
 from autograder.course import (
     ASSIGNMENT,
+    RECORDS,
     RESULTS_RECORD,
     VERDICTS_RECORD,
     class_db_path,
     find_students,
 )
-from autograder.grading.grade_one import (
-    DEFAULT_MEMORY_GB,
-    grade_submission,
-    prepare_worker,
-    scratch_root,
-)
+from autograder.grading.grade_one import DEFAULT_MEMORY_GB, prepare_worker, scratch_root
 from autograder.grading.gradebook_rows import make_template, merge_student
+from autograder.grading.on_dask import blind_workers, grade_on_cluster, grade_task, open_cluster
 from autograder.isolation import bwrap
 from autograder.isolation.bwrap import why_unavailable
 from autograder.reports import summary
@@ -84,71 +79,20 @@ def ensure_assignment(course_root: Path, class_db: Path, assignment: str = ASSIG
     subprocess.run([*nbgrader, "--log-level=WARN"], cwd=course_root, env=env, check=True)
 
 
-def _failed(student: str, why: str) -> dict[str, Any]:
-    problem = {"kind": "grading_error", "notebook": "", "detail": why}
-    return {"student": student, "graded": False, "seconds": 0.0, "problems": [problem], "rows": {}}
-
-
-def _initializer(memory_gb: float, log_path: str, unconfined: bool) -> None:
-    prepare_worker(memory_gb)
-    if unconfined:  # in this worker, its kernels and the judge's answers
-        os.environ[bwrap.UNCONFINED] = "1"
-    warnings.filterwarnings("ignore")  # nbgrader's SQLAlchemy warnings, once per student
-    # Kernels inherit this process's stderr; keep their chatter out of the progress bar.
-    log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    os.dup2(log, 2)
-    os.close(log)
-
-
-def run_pool(
+def grade_in_process(
     course_root: Path,
     students: list[str],
     template: Path,
-    jobs: int,
-    memory_gb: float,
-    timeout: int | None,
     on_result: Callable[[dict[str, Any]], None],
+    timeout: int | None = None,
     lean: bool = False,
     unconfined: bool = False,
 ) -> None:
-    """Grade ``students`` on ``jobs`` worker processes, calling ``on_result`` in this process
-    for each finished one. A worker that crashes is replaced; its student is tried once more."""
-    pending = list(students)
-    tries: dict[str, int] = {}
-    while pending:
-        context = get_context("forkserver")
-        log_path = str(course_root / "artifacts" / "grading" / "workers.log")
-        Path(log_path).parent.mkdir(parents=True, exist_ok=True)
-        setup = (memory_gb, log_path, unconfined)
-        with ProcessPoolExecutor(jobs, context, _initializer, setup) as pool:
-            futures = {
-                pool.submit(
-                    grade_submission, str(course_root), s, str(template), ASSIGNMENT, timeout, lean
-                ): s
-                for s in pending
-            }
-            pending = []
-            broken = False
-            waiting = set(futures)
-            while waiting:
-                done, waiting = wait(waiting, return_when=FIRST_COMPLETED)
-                for future in done:
-                    student = futures[future]
-                    try:
-                        on_result(future.result())
-                    except BrokenProcessPool:
-                        broken = True
-                        tries[student] = tries.get(student, 0) + 1
-                        if tries[student] >= 2:
-                            on_result(_failed(student, "the grading worker crashed twice"))
-                        else:
-                            pending.append(student)
-                    except Exception as error:  # a bug in a worker: report it, keep going
-                        on_result(_failed(student, f"{type(error).__name__}: {error}"[:200]))
-            if broken:
-                print(
-                    f"a grading worker crashed; retrying {len(pending)} student(s)", file=sys.stderr
-                )
+    """Grade one student after another in this process, without Dask: the baseline the
+    cluster is measured against. The caller has run ``prepare_worker`` (its memory limit
+    stays on this process)."""
+    for student in students:
+        on_result(grade_task(str(course_root), student, str(template), timeout, lean, unconfined))
 
 
 def grade_class(
@@ -160,11 +104,18 @@ def grade_class(
     progress: bool = True,
     lean: bool = False,
     unconfined: bool = False,
+    scheduler: str | None = None,
+    in_process: bool = False,
 ) -> list[dict[str, Any]]:
     """Grade ``students`` (default: all in submitted/) into the class gradebook and record
     what was found in ``artifacts/grading/results.json``; return the results without their
     rows, each with ``merge_seconds`` (this process's gradebook write). The caller prints the
-    summary."""
+    summary.
+
+    On a local Dask cluster of ``jobs`` worker processes, or on the cluster whose scheduler
+    is at ``scheduler`` (reached before anything is written); ``in_process``: here, one
+    student after another, with this process set up as a worker (memory limit included).
+    """
     from tqdm import tqdm
 
     course_root = course_root.resolve()
@@ -180,37 +131,45 @@ def grade_class(
             "as you, beside everyone's files; to grade anyway, say UNCONFINED=1 (make) or "
             "--unconfined, and every grade will say so."
         )
-    ensure_assignment(course_root, class_db)
-    scratch = Path(tempfile.mkdtemp(prefix="grade-class-", dir=scratch_root(course_root)))
-    template = scratch / "template.db"
-    make_template(class_db, template)
-    bar = tqdm(total=len(students), unit="student", disable=not progress, file=sys.stderr)
+    with contextlib.ExitStack() as stack:
+        client = None
+        if in_process:
+            prepare_worker(memory_gb)
+        else:
+            log_path = course_root / RECORDS / "workers.log"
+            log_path.parent.mkdir(parents=True, exist_ok=True)
+            client = stack.enter_context(open_cluster(scheduler, jobs, memory_gb, log_path))
+            blind = blind_workers(client, course_root)
+            if blind:
+                raise SystemExit(
+                    f"{len(blind)} Dask worker(s) do not see {course_root / 'submitted'} "
+                    f"({', '.join(blind[:3])}): the course folder must be at the same path on "
+                    "every worker's machine. Nothing was graded."
+                )
+        ensure_assignment(course_root, class_db)
+        scratch = Path(tempfile.mkdtemp(prefix="grade-class-", dir=scratch_root(course_root)))
+        stack.callback(shutil.rmtree, scratch, ignore_errors=True)
+        template = scratch / "template.db"
+        make_template(class_db, template)
+        bar = tqdm(total=len(students), unit="student", disable=not progress, file=sys.stderr)
+        stack.callback(save_grading_results, course_root, results)  # even if a run stops
+        stack.callback(bar.close)
 
-    def on_result(result: dict[str, Any]) -> None:
-        start = time.perf_counter()
-        if result.get("rows"):
-            merge_student(class_db, ASSIGNMENT, result["student"], result["rows"])
-        result["merge_seconds"] = time.perf_counter() - start
-        results.append({k: v for k, v in result.items() if k != "rows"})
-        bar.set_postfix_str(result["student"][-20:])
-        bar.update(1)
+        def on_result(result: dict[str, Any]) -> None:
+            start = time.perf_counter()
+            if result.get("rows"):
+                merge_student(class_db, ASSIGNMENT, result["student"], result["rows"])
+            result["merge_seconds"] = time.perf_counter() - start
+            results.append({k: v for k, v in result.items() if k != "rows"})
+            bar.set_postfix_str(result["student"][-20:])
+            bar.update(1)
 
-    try:
-        run_pool(
-            course_root,
-            students,
-            template,
-            max(1, jobs),
-            memory_gb,
-            timeout,
-            on_result,
-            lean,
-            unconfined,
-        )
-    finally:
-        bar.close()
-        shutil.rmtree(scratch, ignore_errors=True)
-        save_grading_results(course_root, results)  # what the summary says about each student
+        if client is None:
+            grade_in_process(course_root, students, template, on_result, timeout, lean, unconfined)
+        else:
+            grade_on_cluster(
+                client, course_root, students, template, on_result, timeout, lean, unconfined
+            )
     return sorted(results, key=lambda r: r["student"])
 
 
@@ -242,6 +201,17 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="grade without the sandbox (where bubblewrap is missing); every grade says so",
     )
+    parser.add_argument(
+        "--scheduler",
+        default=None,
+        help="grade on the existing Dask cluster at this address (tcp://host:8786), whose "
+        "workers see the course folder at the same path (default: a local cluster of --jobs)",
+    )
+    parser.add_argument(
+        "--in-process",
+        action="store_true",
+        help="grade in this process, one student after another, without Dask (a baseline)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     start = time.perf_counter()
@@ -254,13 +224,21 @@ def main(argv: list[str] | None = None) -> int:
         not args.no_progress,
         args.lean,
         args.unconfined,
+        args.scheduler,
+        args.in_process,
     )
     if not results:
         return 0
     seconds = time.perf_counter() - start
     merging = sum(r["merge_seconds"] for r in results) / len(results)
+    if args.in_process:
+        where = "in one process"
+    elif args.scheduler:
+        where = f"on the Dask cluster at {args.scheduler}"
+    else:
+        where = f"on a local Dask cluster of {args.jobs} worker(s)"
     print(
-        f"graded {len(results)} submission(s) in {seconds:.1f} s with {args.jobs} worker(s) "
+        f"graded {len(results)} submission(s) in {seconds:.1f} s {where} "
         f"({seconds / len(results):.2f} s a student; merging into the gradebook "
         f"{1000 * merging:.0f} ms a student)"
     )
