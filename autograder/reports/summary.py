@@ -62,6 +62,15 @@ class StudentRow:
         return sum(s for s in self.scores.values() if s is not None)
 
 
+def given_score(grade: Any) -> float | None:
+    """An nbgrader grade's score (a person's over the automatic one), or None where nobody
+    could give one yet: no automatic score, or one waiting for a person. Never 0 for those."""
+    graded = grade.manual_score is not None or (
+        grade.auto_score is not None and not grade.needs_manual_grade
+    )
+    return float(grade.score) if graded else None
+
+
 def _load_json(path: Path) -> list[dict[str, Any]]:
     return json.loads(path.read_text()) if path.exists() else []
 
@@ -93,9 +102,7 @@ def collect(course_root: Path) -> list[StudentRow]:
                         continue
                     row.maxima[name] = row.maxima.get(name, 0.0) + grade.max_score
                     row.nbgrader_total += grade.auto_score or 0.0
-                    graded = grade.manual_score is not None or (
-                        grade.auto_score is not None and not grade.needs_manual_grade
-                    )
+                    score = given_score(grade)
                     manual |= bool(grade.needs_manual_grade)
                     hand, auto = grade.manual_score, grade.auto_score
                     if hand is not None and auto is not None and hand != auto:
@@ -104,7 +111,7 @@ def collect(course_root: Path) -> list[StudentRow]:
                             f"automatic {auto:g}; a person decides"
                         )
                     old = row.scores.get(name, 0.0)
-                    row.scores[name] = (old + grade.score) if graded and old is not None else None
+                    row.scores[name] = None if score is None or old is None else old + score
             failed = result and not result.get("graded", True)
             reasons = [p.text() for p in problems if p.needs_person]
             if failed:
