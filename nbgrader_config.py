@@ -9,8 +9,9 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 c.CourseDirectory.root = ROOT
 c.CourseDirectory.course_id = "bpe-from-scratch"
 c.CourseDirectory.db_url = "sqlite:///" + os.path.join(ROOT, "gradebook.db")
-# Keep nbgrader's exchange inside the (ignored) course folder, not in /usr/local/share.
-c.Exchange.root = os.path.join(ROOT, ".exchange")
+# Keep nbgrader's exchange inside the (ignored) course folder, not in /usr/local/share; on a
+# hub (hub/) every account shares the one that BPE_EXCHANGE names.
+c.Exchange.root = os.environ.get("BPE_EXCHANGE") or os.path.join(ROOT, ".exchange")
 
 # A cell that loops forever costs this many seconds, then grading moves on to the next cell.
 c.Execute.timeout = 10

@@ -1,0 +1,170 @@
+"""The hub's folder: its private state, nbgrader's exchange, each role's Jupyter settings, and
+the instructor's own copy of the course.
+
+    <hub root>/state/            root only: the hub's database, cookie secret, passwords
+    <hub root>/exchange/         nbgrader's exchange, laid out with nbgrader's own modes
+    <hub root>/config/common/    read by every account: the course id and the exchange for
+                                 nbgrader, Lab's news and update checks off
+    <hub root>/config/student/   the instructor's tools (Formgrader, Create Assignment,
+                                 Course List) switched off
+    <instructor's home>/course/  the course (masters, solutions, grading code), theirs alone
+
+Each account's server finds its role's folders through ``JUPYTER_CONFIG_PATH``, set by
+``hub/jupyterhub_config.py``; nobody's own ``~/.jupyter`` is written.
+
+But: it makes no account (``hub.accounts``) and starts nothing (``hub.run_hub``); it never
+overwrites an instructor's course that is already there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from traitlets.config.loader import PyFileConfigLoader
+
+# What the instructor's copy holds: enough to generate, release, grade and give feedback with
+# the course's own tools (make autograde, make feedback, make export).
+COURSE_FILES = (
+    "autograder",
+    "bpe_course",
+    "solutions",
+    "source",
+    "Makefile",
+    "README.md",
+    "nbgrader_config.py",
+    "pyproject.toml",
+    "requirements.txt",
+)
+# nbgrader's exchange, as its release and feedback steps make it (non-group-shared): the
+# instructor owns the course folder; students read what is released, may drop submissions
+# into inbound without listing it, and may open only feedback whose name they know.
+EXCHANGE_MODES = {"": 0o755, "outbound": 0o755, "inbound": 0o2733, "feedback": 0o711}
+# The exchange's root is open to all, as nbgrader requires; the sticky bit keeps one account
+# from renaming or deleting another's entries there (nbgrader checks only the low nine bits).
+EXCHANGE_ROOT_MODE = 0o1777
+NEWS_OFF = "@jupyterlab/apputils-extension:announcements"
+INSTRUCTOR_LAB_PLUGINS = (
+    "@jupyter/nbgrader:formgrader",
+    "@jupyter/nbgrader:create-assignment",
+    "@jupyter/nbgrader:course-list",
+)
+INSTRUCTOR_SERVER_EXTENSIONS = (
+    "nbgrader.server_extensions.formgrader",
+    "nbgrader.server_extensions.course_list",
+)
+
+
+@dataclass(frozen=True)
+class HubFolder:
+    """The paths of one hub's folder."""
+
+    root: Path
+
+    @property
+    def state(self) -> Path:
+        return self.root / "state"
+
+    @property
+    def exchange(self) -> Path:
+        return self.root / "exchange"
+
+    @property
+    def common(self) -> Path:
+        return self.root / "config" / "common"
+
+    @property
+    def student(self) -> Path:
+        return self.root / "config" / "student"
+
+    @property
+    def passwords(self) -> Path:
+        return self.state / "passwords.json"
+
+    @property
+    def settings(self) -> Path:
+        return self.state / "settings.json"
+
+
+def course_id_of(course_root: Path) -> str:
+    """The course id that the course's own ``nbgrader_config.py`` sets (one place for it)."""
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(course_root)).load_config()
+    return str(config.CourseDirectory.course_id)
+
+
+def write_json(path: Path, data: object) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=1) + "\n")
+
+
+def make_state(folder: HubFolder) -> None:
+    folder.root.mkdir(parents=True, exist_ok=True)
+    folder.root.chmod(0o755)  # every account reaches exchange/ and config/ through it
+    folder.state.mkdir(exist_ok=True)
+    folder.state.chmod(0o700)
+
+
+def make_exchange(folder: HubFolder, course_id: str, instructor_uid: int, gid: int) -> Path:
+    """Lay out the course's part of the exchange, owned by the instructor, so that no student
+    can claim the course's name first; returns the course's folder in the exchange."""
+    folder.exchange.mkdir(parents=True, exist_ok=True)
+    folder.exchange.chmod(EXCHANGE_ROOT_MODE)
+    course = folder.exchange / course_id
+    for name, mode in EXCHANGE_MODES.items():
+        path = course / name if name else course
+        path.mkdir(exist_ok=True)
+        os.chown(path, instructor_uid, gid)
+        path.chmod(mode)
+    return course
+
+
+def write_role_settings(folder: HubFolder, course_id: str) -> None:
+    """The Jupyter settings every account reads, and the students' extra ones."""
+    nbgrader = (
+        '"""nbgrader settings of every account on this hub (written by hub/layout.py)."""\n\n'
+        "c = get_config()  # noqa: F821\n"
+        f"c.CourseDirectory.course_id = {course_id!r}\n"
+        f"c.Exchange.root = {str(folder.exchange)!r}\n"
+    )
+    folder.common.mkdir(parents=True, exist_ok=True)
+    (folder.common / "nbgrader_config.py").write_text(nbgrader)
+    # Lab asks about Jupyter news and looks for updates online; the class is offline.
+    write_json(
+        folder.common / "labconfig" / "page_config.json", {"disabledExtensions": {NEWS_OFF: True}}
+    )
+    server = {
+        "LabApp": {"news_url": None, "check_for_updates_class": "jupyterlab.NeverCheckForUpdate"}
+    }
+    write_json(folder.common / "jupyter_server_config.json", server)
+    off = {name: True for name in INSTRUCTOR_LAB_PLUGINS}
+    write_json(folder.student / "labconfig" / "page_config.json", {"disabledExtensions": off})
+    extensions = {name: False for name in INSTRUCTOR_SERVER_EXTENSIONS}
+    write_json(
+        folder.student / "jupyter_server_config.json",
+        {"ServerApp": {"jpserver_extensions": extensions}},
+    )
+    for path in folder.root.joinpath("config").rglob("*"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+
+
+def copy_course(repo: Path, home: Path, uid: int, gid: int, venv: Path) -> Path:
+    """Copy the course into ``home/course`` for the instructor (kept if already there), with
+    ``.venv`` pointing at the hub's environment so the course's make targets run there."""
+    course = home / "course"
+    if course.exists():
+        return course
+    course.mkdir()
+    for name in COURSE_FILES:
+        source = repo / name
+        if source.is_dir():
+            ignore = shutil.ignore_patterns("__pycache__", "*.egg-info")
+            shutil.copytree(source, course / name, ignore=ignore, copy_function=shutil.copy2)
+        else:
+            shutil.copy2(source, course / name)
+    (course / ".venv").symlink_to(venv)
+    for path in [course, *course.rglob("*")]:
+        os.chown(path, uid, gid, follow_symlinks=False)
+    return course

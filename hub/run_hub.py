@@ -1,0 +1,186 @@
+"""``make hub``: make the class's accounts and folders, start JupyterHub, stop it on Ctrl-C.
+
+    python -m hub.run_hub --students 3 --port 8000 --venv /opt/bpe-course-hub/venv
+
+It prints the address and each account's name and password, then waits. Ctrl-C (or SIGTERM)
+stops the hub, which stops every server and the proxy; anything an account still runs after
+that (a kernel someone detached) is ended by its id, and the command checks that nothing of
+the hub is left. Accounts, homes, the exchange and the course stay for the next start
+(``python -m hub.accounts remove`` deletes the accounts, and asks).
+
+But: one machine, one class, plain HTTP on 127.0.0.1 by default (``--ip 0.0.0.0`` serves a
+room's network; put HTTPS in front for anything wider, as the README says).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from hub import accounts, layout
+from hub.preflight import why_not
+
+REPO = Path(__file__).resolve().parent.parent
+PROXY = REPO / "hub" / "node_modules" / ".bin" / "configurable-http-proxy"
+CONFIG = REPO / "hub" / "jupyterhub_config.py"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def readable_by_others(repo: Path) -> list[str]:
+    """The instructor-only folders of this checkout that other accounts can read."""
+    found = []
+    for name in ("solutions", "autograder", "source"):
+        path, reachable = repo / name, True
+        for part in [*reversed(path.parents), path]:
+            if part.exists() and not part.stat().st_mode & 0o001:
+                reachable = False
+        if reachable and path.exists() and path.stat().st_mode & 0o004:
+            found.append(str(path))
+    return found
+
+
+def prepare(args: argparse.Namespace) -> dict:
+    """Accounts, folders and the settings JSON for hub/jupyterhub_config.py."""
+    folder = layout.HubFolder(args.root)
+    layout.make_state(folder)
+    homes = args.root / "home" if args.homes_inside else None
+    if homes is not None:
+        homes.mkdir(exist_ok=True)
+        homes.chmod(0o755)
+    instructor, students = accounts.class_names(args.prefix, args.students)
+    for name in [instructor, *students]:
+        accounts.ensure_account(name, homes)
+    passwords = accounts.ensure_passwords([instructor, *students], folder.passwords)
+    entry = accounts.pwd.getpwnam(instructor)
+    course_id = layout.course_id_of(REPO)
+    layout.make_exchange(folder, course_id, entry.pw_uid, entry.pw_gid)
+    layout.write_role_settings(folder, course_id)
+    course = layout.copy_course(REPO, Path(entry.pw_dir), entry.pw_uid, entry.pw_gid, args.venv)
+    settings = {
+        "bind_url": f"http://{args.ip}:{args.port}",
+        "hub_port": args.hub_port or free_port(),
+        "proxy_api_port": args.proxy_api_port or free_port(),
+        "proxy": str(PROXY),
+        "venv": str(args.venv),
+        "state": str(folder.state),
+        "exchange": str(folder.exchange),
+        "config_common": str(folder.common),
+        "config_student": str(folder.student),
+        "course_root": str(course),
+        "instructor": instructor,
+        "students": students,
+    }
+    layout.write_json(folder.settings, settings)
+    return {"settings": settings, "passwords": passwords, "folder": folder}
+
+
+def hub_answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/hub/api", timeout=2) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
+def stop(process: subprocess.Popen, uids: set[int]) -> list[int]:
+    """Stop the hub (it stops the servers and the proxy), then end, by id, whatever the
+    class's accounts still run. Returns the ids found left over."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    with contextlib.suppress(ProcessLookupError):  # the proxy, if the hub left it
+        os.killpg(process.pid, signal.SIGKILL)
+    return accounts.stop_processes(uids)
+
+
+def announce(settings: dict, passwords: dict[str, str], url: str) -> None:
+    print(f"\nThe class's hub is up: {url}  (Ctrl-C stops it)\n")
+    print(f"  {'account':<24} password")
+    for name, password in passwords.items():
+        role = "instructor" if name == settings["instructor"] else "student"
+        print(f"  {name:<24} {password}   ({role})")
+    print(f"\nThe instructor's course: {settings['course_root']}")
+    print(f"nbgrader's exchange:     {settings['exchange']}\n", flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--students", type=int, default=3)
+    parser.add_argument("--prefix", default="bpe-", help="every account's name starts with it")
+    parser.add_argument("--root", type=Path, default=Path("/srv/bpe-course-hub"))
+    parser.add_argument("--venv", type=Path, required=True, help="the accounts' environment")
+    parser.add_argument("--ip", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--hub-port", type=int, default=0, help="default: a free port")
+    parser.add_argument("--proxy-api-port", type=int, default=0, help="default: a free port")
+    parser.add_argument("--homes-inside", action="store_true", help="homes in <root>/home")
+    args = parser.parse_args(argv)
+    reason = why_not(os.uname().sysname, os.geteuid(), True)
+    if reason:
+        print(reason, file=sys.stderr)
+        return 1
+    if not PROXY.exists():
+        print(f"no proxy at {PROXY}: run `cd hub && npm ci` (make hub does)", file=sys.stderr)
+        return 1
+    for path in readable_by_others(REPO):
+        print(f"warning: every account can read {path}; run `chmod o-rwx {REPO}`", file=sys.stderr)
+    made = prepare(args)
+    settings, folder = made["settings"], made["folder"]
+    env = dict(os.environ, BPE_HUB_SETTINGS=str(folder.settings))
+    env["PATH"] = str(args.venv / "bin") + os.pathsep + env.get("PATH", "")
+    log = open(folder.state / "jupyterhub.log", "ab")  # noqa: SIM115 - open while the hub runs
+    command = [str(args.venv / "bin" / "jupyterhub"), "-f", str(CONFIG)]
+    process = subprocess.Popen(
+        command, cwd=folder.state, env=env, stdout=log, stderr=subprocess.STDOUT,
+        start_new_session=True,  # Ctrl-C reaches us alone; we stop the hub in order
+    )  # fmt: skip
+    uids = {accounts.pwd.getpwnam(name).pw_uid for name in made["passwords"]}
+    url = f"http://{'127.0.0.1' if args.ip == '0.0.0.0' else args.ip}:{args.port}"
+    stopping = False
+
+    def request_stop(signum, frame) -> None:
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGINT, request_stop)
+    signal.signal(signal.SIGTERM, request_stop)
+    try:
+        deadline = time.monotonic() + 120
+        while not hub_answers(url):
+            if stopping or process.poll() is not None or time.monotonic() > deadline:
+                tail = (folder.state / "jupyterhub.log").read_text()[-3000:]
+                print(f"the hub did not start; the end of its log:\n{tail}", file=sys.stderr)
+                return 1
+            time.sleep(0.3)
+        announce(settings, made["passwords"], url)
+        while not stopping and process.poll() is None:
+            time.sleep(0.3)
+    finally:
+        print("stopping the hub ...", flush=True)
+        left = stop(process, uids)
+        log.close()
+        if left:
+            print(f"ended {len(left)} process(es) the accounts still ran: {left}")
+        print("stopped: no server, kernel or proxy of the hub is running", flush=True)
+    return 0 if process.returncode is not None else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
