@@ -91,7 +91,7 @@ autograde: venv  ## grade submitted/ (STUDENT=a,b for some) on a local Dask clus
 
 regrade: venv  ## after fixing a test (edit source/bpe/, make notebooks): regrade the whole class, report whose grade moved in artifacts/grading/regrade-<time>.csv/.md
 	$(GRADING) -m autograder.grading.regrade --jobs $(JOBS) $(if $(FULL),,--lean) \
-	  $(if $(UNCONFINED),--unconfined,)
+	  $(if $(SCHEDULER),--scheduler $(SCHEDULER),) $(if $(UNCONFINED),--unconfined,)
 
 # nbgrader runs `alembic` from PATH; the feedback preprocessor lives in autograder/.
 NBGRADER := PATH="$(CURDIR)/$(BIN):$$PATH" PYTHONPATH=$(CURDIR) $(BIN)/nbgrader
