@@ -137,7 +137,6 @@ def grade_class(
             prepare_worker(memory_gb)
         else:
             log_path = course_root / RECORDS / "workers.log"
-            log_path.parent.mkdir(parents=True, exist_ok=True)
             client = stack.enter_context(open_cluster(scheduler, jobs, memory_gb, log_path))
             blind = blind_workers(client, course_root)
             if blind:

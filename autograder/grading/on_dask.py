@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from distributed import Client, LocalCluster, WorkerPlugin, as_completed
+from distributed.comm.addressing import parse_address, parse_host_port
 from distributed.scheduler import KilledWorker
 
 from autograder.course import ASSIGNMENT
@@ -93,6 +94,10 @@ def _unreachable(address: str, why: str) -> SystemExit:
 
 def _join(address: str) -> Client:
     try:
+        parse_host_port(parse_address(address)[1])
+    except ValueError:
+        raise _unreachable(address, "not an address like tcp://host:8786") from None
+    try:
         client = Client(address, timeout=CONNECT_SECONDS, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as error:
         why = " ".join(str(error).split()) or type(error).__name__
@@ -120,6 +125,8 @@ def open_cluster(
     if scheduler:
         client = _join(scheduler)
     else:
+        if log_path is not None:
+            log_path.parent.mkdir(parents=True, exist_ok=True)
         cluster = LocalCluster(
             n_workers=max(1, jobs),
             threads_per_worker=1,

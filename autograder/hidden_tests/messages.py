@@ -10,10 +10,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from autograder.hidden_tests.compare import where_gaps, where_problem
-from autograder.hidden_tests.mistakes import diagnose_all
+from autograder.hidden_tests.mistakes import MISTAKES, diagnose_all
 from autograder.hidden_tests.plain import same, to_plain
 
 REPR_LIMIT = 400
+# How a message names what it found; ``named_mistake`` and ``not_written`` read them back.
+_LIKELY = " (likely mistake: {})"
+_NOT_WRITTEN = "{} is not written yet"
 
 
 def call_text(name: str, args: Sequence[Any]) -> str:
@@ -131,7 +134,7 @@ def describe_failures(name: str, failures: Sequence[tuple], total: int) -> list[
     """
     if failures and len(failures) == total and all(_unwritten(got) for *_, got in failures):
         return [
-            f"{name} is not written yet: it raises NotImplementedError on every test input. "
+            _NOT_WRITTEN.format(name) + ": it raises NotImplementedError on every test input. "
             "Replace the stub in its answer cell with your code."
         ]
     named = diagnose_all(name, failures)
@@ -141,7 +144,7 @@ def describe_failures(name: str, failures: Sequence[tuple], total: int) -> list[
     messages = []
     for index, ((args, expected, got), mistake) in enumerate(zip(failures, named)):
         if index == 0:
-            brief = f" (likely mistake: {mistake.name})" if mistake is not None else ""
+            brief = _LIKELY.format(mistake.name) if mistake is not None else ""
             head = (
                 f"{name} is wrong on {len(failures)} of {total} test inputs{brief}. The smallest:"
             )
@@ -153,6 +156,24 @@ def describe_failures(name: str, failures: Sequence[tuple], total: int) -> list[
             lines.append(f"Likely mistake: {mistake.name}. {mistake.advice}")
         messages.append("\n".join(lines))
     return messages
+
+
+def named_mistake(name: str, message: str) -> str | None:
+    """The known mistake of exercise ``name`` that a failure message names, if any.
+
+    >>> named_mistake("merge_pair", "merge_pair is wrong on 2 of 9 test inputs (likely "
+    ...     "mistake: overlapping merges). The smallest: ...")
+    'overlapping merges'
+    """
+    for mistake in MISTAKES.get(name, []):
+        if _LIKELY.format(mistake.name) in message:
+            return mistake.name
+    return None
+
+
+def not_written(name: str, message: str) -> bool:
+    """True when a failure message says the answer is still the released stub."""
+    return message.startswith(_NOT_WRITTEN.format(name))
 
 
 # What to do when every input raises the same error, by the error's type.

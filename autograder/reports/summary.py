@@ -4,7 +4,8 @@
 student's status (``course.Status``), each exercise's score (``—`` in the table, blank in
 ``summary.csv``, where nobody has given one: never 0), the visible tests the kernel and the
 judge saw differently, and notes. ``report`` prints it and writes ``summary.csv`` and
-``scores.png``.
+``scores.png``, then the class's mistakes (``mistakes``: a table, ``mistakes.csv`` and
+``mistakes.png``).
 
 But: it grades nothing and changes no gradebook.
 """
@@ -32,6 +33,7 @@ from autograder.course import (
 )
 from autograder.nbgrader_steps.inspect_submission import Problem
 from autograder.nbgrader_steps.judge_answers import exercises_of
+from autograder.reports import mistakes
 
 OUT = RECORDS
 MAX_NOTES = 6  # per student in the printed table
@@ -262,7 +264,11 @@ def report(course_root: Path, quiet: bool = False) -> list[StudentRow]:
     rows = collect(course_root)
     write_csv(rows, course_root / OUT / "summary.csv")
     plot_distribution(rows, course_root / OUT / "scores.png")
+    # The class's view of what went wrong, from the same verdicts.
+    mistake_table = mistakes.report(course_root, _load_json(course_root / VERDICTS_RECORD))
     if not quiet:
         print(format_table(rows))
-        print(f"wrote {OUT / 'summary.csv'} and {OUT / 'scores.png'}")
+        print("\n" + mistake_table)
+        written = ("summary.csv", "scores.png", "mistakes.csv", "mistakes.png")
+        print(f"wrote {', '.join(str(OUT / name) for name in written)}")
     return rows

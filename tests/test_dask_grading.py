@@ -1,0 +1,242 @@
+"""Grading a class on a real Dask cluster, and the class's mistakes at a glance.
+
+A scheduler and two workers are started as separate programs (``dask scheduler``,
+``dask worker``) talking TCP on 127.0.0.1, with their files in a temporary folder; they are
+stopped by process group in the fixture's teardown. The class is the catalogue class of
+``tests.support.catalogue``: a student per row of known-wrong answers (``wrong-<j>`` makes
+the j-th catalogued mistake of every exercise that has one), ``wrong-0`` twice, a student
+whose ``merge_pair`` fails in no catalogued way and an untouched stub of notebook 1.
+
+Two copies of the class are graded: one by ``grade_class --in-process`` (one process, no
+Dask), the other by ``grade_class --scheduler ADDRESS`` while the test kills one worker
+process as soon as it is running a student's task. Every student must then have exactly one
+set of grades, each cell scored as in the one-process run; and ``mistakes.csv`` must count
+every catalogued mistake as often as it was submitted.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import ROOT
+from tests.support.catalogue import CORRECT, WRONG
+from tests.support.dask_programs import Cluster, dask_cluster
+
+pytestmark = pytest.mark.nbgrader
+
+NB1 = "01_bpe_by_hand.ipynb"
+ODD_MERGE = "def merge_pair(symbols, pair):\n    return tuple(reversed(symbols))\n"
+GRADING = [sys.executable, "-m", "autograder.grading.grade_class", "--lean", "--no-progress"]
+ENV = dict(os.environ, PYTHONPATH=str(ROOT))  # the grading code, from this repository
+
+
+def _exercise_notebooks(release: Path) -> dict[str, str]:
+    import nbformat
+
+    from tests.support.synthetic import answer_cells
+
+    return {
+        name: path.name
+        for path in sorted(release.glob("*.ipynb"))
+        for name in answer_cells(nbformat.read(path, as_version=4))
+    }
+
+
+def write_catalogue_class(root: Path) -> dict[str, dict[str, str]]:
+    """The catalogue class; returns each student's wrong answers, {exercise: mistake}."""
+    from tests.support.synthetic import write_submission
+
+    where = _exercise_notebooks(root / "release" / "bpe")
+    correct = {name: next(iter(answers.values())) for name, answers in CORRECT.items()}
+    made: dict[str, dict[str, str]] = {}
+    for j in range(max(len(found) for found in WRONG.values())):
+        wrong = {name: list(found)[j] for name, found in WRONG.items() if j < len(found)}
+        books = sorted({where[name] for name in wrong})  # only the notebooks that hold them
+        answers = {n: WRONG[n][wrong[n]] if n in wrong else correct[n] for n in where}
+        answers = {n: source for n, source in answers.items() if where[n] in books}
+        for student in [f"wrong-{j}", *(["wrong-0-again"] if j == 0 else [])]:
+            write_submission(root, student, answers, books)
+            made[student] = wrong
+    odd = {n: correct[n] for n in ("pair_counts", "merge_pair")} | {"merge_pair": ODD_MERGE}
+    write_submission(root, "odd", odd, [NB1])
+    made["odd"] = {}
+    write_submission(root, "stub", {}, [NB1])
+    made["stub"] = {}
+    return made
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    """A scheduler and two one-thread workers, each its own program."""
+    with dask_cluster(tmp_path_factory.mktemp("dask"), workers=2) as running:
+        yield running
+
+
+def _wait_for(check: Callable[[], Any], what: str, seconds: float = 60.0) -> Any:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = check()
+        if found:
+            return found
+        time.sleep(0.1)
+    raise AssertionError(f"waited {seconds:g} s for {what}")
+
+
+def _running_student(client: Any) -> tuple[str, str] | None:
+    """(worker address, key) of a grading task some worker is running now, else None."""
+
+    def executing(dask_worker: Any) -> list[str]:
+        return [str(ts.key) for ts in dask_worker.state.executing]
+
+    for address, keys in client.run(executing).items():
+        for key in keys:
+            if key.startswith("grade-"):
+                return address, key
+    return None
+
+
+def _kill_a_busy_worker(address: str, grading: subprocess.Popen) -> str:
+    """Wait until a worker runs a student's task, SIGKILL that worker process; its key."""
+    from distributed import Client
+
+    with Client(address, timeout=10, set_as_default=False) as client:
+        client.wait_for_workers(2, timeout=60)
+        busy = _wait_for(
+            lambda: grading.poll() is None and _running_student(client),
+            "a worker running a student's task",
+            seconds=120,
+        )
+        worker, key = busy
+        pid = client.run(os.getpid, workers=[worker])[worker]
+        os.kill(pid, signal.SIGKILL)
+        assert grading.poll() is None, "grading ended before the worker was killed"
+        return key
+
+
+@pytest.fixture(scope="module")
+def graded(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> tuple:
+    from tests.support.scratch_course import make_scratch_course
+
+    base = tmp_path_factory.mktemp("classes")
+    alone = make_scratch_course(base / "alone")
+    made = write_catalogue_class(alone)
+    on_dask = base / "on_dask"
+    shutil.copytree(alone, on_dask, symlinks=True)
+
+    baseline = [*GRADING, "--root", str(alone), "--in-process"]
+    subprocess.run(baseline, check=True, cwd=alone, env=ENV, capture_output=True)
+    log_path = base / "grading.log"
+    with open(log_path, "w") as log:
+        grading = subprocess.Popen(
+            [*GRADING, "--root", str(on_dask), "--scheduler", cluster.address],
+            cwd=on_dask,
+            env=ENV,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            killed = _kill_a_busy_worker(cluster.address, grading)
+            code = grading.wait(timeout=600)
+        finally:
+            if grading.poll() is None:
+                grading.kill()
+                grading.wait()
+    output = log_path.read_text()
+    assert code == 0, output
+    return alone, on_dask, made, killed, output
+
+
+def _cell_scores(root: Path) -> list[tuple[str, str, str, float | None]]:
+    """Every (student, notebook, cell, automatic score) row in the gradebook."""
+    with sqlite3.connect(root / "gradebook.db") as db:
+        return sorted(
+            db.execute(
+                "SELECT sa.student_id, n.name, c.name, g.auto_score FROM grade g"
+                " JOIN base_cell c ON g.cell_id = c.id JOIN notebook n ON c.notebook_id = n.id"
+                " JOIN submitted_notebook sn ON g.notebook_id = sn.id"
+                " JOIN submitted_assignment sa ON sn.assignment_id = sa.id"
+            ),
+            key=lambda row: (row[0], row[1], row[2]),
+        )
+
+
+def test_a_killed_worker_costs_nothing(graded: tuple) -> None:
+    alone, on_dask, made, killed, output = graded
+    student = killed.removeprefix("grade-").rsplit("-", 1)[0]
+    assert student in made
+    baseline, cluster = _cell_scores(alone), _cell_scores(on_dask)
+    with sqlite3.connect(on_dask / "gradebook.db") as db:
+        submissions = dict(
+            db.execute("SELECT student_id, COUNT(*) FROM submitted_assignment GROUP BY student_id")
+        )
+    assert submissions == dict.fromkeys(made, 1), "every student graded exactly once"
+    cells = [row[:3] for row in cluster]
+    assert len(cells) == len(set(cells)), "one grade per student and test cell"
+    assert {row[0] for row in cluster} == set(made)
+    assert cluster == baseline, f"the cluster's scores differ from one process's ({killed})"
+    assert f"graded {len(made)} submission(s)" in output and "on the Dask cluster at" in output
+    results = json.loads((on_dask / "artifacts" / "grading" / "results.json").read_text())
+    assert all(r["graded"] and r["jailed"] for r in results), results
+
+
+def test_an_unreachable_scheduler_is_one_line_and_writes_nothing(tmp_path: Path) -> None:
+    import socket
+
+    (tmp_path / "submitted" / "ada" / "bpe").mkdir(parents=True)
+    (tmp_path / "nbgrader_config.py").write_text((ROOT / "nbgrader_config.py").read_text())
+    with socket.socket() as taken:  # a port nothing listens on: bound, never listening
+        taken.bind(("127.0.0.1", 0))
+        address = f"tcp://127.0.0.1:{taken.getsockname()[1]}"
+        start = time.monotonic()
+        done = subprocess.run(
+            [*GRADING, "--root", str(tmp_path), "--scheduler", address],
+            cwd=tmp_path,
+            env=ENV,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        seconds = time.monotonic() - start
+    said = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
+    assert done.returncode != 0
+    assert len(said) == 1 and address in said[0] and "cannot reach" in said[0], said
+    assert seconds < 30, f"took {seconds:.0f} s to give up"
+    left = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*"))
+    assert left == ["nbgrader_config.py", "submitted", "submitted/ada", "submitted/ada/bpe"]
+
+
+def test_mistakes_count_each_catalogued_mistake_as_submitted(graded: tuple) -> None:
+    _, on_dask, made, _, output = graded
+    expected: dict[tuple[str, str], set[str]] = {}
+    for student, wrong in made.items():
+        for exercise, mistake in wrong.items():
+            expected.setdefault((exercise, mistake), set()).add(student)
+    with open(on_dask / "artifacts" / "grading" / "mistakes.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    named = {
+        (r["exercise"], r["mistake"]): set(r["students"].split())
+        for r in rows
+        if r["kind"] == "named"
+    }
+    assert named == expected
+    for row in rows:
+        assert int(row["count"]) == len(row["students"].split())
+    unnamed = {(r["exercise"], r["kind"]): set(r["students"].split()) for r in rows}
+    assert "odd" in unnamed["merge_pair", "unexplained"]
+    assert unnamed["pair_counts", "not written"] >= {"stub"}
+    figure = on_dask / "artifacts" / "grading" / "mistakes.png"
+    assert figure.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "mistakes" in output and "ties broken by the largest pair" in output
