@@ -5,15 +5,16 @@ student): ``a-honest`` and ``z-honest`` (correct answers, graded before and afte
 attacker), ``m-attacker`` and ``q-linker``. The attacker's answer cell starts a process in a
 session of its own that, for 20 s, kills every honest student's kernel it can see, plants an
 IPython startup file in every honest student's fresh home, and overwrites the honest students'
-submitted and autograded notebooks; the cell also links names of later notebooks to the
-gradebook in its working folder, prints 300 KB, asks for the reference's source, and (in the
-sandbox only) forks until it cannot. The linker's submission holds a notes file linked to the
-reference and a notebook linked to an honest student's.
+submitted and autograded notebooks, noting each success in a file beside the course. The cell
+also links the name of its next notebook to the course's ``grades.csv``, fills its home 5 MB
+at a time up to 100 MB, prints 300 KB, asks for the reference's source, and forks up to 400
+processes. The linker's submission holds a notes file linked to the reference and a notebook
+linked to an honest student's.
 
 In the sandbox: the honest students keep full marks and their files, the gradebook is whole,
 the attacker earns nothing, no process of theirs survives, the linker is refused for a
 person, and no feedback page shows a hidden test or the reference. The same class graded
-with ``unconfined=True`` shows the attack working, so the test can fail.
+with ``unconfined=True`` shows each attack working, so each check can fail.
 """
 
 from __future__ import annotations
@@ -47,6 +48,12 @@ import os, subprocess, sys
 ROOT = {root!r}
 LATER = """
 import glob, os, signal, time
+def done(what):  # evidence for the test, in a folder the sandbox does not show
+    try:
+        with open(EVIDENCE, "a") as out:
+            out.write(what + "\\\\n")
+    except OSError:
+        pass
 end = time.time() + 20
 while time.time() < end:
     for home in glob.glob("/tmp/grading-home-*honest*"):
@@ -55,6 +62,7 @@ while time.time() < end:
             os.makedirs(startup, exist_ok=True)
             with open(os.path.join(startup, "00-blank.py"), "w") as out:
                 out.write("raise SystemExit")
+            done("planted")
         except OSError:
             pass
     for pid in filter(str.isdigit, os.listdir("/proc")):
@@ -64,23 +72,37 @@ while time.time() < end:
             homes = (b"HOME=/tmp/grading-home-a-honest", b"HOME=/tmp/grading-home-z-honest")
             if any(home in env for home in homes) and b"ipykernel" in cmd:
                 os.kill(int(pid), signal.SIGKILL)
+                done("killed")
         except (OSError, ValueError):
             pass
     for path in glob.glob(os.path.join(ROOT, "*", "*honest", "bpe", "*.ipynb")):
         try:
             with open(path, "w") as out:
                 out.write("{{}}")
+            done("overwrote")
         except OSError:
             pass
     time.sleep(0.2)
 """
-subprocess.Popen([sys.executable, "-c", f"ROOT = {{ROOT!r}}" + LATER, "{mark}"],
-                 start_new_session=True)
-for name in ("02_encoding_by_rank.ipynb", "04_making_it_fast.ipynb"):
-    try:
-        os.symlink(os.path.join(ROOT, "gradebook.db"), name)
-    except OSError:
-        pass
+START = f"ROOT, EVIDENCE = {{ROOT!r}}, {evidence!r}"
+subprocess.Popen([sys.executable, "-c", START + LATER, "{mark}"], start_new_session=True)
+try:  # nbgrader writes the next notebook here: through a link, into the course's files?
+    os.remove("02_encoding_by_rank.ipynb")
+except OSError:
+    pass
+try:
+    os.symlink(os.path.join(ROOT, "grades.csv"), "02_encoding_by_rank.ipynb")
+except OSError:
+    pass
+filled = 0  # the home, 5 MB at a time: is there a floor to the disk?
+try:
+    while filled < 100:
+        with open(os.path.expanduser(f"~/fill-{{filled}}"), "wb") as out:
+            out.write(bytes(5 * 2**20))
+        filled += 5
+except OSError:
+    pass
+print(f"filled {{filled}} MB")
 try:
     import inspect
     import solutions
@@ -119,12 +141,26 @@ def _forge(lines):  # every later cell, tests included, shows 'ok' and raises no
 get_ipython().input_transformers_post.append(_forge)
 """
 BOMB = """
-FORK = "import os, time\\nn = 0\\ntry:\\n    while n < 5000:\\n        if os.fork() == 0:\\n"
+FORK = "import os, time\\nn = 0\\ntry:\\n    while n < 400:\\n        if os.fork() == 0:\\n"
 FORK += "            time.sleep(2)\\n            os._exit(0)\\n        n += 1\\nexcept OSError:\\n"
 FORK += "    pass\\nprint(n)"
 bomb = subprocess.run([sys.executable, "-c", FORK], capture_output=True, text=True, timeout=30)
 print("forked", bomb.stdout.strip())
 """
+
+
+GRADES = "student_id,total\nsomeone,21 SECRET-GRADES\n"
+
+
+def _evidence(root: Path) -> Path:
+    """What the attacker's detached process managed, written beside (not in) the course."""
+    return root.parent / "evidence.txt"
+
+
+def _attacker_output(root: Path, word: str) -> int:
+    """The number the attacker's cells printed after ``word`` (as in ``forked 63``)."""
+    notebook = root / "autograded" / "m-attacker" / "bpe" / "01_bpe_by_hand.ipynb"
+    return int(notebook.read_text().split(f"{word} ")[1].split(" ")[0].split("\\n")[0])
 
 
 def _digest(folder: Path) -> dict[str, str]:
@@ -142,15 +178,15 @@ def _survivors() -> list[int]:
     return found
 
 
-def _make_class(root: Path, confined: bool) -> dict[str, dict[str, str]]:
+def _make_class(root: Path) -> dict[str, dict[str, str]]:
     good = {name: next(iter(answers.values())) for name, answers in CORRECT.items()}
-    (root / "grades.csv").write_text("student_id,total\nsomeone,21 SECRET-GRADES\n")
+    (root / "grades.csv").write_text(GRADES)
     for student in HONEST:
         write_submission(root, student, good)
-    attack = ATTACK.format(root=str(root), mark=MARK)
-    second = SECOND.format(bomb=BOMB if confined else "")
-    answers = {"pair_counts": attack, "merge_pair": second}
-    write_submission(root, "m-attacker", answers, ["01_bpe_by_hand.ipynb"])
+    attack = ATTACK.format(root=str(root), mark=MARK, evidence=str(_evidence(root)))
+    answers = {"pair_counts": attack, "merge_pair": SECOND.format(bomb=BOMB)}
+    attacker = ["01_bpe_by_hand.ipynb", "02_encoding_by_rank.ipynb"]  # 02 left unanswered
+    write_submission(root, "m-attacker", answers, attacker)
     two = {k: good[k] for k in ("train_bpe", "encode_bpe")}
     linker = write_submission(root, "q-linker", two, ["02_encoding_by_rank.ipynb"])
     (linker / "notes.txt").symlink_to(ROOT / "solutions" / "bpe.py")
@@ -173,7 +209,7 @@ def _grade(root: Path, confined: bool) -> dict:
 @pytest.fixture(scope="module")
 def sandboxed(tmp_path_factory: pytest.TempPathFactory) -> dict:
     root = make_scratch_course(tmp_path_factory.mktemp("hostile"))
-    before = _make_class(root, confined=True)
+    before = _make_class(root)
     graded = _grade(root, confined=True)
     time.sleep(1)
     graded.update(root=root, before=before, survivors=_survivors())
@@ -205,10 +241,11 @@ def test_the_attacker_earns_nothing_and_leaves_nothing_running(sandboxed) -> Non
     assert "<script" not in outputs  # HTML and script outputs are kept as text only
     log = sandboxed["root"] / "artifacts" / "grading" / "workers.log"
     assert not log.exists() or log.stat().st_size < 2**20  # no inherited file to write to
-    assert "forked " in text  # the fork loop ran into the cap ...
-    forked = int(text.split("forked ")[1].split("\\n")[0])
-    assert forked < 300  # ... at the process cap, far below its 5,000
+    assert _attacker_output(sandboxed["root"], "forked") < 300  # the cap, not its 400
+    assert _attacker_output(sandboxed["root"], "filled") <= 64  # its home holds 64 MB
     assert notebook.stat().st_size < 200_000  # 300 KB printed, at most 20 KB kept per cell
+    assert (sandboxed["root"] / "grades.csv").read_text() == GRADES  # not written through a link
+    assert not _evidence(sandboxed["root"]).exists()  # nor anything outside the sandbox
 
 
 def test_a_submission_with_links_is_refused_for_a_person(sandboxed) -> None:
@@ -244,7 +281,7 @@ def test_no_feedback_shows_a_hidden_test_or_the_reference(sandboxed) -> None:
 def test_unconfined_the_same_attack_works(tmp_path: Path) -> None:
     """The control: without the sandbox the attacker reaches the honest students."""
     root = make_scratch_course(tmp_path / "course")
-    before = _make_class(root, confined=False)
+    before = _make_class(root)
     try:
         graded = _grade(root, confined=False)
         time.sleep(1)
@@ -261,3 +298,11 @@ def test_unconfined_the_same_attack_works(tmp_path: Path) -> None:
     outputs = json.dumps([c.get("outputs", []) for c in json.loads(notebook.read_text())["cells"]])
     assert "no reference:" not in outputs and "no grades:" not in outputs
     assert "SECRET-GRADES" in outputs
+    # Each attack the sandbox stops, one by one: the detached process reached the honest
+    # students' homes, kernels and notebooks; nbgrader wrote through the planted link; the
+    # fork loop and the home had no floor.
+    evidence = set(_evidence(root).read_text().split())
+    assert evidence == {"planted", "killed", "overwrote"}, evidence
+    assert (root / "grades.csv").read_text() != GRADES
+    assert _attacker_output(root, "forked") == 400
+    assert _attacker_output(root, "filled") == 100

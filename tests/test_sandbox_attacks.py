@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import time
 from pathlib import Path
 
@@ -101,7 +102,57 @@ def test_a_fork_bomb_is_contained_and_others_are_verified() -> None:
     assert _honest_ok(outcomes)
 
 
+FORKS = """
+import os, time
+forked = 0
+try:
+    while forked < 400:
+        if os.fork() == 0:
+            time.sleep(2)
+            os._exit(0)
+        forked += 1
+except OSError:
+    pass
+def pair_counts(words):
+    return {{("forked", str(forked)): 1}}
+"""
+
+
+@pytest.mark.parametrize("confined", [True, False])
+def test_forks_stop_at_the_cap(confined: bool, monkeypatch) -> None:
+    monkeypatch.setattr(sandbox, "confined", lambda: confined)
+    (got,) = _run(FORKS.format(), seconds=10)["pair_counts"]["core"]
+    ((key, _),) = got.value.items()
+    forked = int(key[1])
+    assert forked < 64 if confined else forked == 400  # unconfined, nothing stops it
+
+
+KILL = """
+import os, signal
+try:
+    os.kill({pid}, signal.SIGKILL)
+except OSError:
+    pass
+def pair_counts(words):
+    return {{}}
+"""
+
+
+@pytest.mark.parametrize("confined", [True, False])
+def test_a_process_outside_cannot_be_killed(confined: bool, monkeypatch) -> None:
+    monkeypatch.setattr(sandbox, "confined", lambda: confined)
+    bystander = subprocess.Popen(["sleep", "60"])
+    try:
+        assert _honest_ok(_run(KILL.format(pid=bystander.pid)))
+        time.sleep(0.2)
+        assert (bystander.poll() is None) is confined  # unconfined, it is gone
+    finally:
+        bystander.kill()
+        bystander.wait()
+
+
 def test_killing_the_parent_or_everyone_reaches_no_one() -> None:
+    """Run in the sandbox only: unconfined, as root, kill(-1) would end this machine's tests."""
     attack = (
         "import os, signal\n"
         "for target in (os.getppid(), 1, -1):\n"

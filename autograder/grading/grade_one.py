@@ -32,7 +32,7 @@ from autograder.course import ASSIGNMENT, CODE_ROOT, RECORDS
 from autograder.grading.gradebook_rows import flag_ungraded, judged_scores_kept, student_rows
 from autograder.isolation import bwrap
 from autograder.isolation.kernel_home import student_home
-from autograder.isolation.kernel_spec import jail_kernels
+from autograder.isolation.kernel_spec import KERNEL_PROCESSES, jail_kernels
 from autograder.nbgrader_steps.inspect_submission import (
     Problem,
     has_graded_cells,
@@ -43,7 +43,6 @@ from autograder.nbgrader_steps.inspect_submission import (
 from autograder.nbgrader_steps.lean_lessons import RestoreLessonCells, TrimLessonCells
 
 DEFAULT_MEMORY_GB = 4.0
-KERNEL_PROCESSES = 256  # tasks (threads count) of one student's kernels; a fork bomb stops here
 # Libraries in the kernels should not start a thread per core each: the workers already
 # use every core.
 _ONE_THREAD = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "RAYON_NUM_THREADS")

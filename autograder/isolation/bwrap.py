@@ -3,8 +3,9 @@
 ``Sandbox(...).command(argv)`` wraps a command in ``bwrap``: a throwaway uid (65534), its own
 user, PID, network, IPC and mount namespaces (everything it starts dies with it), and a view
 of the machine that holds only the operating system (its secrets blanked), the folders named
-visible (read-only), a private ``/tmp`` and the folders named writable. ``process_cap`` puts
-a process and all it starts under a pids cgroup.
+visible (read-only), and a private ``/tmp`` and scratch folders, capped, in memory.
+``max_processes`` caps its tasks from inside (for an instructor who is not root);
+``process_cap`` puts a process and all it starts under a pids cgroup (for root).
 
 But: memory and file sizes are ``setrlimit``'s job (the callers set them), and where bubblewrap
 or the cgroup cannot be had this module only says so: the callers decide whether to go on.
@@ -43,13 +44,16 @@ _ETC_SECRET_DIRS = ("/etc/ssh", "/etc/ssl/private", "/etc/sudoers.d")
 @dataclass(frozen=True)
 class Sandbox:
     """What a sandboxed command sees: the operating system and ``visible``, read-only; a
-    private ``/tmp``, ``writable`` and ``scratch``; nothing else of the machine."""
+    private ``/tmp`` and ``scratch`` folders (64 MB each, in memory, with ``pinned``
+    files inside read-only); ``writable`` folders; nothing else of the machine."""
 
     visible: tuple[Path, ...] = ()  # folders shown read-only (Python, the course library)
     blank: tuple[Path, ...] = ()  # files inside those that appear empty
-    writable: tuple[Path, ...] = ()  # folders bound read-write (a student's fresh home)
     scratch: tuple[Path, ...] = ()  # folders replaced by an empty writable tmpfs
+    pinned: tuple[Path, ...] = ()  # files shown read-only inside a scratch folder
+    writable: tuple[Path, ...] = ()  # folders bound read-write, inside a scratch one or not
     cwd: Path | None = None
+    max_processes: int | None = None  # tasks (threads count) the sandbox may hold at once
 
     def command(self, argv: Sequence[str]) -> list[str]:
         """``argv`` run inside the sandbox (``bwrap`` must be on PATH)."""
@@ -72,13 +76,24 @@ class Sandbox:
             out += ["--ro-bind", str(folder), str(folder)]
         for path in self.blank:
             out += ["--ro-bind", "/dev/null", str(path)]
-        for folder in self.writable:
-            out += ["--bind", str(folder), str(folder)]
         for folder in self.scratch:
             out += ["--size", str(SCRATCH_BYTES), "--tmpfs", str(folder)]
+        for path in self.pinned:
+            out += ["--ro-bind", str(path), str(path)]
+        for folder in self.writable:
+            out += ["--bind", str(folder), str(folder)]
         if self.cwd is not None:
             out += ["--chdir", str(self.cwd)]
-        return [*out, "--", *argv]
+        return [*out, "--", *self._process_limit(), *argv]
+
+    def _process_limit(self) -> list[str]:
+        """An RLIMIT_NPROC set inside the sandbox's own user namespace counts only the
+        sandbox's tasks, so it caps them where no cgroup can be had (an instructor who is not
+        root). Run by root the kernel does not enforce it: :func:`process_cap` does that job."""
+        if self.max_processes is None:
+            return []
+        limit = f"--nproc={self.max_processes}:{self.max_processes}"
+        return [shutil.which("prlimit") or "/usr/bin/prlimit", limit, "--"]
 
 
 def python_and_library() -> tuple[Path, ...]:

@@ -42,6 +42,11 @@ def _folders(home: Path) -> dict[str, Path]:
     }
 
 
+def runtime_folder(home: Path) -> Path:
+    """Where the kernels of ``home`` put their connection files and sockets."""
+    return _folders(home)["JUPYTER_RUNTIME_DIR"]
+
+
 def _matplotlib_cache() -> Path:
     if os.environ.get("MPLCONFIGDIR"):
         return Path(os.environ["MPLCONFIGDIR"])

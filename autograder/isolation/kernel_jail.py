@@ -30,9 +30,12 @@ def main() -> None:
         except OSError as error:
             print(f"kernel_jail: no process cap ({error})", file=sys.stderr)
     connection = os.path.abspath(sys.argv[1])
-    # The connection file may sit in the real /tmp, which the sandbox replaces: show it alone.
-    prefix = [*spec["prefix"][:-1], "--ro-bind", connection, connection, "--"]
-    command = [*prefix, sys.executable, "-m", "ipykernel_launcher", "-f", connection]
+    # The connection file may sit in the real /tmp, which the sandbox replaces: show it alone
+    # (among bwrap's options, before the "--" that ends them).
+    prefix = spec["prefix"]
+    end = prefix.index("--")
+    shown = [*prefix[:end], "--ro-bind", connection, connection, *prefix[end:]]
+    command = [*shown, sys.executable, "-m", "ipykernel_launcher", "-f", connection]
     # In its own PID namespace the kernel's parent is PID 1, which ipykernel takes for a dead
     # parent when told to watch one; bwrap --die-with-parent does that job instead.
     os.environ.pop("JPY_PARENT_PID", None)

@@ -2,8 +2,9 @@
 
 ``jail_kernels`` writes a kernelspec whose command is ``kernel_jail.py`` and puts in
 ``GRADING_JAIL`` the sandbox the kernel runs in: of the machine only the operating system,
-Python and the course library, read-only, and the student's fresh home and an empty scratch
-folder (its working folder), writable. The course folder is not there at all.
+Python and the course library, read-only; a home and a working folder, each an empty 64 MB
+folder in memory, with the files of the student's fresh home shown read-only in the first. The
+course folder is not there at all.
 
 But: where bubblewrap is missing the kernels are not started in it; the caller decides
 whether to grade unconfined (``grade_class --unconfined``).
@@ -20,8 +21,10 @@ from typing import Any
 from autograder.course import RECORDS
 from autograder.isolation import bwrap
 from autograder.isolation.bwrap import Sandbox, python_and_library
+from autograder.isolation.kernel_home import runtime_folder
 
 JAIL_KERNEL = "python3-jailed"
+KERNEL_PROCESSES = 256  # tasks (threads count) of one student's kernels; a fork bomb stops here
 
 
 def jail_available() -> bool:
@@ -38,7 +41,7 @@ def jail_kernels(
     cap: Path | None = None,
 ) -> bool:
     """Make nbgrader start this student's kernels in the sandbox; False where the machine
-    cannot. ``home``: the student's fresh home (writable); ``cap``: the process cap's
+    cannot. ``home``: the student's fresh home (its files are shown); ``cap``: the process cap's
     ``cgroup.procs``."""
     if not jail_available():
         os.environ.pop("GRADING_JAIL", None)
@@ -62,9 +65,14 @@ def jail_kernels(
     own = course_root.resolve() / "autograded" / student / assignment
     sandbox = Sandbox(
         visible=python_and_library(),  # of the course, only the library the lessons import
-        writable=(home,),
-        scratch=(own,),  # the kernel's working folder: empty, and gone when it ends
+        # Its working folder and its home are capped in-memory folders, gone when it ends;
+        # of the home prepared on disk, only the files the grader wrote show, read-only.
+        scratch=(own, home),
+        pinned=tuple(sorted(p for p in home.rglob("*") if p.is_file())),
+        # The kernel's sockets are files in the runtime folder: the grader must see them.
+        writable=(runtime_folder(home),),
         cwd=own,
+        max_processes=KERNEL_PROCESSES,
     )
     jail = {"prefix": sandbox.command([]), "cap": str(cap) if cap else None}
     os.environ["GRADING_JAIL"] = json.dumps(jail)

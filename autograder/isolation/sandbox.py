@@ -71,6 +71,7 @@ def _answer_sandbox() -> Sandbox:
         visible=visible,
         blank=tuple(p for p in [*engine, *compiled] if p.is_file()),
         cwd=Path("/tmp"),
+        max_processes=_MAX_PROCESSES,
     )
 
 

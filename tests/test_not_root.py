@@ -1,0 +1,150 @@
+"""An instructor who is not root grades in the same sandbox: bubblewrap's user namespace.
+
+On a JupyterHub the instructor is an ordinary account: no cgroup to write, so the process cap
+comes from an RLIMIT_NPROC set inside the sandbox's own user namespace. The test grades a
+class of two (an honest student and one whose answer forks up to 400 processes) as uid 54321
+with ``grade_class`` on 2 workers, and finds the kernels jailed, the fork loop stopped at the
+cap, the honest student at full marks, and no process of that uid left.
+
+This machine's Python lives under ``/root`` (mode 700), which another account cannot reach:
+the test shows it to the instructor through a private mount namespace (util-linux's
+``unshare``), as a Python installed for everyone would be.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from autograder.isolation import bwrap
+from autograder.reports import summary
+from tests.conftest import ROOT
+from tests.support.catalogue import CORRECT
+from tests.support.scratch_course import make_scratch_course
+from tests.support.synthetic import write_submission
+
+
+def _closed_folders() -> list[Path]:
+    """Folders on the way to this Python that other accounts cannot pass through."""
+    python_home = Path(sys.base_prefix).resolve()
+    return [p for p in python_home.parents if not p.stat().st_mode & 0o001]
+
+
+INSTRUCTOR = 54321  # an account that owns nothing on this machine
+pytestmark = [
+    pytest.mark.nbgrader,
+    pytest.mark.skipif(os.geteuid() != 0, reason="needs root to become another account"),
+    pytest.mark.skipif(not bwrap.available(), reason="bubblewrap is missing"),
+    pytest.mark.skipif(not shutil.which("unshare"), reason="util-linux's unshare is missing"),
+    pytest.mark.skipif(len(_closed_folders()) > 1, reason="Python is behind two closed folders"),
+]
+FORKS = """import os, time
+forked = 0
+try:
+    while forked < 400:
+        if os.fork() == 0:
+            time.sleep(2)
+            os._exit(0)
+        forked += 1
+except OSError:
+    pass
+print(f"forked {forked} ")
+"""
+
+
+def _as_instructor(command: list[str], cwd: Path, home: Path) -> subprocess.CompletedProcess:
+    """``command`` run as INSTRUCTOR, with this Python's folders open to it."""
+    python_home = Path(sys.base_prefix).resolve()
+    steps = []
+    for folder in _closed_folders():  # an open stand-in holding only the way to Python
+        inner = folder / python_home.relative_to(folder).parts[0]
+        keep = home.parent / "python-way"
+        keep.mkdir()
+        steps += [
+            f"mount --bind {inner} {keep}",
+            f"mount -t tmpfs -o mode=755,size=1m tmpfs {folder}",
+            f"mkdir {inner}",
+            f"mount --bind {keep} {inner}",
+        ]
+    user = ["setpriv", f"--reuid={INSTRUCTOR}", f"--regid={INSTRUCTOR}", "--clear-groups"]
+    # A clean environment: the suite's own (MPLCONFIGDIR, JUPYTER_*) points at root's folders.
+    env = ["env", "-i", f"HOME={home}", f"PYTHONPATH={ROOT}", "LANG=C.UTF-8"]
+    env += [f"PATH={Path(sys.executable).parent}:/usr/bin:/bin"]
+    script = " && ".join([*steps, "exec " + " ".join([*user, *env, *command])])
+    return subprocess.run(
+        ["unshare", "--mount", "--propagation", "private", "sh", "-c", script],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def _processes_of(uid: int) -> list[str]:
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if Path(f"/proc/{pid}").stat().st_uid == uid:
+                found.append(
+                    Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+                )
+        except OSError:
+            continue
+    return found
+
+
+def _left_after(seconds: float, uid: int) -> list[str]:
+    """The processes of ``uid`` still there ``seconds`` after grading ended."""
+    end = time.monotonic() + seconds
+    while (left := _processes_of(uid)) and time.monotonic() < end:
+        time.sleep(0.1)
+    return left
+
+
+@pytest.fixture
+def open_tmp() -> Iterator[Path]:
+    """A folder the instructor's account can reach (pytest's own are root's alone)."""
+    folder = Path(tempfile.mkdtemp(prefix="bpe-not-root-"))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_an_instructor_who_is_not_root_grades_in_the_sandbox(open_tmp: Path) -> None:
+    tmp_path = open_tmp
+    root = make_scratch_course(tmp_path / "course")
+    good = {name: next(iter(answers.values())) for name, answers in CORRECT.items()}
+    first = {k: good[k] for k in ("pair_counts", "merge_pair")}
+    notebook = ["01_bpe_by_hand.ipynb"]
+    write_submission(root, "honest", first, notebook)
+    write_submission(
+        root, "forker", {**first, "pair_counts": FORKS + good["pair_counts"]}, notebook
+    )
+    home = tmp_path / "home"
+    home.mkdir()
+    subprocess.run(["chown", "-R", f"{INSTRUCTOR}:{INSTRUCTOR}", str(tmp_path)], check=True)
+
+    command = [sys.executable, "-m", "autograder.grading.grade_class", "--jobs", "2", "--lean"]
+    done = _as_instructor([*command, "--no-progress"], root, home)
+    left = _left_after(5, INSTRUCTOR)
+    assert done.returncode == 0, done.stderr[-2000:]
+
+    record = json.loads((root / "artifacts" / "grading" / "results.json").read_text())
+    assert all(result["jailed"] for result in record), [r["problems"] for r in record]
+    rows = {row.student: row for row in summary.report(root, quiet=True)}
+    assert rows["honest"].scores["pair_counts"] == 3 and rows["honest"].scores["merge_pair"] == 3
+    assert rows["forker"].scores["pair_counts"] == 3  # its answer is right, forks aside
+    text = (root / "autograded" / "forker" / "bpe" / "01_bpe_by_hand.ipynb").read_text()
+    forked = int(text.split("forked ")[1].split(" ")[0])
+    assert forked < 300  # the cap (256 tasks, the kernel's own threads included), not 400
+    assert left == [], f"processes of the instructor's account left running: {left}"
