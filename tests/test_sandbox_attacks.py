@@ -73,7 +73,8 @@ def test_a_detached_process_does_not_outlive_the_run(confined: bool, monkeypatch
 
 PEEK = """
 import os
-PATHS = ("solutions/bpe.py", "source", ".git", "bpe_course/display.py")
+PATHS = ("solutions/bpe.py", "source", ".git", "autograder/hidden_tests/cases.py",
+         ".grading-secret", "bpe_course/display.py")
 SEEN = [os.path.exists(os.path.join({root!r}, p)) for p in PATHS]
 SEEN.append(os.path.getsize("/etc/shadow") if os.path.exists("/etc/shadow") else -1)
 def pair_counts(words):
@@ -88,9 +89,11 @@ def test_the_reference_and_masters_are_invisible(confined: bool, monkeypatch) ->
     ((key, uid),) = got.value.items()
     shadow = (Path("/etc/shadow").stat().st_size,) if Path("/etc/shadow").exists() else (-1,)
     if confined:  # only the library the lessons import, and the system's secrets blanked
-        assert key == ("seen", str([False, False, False, True, 0])) and uid == bwrap.THROWAWAY_UID
+        seen = [False] * 5 + [True, 0]
+        assert key == ("seen", str(seen)) and uid == bwrap.THROWAWAY_UID
     else:
-        assert key == ("seen", str([True, True, True, True, *shadow]))
+        secret = (ROOT / ".grading-secret").exists()  # made when a class is first graded
+        assert key == ("seen", str([True] * 4 + [secret, True, *shadow]))
 
 
 def test_a_fork_bomb_is_contained_and_others_are_verified() -> None:
