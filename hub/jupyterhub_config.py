@@ -46,6 +46,8 @@ c.PAMAuthenticator.open_sessions = False  # no login session (utmp, systemd) per
 c.JupyterHub.spawner_class = "localprocess"
 c.Spawner.cmd = [os.path.join(venv_bin, "jupyterhub-singleuser")]
 c.Spawner.default_url = "/lab"
+# Of the hub's own variables a server gets only these; hub/roles.py sets the rest.
+c.Spawner.env_keep = ["LANG", "LC_ALL", "TZ"]
 c.Spawner.http_timeout = 60
 c.Spawner.start_timeout = 90
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -89,10 +90,27 @@ class HubFolder:
         return self.state / "settings.json"
 
 
-def course_id_of(course_root: Path) -> str:
-    """The course id that the course's own ``nbgrader_config.py`` sets (one place for it)."""
+def course_settings(course_root: Path) -> tuple[str, str]:
+    """The course id and the gradebook's URL that the course's own ``nbgrader_config.py``
+    sets (one place for them)."""
     config = PyFileConfigLoader("nbgrader_config.py", path=str(course_root)).load_config()
-    return str(config.CourseDirectory.course_id)
+    return str(config.CourseDirectory.course_id), str(config.CourseDirectory.db_url)
+
+
+def enroll(students: list[str], course: Path, instructor: str, venv: Path) -> None:
+    """Put every student in the instructor's gradebook, so one who never submits is listed
+    as such; run as the instructor, whose gradebook it is."""
+    _, db_url = course_settings(course)
+    code = (
+        "import sys\nfrom nbgrader.api import Gradebook\n"
+        "with Gradebook(sys.argv[1]) as gradebook:\n"
+        "    for student in sys.argv[2:]:\n"
+        "        gradebook.update_or_create_student(student)\n"
+    )
+    runuser = shutil.which("runuser") or "/usr/sbin/runuser"
+    command = [runuser, "-u", instructor, "--", str(venv / "bin" / "python"), "-c", code]
+    env = {"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "HOME": str(course.parent)}
+    subprocess.run([*command, db_url, *students], cwd=course, env=env, check=True)
 
 
 def write_json(path: Path, data: object) -> None:

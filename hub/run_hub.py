@@ -65,10 +65,11 @@ def prepare(args: argparse.Namespace) -> dict:
         accounts.ensure_account(name, homes)
     passwords = accounts.ensure_passwords([instructor, *students], folder.passwords)
     entry = accounts.pwd.getpwnam(instructor)
-    course_id = layout.course_id_of(REPO)
+    course_id, _ = layout.course_settings(REPO)
     layout.make_exchange(folder, course_id, entry.pw_uid, entry.pw_gid)
     layout.write_role_settings(folder, course_id)
     course = layout.copy_course(REPO, Path(entry.pw_dir), entry.pw_uid, entry.pw_gid, args.venv)
+    layout.enroll(students, course, instructor, args.venv)
     settings = {
         "bind_url": f"http://{args.ip}:{args.port}",
         "hub_port": args.hub_port or free_port(),
@@ -143,8 +144,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"warning: every account can read {path}; run `chmod o-rwx {REPO}`", file=sys.stderr)
     made = prepare(args)
     settings, folder = made["settings"], made["folder"]
-    env = dict(os.environ, BPE_HUB_SETTINGS=str(folder.settings))
-    env["PATH"] = str(args.venv / "bin") + os.pathsep + env.get("PATH", "")
+    # The hub's own environment, not ours: nothing of this checkout's Python reaches it.
+    env = {name: os.environ[name] for name in ("LANG", "LC_ALL", "TZ") if name in os.environ}
+    env["BPE_HUB_SETTINGS"] = str(folder.settings)
+    env["PATH"] = os.pathsep.join([str(args.venv / "bin"), "/usr/local/bin", "/usr/bin", "/bin"])
     log = open(folder.state / "jupyterhub.log", "ab")  # noqa: SIM115 - open while the hub runs
     command = [str(args.venv / "bin" / "jupyterhub"), "-f", str(CONFIG)]
     process = subprocess.Popen(
@@ -161,25 +164,37 @@ def main(argv: list[str] | None = None) -> int:
 
     signal.signal(signal.SIGINT, request_stop)
     signal.signal(signal.SIGTERM, request_stop)
+    started = False
     try:
         deadline = time.monotonic() + 120
-        while not hub_answers(url):
+        while not (started := hub_answers(url)):
             if stopping or process.poll() is not None or time.monotonic() > deadline:
                 tail = (folder.state / "jupyterhub.log").read_text()[-3000:]
                 print(f"the hub did not start; the end of its log:\n{tail}", file=sys.stderr)
-                return 1
+                break
             time.sleep(0.3)
-        announce(settings, made["passwords"], url)
-        while not stopping and process.poll() is None:
+        if started:
+            announce(settings, made["passwords"], url)
+        while started and not stopping and process.poll() is None:
             time.sleep(0.3)
     finally:
-        print("stopping the hub ...", flush=True)
-        left = stop(process, uids)
+        stopped = shut_down(process, uids)
         log.close()
-        if left:
-            print(f"ended {len(left)} process(es) the accounts still ran: {left}")
-        print("stopped: no server, kernel or proxy of the hub is running", flush=True)
-    return 0 if process.returncode is not None else 1
+    return 0 if started and stopped else 1
+
+
+def shut_down(process: subprocess.Popen, uids: set[int]) -> bool:
+    """Stop everything and say whether anything is left."""
+    print("stopping the hub ...", flush=True)
+    left = stop(process, uids)
+    if left:
+        print(f"ended {len(left)} process(es) the accounts still ran: {left}")
+    still = accounts.processes_of(uids)
+    if still or process.poll() is None:
+        print(f"could not stop: the hub {process.pid}, the accounts' {still}", flush=True)
+        return False
+    print("stopped: no server, kernel or proxy of the hub is running", flush=True)
+    return True
 
 
 if __name__ == "__main__":

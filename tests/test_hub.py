@@ -1,0 +1,637 @@
+"""The course on a real JupyterHub, played by a class in headless Chromium, then attacked.
+
+One hub for the module: ``hub.run_hub`` with accounts of a prefix of its own (an instructor
+and four students), its folder, the students' homes and the instructor's fresh copy of the
+course under a scratch folder. In order:
+
+- the instructor generates and releases ``bpe`` from the Formgrader; students see none of the
+  instructor's tools, and nobody is asked about Jupyter news;
+- two students fetch it from the Assignment List, type their answers into the notebooks, save
+  and submit (one right, one with a classic mistake); the right one runs the notebook's own
+  self-check cell; a third never submits; a fourth submits twice from the command line, the
+  second time after the due date;
+- the instructor collects, grades with the course's own ``make autograde`` (the sandbox),
+  ``make feedback`` and ``make export``, and releases feedback; each student fetches theirs
+  in the browser and reads their score and, for the mistake, its name;
+- each permission is attempted as a student's Unix user, then loosened to see the same
+  attempt succeed, then restored;
+- Ctrl-C stops the hub and leaves no process behind.
+
+Accounts, folders and processes are removed at the end, even after a failure. Screenshots
+of each step go to ``artifacts/hub/``. Skipped, with the reason, without root or Chromium.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import platform
+import pwd
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from hub import accounts
+from hub.preflight import why_not
+from hub.roles import role_environment
+from tests import test_browser as lab
+from tests.support.catalogue import CORRECT, WRONG
+from tests.support.scratch_course import SCRATCH_SECRET
+from tests.support.synthetic import answer_cells
+
+browser = lab.browser  # the same Chromium as the other browser tests (skips without it)
+
+pytestmark = [pytest.mark.browser, pytest.mark.nbgrader]
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "artifacts" / "hub"
+PREFIX = "bpehubtest-"
+RUNUSER = shutil.which("runuser") or "/usr/sbin/runuser"
+HUB_VENV = Path(os.environ.get("HUB_VENV", "/opt/bpe-course-hub/venv"))
+MISTAKE = "string replacement missing back-to-back pairs"
+NOTEBOOKS = ("01_bpe_by_hand.ipynb", "02_encoding_by_rank.ipynb", "04_making_it_fast.ipynb")
+RIGHT = {name: next(iter(answers.values())) for name, answers in CORRECT.items()}
+WITH_MISTAKE = dict(RIGHT, merge_pair=WRONG["merge_pair"][MISTAKE])
+
+
+@dataclass
+class Hub:
+    url: str
+    root: Path
+    settings: dict
+    passwords: dict[str, str]
+    process: subprocess.Popen
+    output: Path
+    log: dict = field(default_factory=dict)  # what the steps found, for the later checks
+
+    @property
+    def instructor(self) -> str:
+        return self.settings["instructor"]
+
+    @property
+    def students(self) -> list[str]:
+        return self.settings["students"]
+
+    @property
+    def course(self) -> Path:
+        return Path(self.settings["course_root"])
+
+    @property
+    def exchange_course(self) -> Path:
+        return Path(self.settings["exchange"]) / "bpe-from-scratch"
+
+    def home(self, user: str) -> Path:
+        return Path(pwd.getpwnam(user).pw_dir)
+
+    def run_as(self, user: str, argv: list[str], cwd: Path | None = None, timeout: float = 600):
+        """Run a command as the account, with the environment its hub server gets."""
+        home = self.home(user)
+        env = {"HOME": str(home), "USER": user, "LOGNAME": user, "LANG": "C.UTF-8"}
+        env.update(role_environment(self.settings, user))
+        return subprocess.run(
+            [RUNUSER, "-u", user, "--", *argv], cwd=cwd or home, env=env,
+            capture_output=True, text=True, timeout=timeout,
+        )  # fmt: skip
+
+    def must_run_as(self, user: str, argv: list[str], cwd: Path | None = None):
+        done = self.run_as(user, argv, cwd)
+        assert done.returncode == 0, (
+            f"{argv} as {user}:\n{done.stdout[-3000:]}{done.stderr[-3000:]}"
+        )
+        return done
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def prefixed_uids() -> set[int]:
+    return {entry.pw_uid for entry in accounts.accounts_with_prefix(PREFIX)}
+
+
+@pytest.fixture(scope="module")
+def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
+    reason = why_not(platform.system(), os.geteuid(), shutil.which("useradd") is not None)
+    if reason:
+        pytest.skip(f"the hub tests make Unix accounts: {reason.splitlines()[0]}")
+    lab.find_chromium()  # skip before making anything when the class cannot be played
+    made = subprocess.run(
+        ["make", "--no-print-directory", "hub-venv", "hub/node_modules/.package-lock.json",
+         f"HUB_VENV={HUB_VENV}"],
+        cwd=ROOT, capture_output=True, text=True, timeout=1200,
+    )  # fmt: skip
+    assert made.returncode == 0, (
+        f"make hub-venv failed:\n{made.stdout[-2000:]}{made.stderr[-2000:]}"
+    )
+    accounts.remove_accounts(PREFIX)  # what a killed run may have left
+    root = Path(tempfile.mkdtemp(prefix="bpe-hub-test-", dir="/tmp"))
+    output = tmp_path_factory.mktemp("hub") / "run_hub.out"  # it prints passwords: root only
+    port = free_port()
+    command = [
+        sys.executable, "-m", "hub.run_hub", "--students", "4", "--prefix", PREFIX,
+        "--root", str(root), "--homes-inside", "--port", str(port), "--venv", str(HUB_VENV),
+    ]  # fmt: skip
+    env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT), "LANG": "C.UTF-8"}
+    with open(output, "wb") as out:
+        process = subprocess.Popen(
+            command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 240
+        while "The class's hub is up" not in output.read_text():
+            if process.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"make hub's script did not start the hub:\n{output.read_text()}")
+            time.sleep(0.5)
+        state = root / "state"
+        settings = json.loads((state / "settings.json").read_text())
+        passwords = json.loads((state / "passwords.json").read_text())
+        course = Path(settings["course_root"])
+        # A fixed term secret, so the random hidden cases are the same in every run.
+        secret = course / ".grading-secret"
+        secret.write_text(SCRATCH_SECRET + "\n")
+        owner = pwd.getpwnam(settings["instructor"])
+        os.chown(secret, owner.pw_uid, owner.pw_gid)
+        secret.chmod(0o600)
+        yield Hub(f"http://127.0.0.1:{port}", root, settings, passwords, process, output)
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGINT)
+            try:
+                process.wait(timeout=90)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+        accounts.remove_accounts(PREFIX)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def log_in(browser, hub: Hub) -> Iterator[Callable]:
+    """``log_in(user)``: that account's page in its own browser context, kept for the module."""
+    from playwright.sync_api import expect
+
+    pages: dict = {}
+
+    def open_session(user: str):
+        if user in pages:
+            return pages[user]
+        context = browser.new_context(viewport={"width": 1400, "height": 900})
+        page = context.new_page()
+        page.goto(f"{hub.url}/hub/login")
+        page.fill("#username_input", user)
+        page.fill("#password_input", hub.passwords[user])
+        page.click("#login_submit")
+        page.wait_for_url(f"**/user/{user}/lab**", timeout=120_000)
+        expect(page.locator("#jp-main-dock-panel")).to_be_visible(timeout=120_000)
+        pages[user] = page
+        return page
+
+    try:
+        yield open_session
+    finally:
+        for page in pages.values():
+            page.context.close()
+
+
+def shot(page, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.mouse.move(0, 0)
+    page.screenshot(path=ARTIFACTS / f"{name}.png")
+
+
+def nbgrader_menu(page) -> list[str]:
+    page.locator(".lm-MenuBar-itemLabel", has_text="Nbgrader").first.click()
+    items = page.locator(".lm-Menu-itemLabel").all_inner_texts()
+    page.keyboard.press("Escape")
+    return [item for item in items if item.strip()]
+
+
+def open_assignment_list(page):
+    page.locator(".lm-MenuBar-itemLabel", has_text="Nbgrader").first.click()
+    page.locator(".lm-Menu-itemLabel", has_text="Assignment List").click()
+    return page.locator("#nbgrader-assignment-list")
+
+
+# --- the class -------------------------------------------------------------------------------
+
+
+def test_each_role_sees_its_own_tools_and_no_news_prompt(hub: Hub, log_in) -> None:
+    teacher = log_in(hub.instructor)
+    student = log_in(hub.students[0])
+    time.sleep(3)  # the news prompt, where it is on, shows a second or two after Lab starts
+    assert {"Assignment List", "Formgrader", "Create assignment"} <= set(nbgrader_menu(teacher))
+    assert nbgrader_menu(student) == ["Assignment List"]
+    for page in (teacher, student):
+        assert "Jupyter news" not in page.locator("body").inner_text()
+    shot(student, "01_student_lab")
+
+
+def test_instructor_generates_and_releases_bpe_from_the_formgrader(hub: Hub, log_in) -> None:
+    from playwright.sync_api import expect
+
+    page = log_in(hub.instructor)
+    page.goto(f"{hub.url}/user/{hub.instructor}/formgrader/manage_assignments")
+    row = page.locator("tr", has=page.locator("td.name", has_text="bpe")).first
+    expect(row).to_contain_text("draft", timeout=60_000)
+    row.locator("td.assign a").click()  # Generate
+    done = page.locator("#success-modal")
+    expect(done).to_contain_text("Successfully created the student version", timeout=300_000)
+    shot(page, "02_formgrader_generated")
+    done.locator(".modal-footer button").click()
+    expect(done).to_have_count(0)
+    row.locator("td.release a").click()
+    expect(done).to_contain_text("Successfully released", timeout=120_000)
+    done.locator(".modal-footer button").click()
+    expect(row).to_contain_text("released", timeout=30_000)
+    shot(page, "03_formgrader_released")
+    released = hub.exchange_course / "outbound" / "bpe"
+    assert sorted(path.name for path in released.glob("*.ipynb")) == sorted(
+        path.name for path in (ROOT / "source" / "bpe").glob("*.ipynb")
+    )
+
+
+def answer_in_lab(hub: Hub, page, student: str, answers: dict[str, str]) -> None:
+    """Open each fetched notebook in Lab, type the answers over the stubs and save."""
+    from playwright.sync_api import expect
+
+    for notebook in NOTEBOOKS:
+        path = hub.home(student) / "bpe" / notebook
+        order = list(answer_cells(nbformat.read(path, as_version=4)))
+        page.goto(f"{hub.url}/user/{student}/lab/tree/bpe/{notebook}")
+        stubs = page.locator(".jp-CodeCell .cm-content", has_text="raise NotImplementedError()")
+        expect(stubs).to_have_count(len(order), timeout=60_000)
+        for name in order:
+            stub = stubs.first
+            stub.scroll_into_view_if_needed()
+            stub.click()
+            page.keyboard.press("Control+a")
+            page.keyboard.insert_text(answers[name])
+        page.keyboard.press("Control+s")
+        deadline = time.monotonic() + 30
+        while True:  # saved when the file on disk holds every answer
+            saved = answer_cells(nbformat.read(path, as_version=4))
+            if all(saved[name].source.strip() == answers[name].strip() for name in order):
+                break
+            assert time.monotonic() < deadline, f"{notebook} was not saved with the answers"
+            time.sleep(0.5)
+        if notebook == NOTEBOOKS[0]:
+            shot(page, f"05_{student}_answered")
+
+
+def test_students_fetch_answer_and_submit_in_the_browser(hub: Hub, log_in) -> None:
+    from playwright.sync_api import expect
+
+    right, wrong = hub.students[0], hub.students[1]
+    for student, answers in ((right, RIGHT), (wrong, WITH_MISTAKE)):
+        page = log_in(student)
+        widget = open_assignment_list(page)
+        expect(widget.get_by_text("bpe").first).to_be_visible(timeout=60_000)
+        shot(page, f"04_{student}_assignment_list")
+        widget.get_by_role("button", name="Fetch").click()
+        expect(widget.get_by_role("button", name="Submit")).to_be_visible(timeout=60_000)
+        answer_in_lab(hub, page, student, answers)
+        widget = open_assignment_list(page)
+        widget.get_by_role("button", name="Submit").click()
+        inbound = hub.exchange_course / "inbound"
+        deadline = time.monotonic() + 60
+        while not list(inbound.glob(f"{student}+bpe+*")):
+            assert time.monotonic() < deadline, f"{student}'s submission never reached inbound"
+            time.sleep(0.5)
+        shot(page, f"06_{student}_submitted")
+
+
+def test_a_student_runs_the_notebooks_own_self_check_on_the_hub(hub: Hub, log_in) -> None:
+    from playwright.sync_api import expect
+
+    student = hub.students[0]
+    page = log_in(student)
+    page.goto(f"{hub.url}/user/{student}/lab/tree/bpe/{NOTEBOOKS[0]}")
+    expect(page.get_by_text("Python 3 (ipykernel) | Idle")).to_be_visible(timeout=60_000)
+    cell = page.locator(".jp-CodeCell", has_text='check("01_bpe_by_hand.ipynb")').first
+    cell.locator(".cm-content").click()
+    page.keyboard.press("Shift+Enter")
+    output = cell.locator(".jp-OutputArea-output")
+    expect(output).to_contain_text("all 2 visible tests pass", timeout=120_000)
+    text = output.inner_text()
+    assert "pass    test_merge_pair_examples" in text and "fail" not in text, text
+    shot(page, "07_self_check_on_the_hub")
+
+
+def submit_from_a_terminal(hub: Hub, student: str, answers: dict[str, str]) -> None:
+    """What a student does in the hub's terminal: edit the fetched notebooks, nbgrader submit."""
+    owner = pwd.getpwnam(student)
+    for notebook in NOTEBOOKS:
+        path = hub.home(student) / "bpe" / notebook
+        book = nbformat.read(path, as_version=4)
+        for name, cell in answer_cells(book).items():
+            cell.source = answers[name]
+        nbformat.write(book, path)
+        os.chown(path, owner.pw_uid, owner.pw_gid)
+    hub.must_run_as(student, ["nbgrader", "submit", "bpe"])
+
+
+def submissions_of(hub: Hub, student: str) -> list[Path]:
+    return sorted((hub.exchange_course / "inbound").glob(f"{student}+bpe+*"))
+
+
+def test_a_late_student_submits_twice_from_a_terminal(hub: Hub) -> None:
+    late = hub.students[3]
+    hub.must_run_as(late, ["nbgrader", "fetch_assignment", "bpe"])
+    submit_from_a_terminal(hub, late, WITH_MISTAKE)
+    time.sleep(1.0)
+    # The instructor sets the due date now: the first submission was on time.
+    code = (
+        "import datetime, sys\nfrom nbgrader.api import Gradebook\n"
+        "with Gradebook(sys.argv[1]) as gb:\n"
+        "    gb.update_or_create_assignment('bpe', duedate=datetime.datetime.utcnow())\n"
+    )
+    url = f"sqlite:///{hub.course / 'gradebook.db'}"
+    hub.must_run_as(hub.instructor, ["python", "-c", code, url], cwd=hub.course)
+    time.sleep(1.0)
+    submit_from_a_terminal(hub, late, RIGHT)
+    first, second = submissions_of(hub, late)
+    assert (first / "timestamp.txt").read_text() < (second / "timestamp.txt").read_text()
+    hub.log["late"] = {"first": first, "second": second}
+
+
+def test_instructor_collects_grades_and_releases_feedback(hub: Hub) -> None:
+    teacher, course = hub.instructor, hub.course
+    hub.must_run_as(teacher, ["nbgrader", "collect", "bpe"], cwd=course)
+    graded = hub.must_run_as(teacher, ["make", "autograde", "JOBS=2"], cwd=course)
+    (hub.root / "autograde.out").write_text(graded.stdout)
+    hub.must_run_as(teacher, ["make", "feedback"], cwd=course)
+    hub.must_run_as(teacher, ["make", "export"], cwd=course)
+    hub.must_run_as(teacher, ["nbgrader", "release_feedback", "bpe"], cwd=course)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    shutil.copy(course / "grades.csv", ARTIFACTS / "grades.csv")
+    (ARTIFACTS / "autograde.txt").write_text(graded.stdout)
+
+
+def points(cell_names: list[str]) -> dict[str, float]:
+    """Each exercise's maximum, from the master notebooks' test cells."""
+    found: dict[str, float] = {}
+    for path in sorted((ROOT / "source" / "bpe").glob("*.ipynb")):
+        for cell in nbformat.read(path, as_version=4).cells:
+            meta = cell.metadata.get("nbgrader", {})
+            if meta.get("grade") and not meta.get("solution"):
+                name = next(n for n in cell_names if meta["grade_id"].startswith(f"test_{n}_"))
+                found[name] = found.get(name, 0) + meta["points"]
+    return found
+
+
+def test_the_grades_are_right_in_grades_csv_and_the_gradebook(hub: Hub) -> None:
+    right, wrong, absent, late = hub.students
+    with open(hub.course / "grades.csv") as file:
+        rows = {row["student_id"]: row for row in csv.DictReader(file)}
+    full = points(list(CORRECT))
+    total = sum(full.values())
+    assert rows[right]["status"] == "graded" and float(rows[right]["total"]) == total
+    assert float(rows[right]["max"]) == total
+    assert rows[wrong]["status"] == "graded"
+    assert float(rows[wrong]["merge_pair"]) < full["merge_pair"]
+    for name in set(full) - {"merge_pair"}:
+        assert float(rows[wrong][name]) == full[name], name
+    assert float(rows[wrong]["total"]) == total - full["merge_pair"] + float(
+        rows[wrong]["merge_pair"]
+    )
+    assert rows[absent]["status"] == "no submission" and rows[absent]["total"] == ""
+    # The late student's second submission is the one graded: the right answers.
+    assert rows[late]["status"] == "graded" and float(rows[late]["total"]) == total
+
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{hub.course / 'gradebook.db'}") as gradebook:
+        assert gradebook.find_submission("bpe", right).score == total
+        assert gradebook.find_submission("bpe", wrong).score < total
+        lateness = {
+            s: gradebook.find_submission("bpe", s).total_seconds_late for s in (right, wrong, late)
+        }
+    assert lateness[right] == 0 and lateness[wrong] == 0
+    assert lateness[late] > 0, "the submission after the due date was not recorded late"
+
+
+def test_students_fetch_their_feedback_and_read_it(hub: Hub, log_in) -> None:
+    from playwright.sync_api import expect
+
+    for k, student in enumerate(hub.students[:2]):
+        page = log_in(student)
+        page.goto(f"{hub.url}/user/{student}/lab")
+        widget = open_assignment_list(page)
+        widget.get_by_role("button", name="Fetch Feedback").click()
+        feedback_dir = hub.home(student) / "bpe" / "feedback"
+        deadline = time.monotonic() + 60
+        while not list(feedback_dir.glob("*/01_bpe_by_hand.html")):
+            assert time.monotonic() < deadline, f"{student} got no feedback"
+            time.sleep(0.5)
+        shot(page, f"08_{student}_feedback_fetched")
+        html = next(feedback_dir.glob("*/01_bpe_by_hand.html")).relative_to(hub.home(student))
+        page.goto(f"{hub.url}/user/{student}/files/{html}")
+        body = page.locator("body")
+        expect(body).to_contain_text("Score", timeout=30_000)
+        shot(page, f"09_{student}_feedback_page")
+        text = " ".join(body.inner_text().split())
+        full = points(list(CORRECT))
+        lesson = full["pair_counts"] + full["merge_pair"]  # the exercises of lesson 1
+        if k == 0:
+            assert f"(Score: {lesson:.1f} / {lesson:.1f})" in text
+            assert "Likely mistake" not in text
+        else:
+            assert f"(Score: {lesson - full['merge_pair']:.1f} / {lesson:.1f})" in text
+            assert f"Likely mistake: {MISTAKE}" in text
+            page.locator(".output_error").last.scroll_into_view_if_needed()
+            shot(page, f"10_{student}_feedback_names_the_mistake")
+
+
+# --- attacks, as a student's Unix user --------------------------------------------------------
+
+
+def attempt(hub: Hub, student: str, code: str) -> str:
+    """Run Python as the student and return what it printed: 'allowed' or 'denied: …'."""
+    wrapped = (
+        f"try:\n{_indent(code)}\n    print('allowed')\n"
+        "except OSError as error:\n    print('denied:', error)\n"
+    )
+    done = hub.run_as(student, ["python", "-c", wrapped], cwd=Path("/tmp"))
+    return (done.stdout + done.stderr).strip()
+
+
+def _indent(code: str) -> str:
+    return "\n".join("    " + line for line in code.splitlines())
+
+
+@dataclass
+class Attack:
+    """One thing a student must not be able to do, and the mode that stops it."""
+
+    name: str
+    code: Callable[[Hub], str]  # Python the attacker runs
+    guard: Callable[[Hub], Path]  # the file or folder whose mode stops it
+    loosened: int  # bits that, added to the guard's mode, let the attack through
+
+
+ATTACKS = [
+    Attack(
+        "list the exchange's inbound to find other students' submissions",
+        lambda hub: f"import os; os.listdir({str(hub.exchange_course / 'inbound')!r})",
+        lambda hub: hub.exchange_course / "inbound",
+        0o004,
+    ),
+    Attack(
+        "list the exchange's feedback to find other students' feedback",
+        lambda hub: f"import os; os.listdir({str(hub.exchange_course / 'feedback')!r})",
+        lambda hub: hub.exchange_course / "feedback",
+        0o004,
+    ),
+    Attack(
+        "read another student's notebook in their home",
+        lambda hub: f"open({str(hub.home(hub.students[0]) / 'bpe' / NOTEBOOKS[0])!r}).read()",
+        lambda hub: hub.home(hub.students[0]),
+        0o005,
+    ),
+    Attack(
+        "read another student's fetched feedback in their home",
+        lambda hub: "open({!r}).read()".format(
+            str(next((hub.home(hub.students[1]) / "bpe" / "feedback").glob("*/*.html")))
+        ),
+        lambda hub: hub.home(hub.students[1]),
+        0o005,
+    ),
+    Attack(
+        "read another student's collected submission",
+        lambda hub: "open({!r}).read()".format(
+            str(hub.course / "submitted" / hub.students[0] / "bpe" / NOTEBOOKS[0])
+        ),
+        lambda hub: hub.home(hub.instructor),
+        0o005,
+    ),
+    Attack(
+        "read the instructor's masters in source/",
+        lambda hub: f"open({str(hub.course / 'source' / 'bpe' / NOTEBOOKS[0])!r}).read()",
+        lambda hub: hub.home(hub.instructor),
+        0o005,
+    ),
+    Attack(
+        "read the reference answers in solutions/",
+        lambda hub: "open({!r}).read()".format(str(next((hub.course / "solutions").glob("*.py")))),
+        lambda hub: hub.home(hub.instructor),
+        0o005,
+    ),
+    Attack(
+        "read the hidden cases in autograder/",
+        lambda hub: (
+            f"open({str(hub.course / 'autograder' / 'hidden_tests' / 'cases.py')!r}).read()"
+        ),
+        lambda hub: hub.home(hub.instructor),
+        0o005,
+    ),
+    Attack(
+        "open the gradebook",
+        lambda hub: f"open({str(hub.course / 'gradebook.db')!r}, 'rb').read()",
+        lambda hub: hub.home(hub.instructor),
+        0o005,
+    ),
+    Attack(
+        "write a notebook into the released assignment (outbound)",
+        lambda hub: f"open({str(hub.exchange_course / 'outbound' / 'bpe' / 'trap.ipynb')!r}, 'w')",
+        lambda hub: hub.exchange_course / "outbound" / "bpe",
+        0o002,
+    ),
+    Attack(
+        "add an assignment to outbound",
+        lambda hub: f"import os; os.mkdir({str(hub.exchange_course / 'outbound' / 'fake')!r})",
+        lambda hub: hub.exchange_course / "outbound",
+        0o002,
+    ),
+    Attack(
+        "move the instructor's course aside in the exchange and put a fake in its place",
+        lambda hub: "import os; os.rename({!r}, {!r})".format(
+            str(hub.exchange_course), str(hub.exchange_course) + "-moved"
+        ),
+        lambda hub: Path(hub.settings["exchange"]),
+        -0o1000,  # loosened by taking the sticky bit away
+    ),
+]
+
+
+@pytest.mark.parametrize("attack", ATTACKS, ids=[a.name for a in ATTACKS])
+def test_a_student_cannot(hub: Hub, attack: Attack) -> None:
+    """The attack fails as the attacker; it succeeds once its one guard is loosened (so the
+    check can fail); it fails again once the guard is put back."""
+    if "feedback" in attack.name or "collected" in attack.name:
+        assert (hub.course / "submitted").exists(), "needs the class graded (earlier tests)"
+    attacker = hub.students[2]
+    code = attack.code(hub)
+    guard = attack.guard(hub)
+    mode = guard.stat().st_mode & 0o7777
+    assert attempt(hub, attacker, code).startswith("denied"), attack.name
+    guard.chmod(mode + attack.loosened if attack.loosened < 0 else mode | attack.loosened)
+    try:
+        outcome = attempt(hub, attacker, code)
+        assert outcome == "allowed", f"loosened, the attack still failed: {outcome}"
+    finally:
+        moved = Path(str(hub.exchange_course) + "-moved")
+        if moved.exists():
+            moved.rename(hub.exchange_course)
+        for made in (
+            hub.exchange_course / "outbound" / "fake",
+            hub.exchange_course / "outbound" / "bpe" / "trap.ipynb",
+        ):
+            if made.is_dir():
+                made.rmdir()
+            elif made.exists():
+                made.unlink()
+        guard.chmod(mode)
+    assert attempt(hub, attacker, code).startswith("denied")
+
+
+def test_submission_names_cannot_be_guessed(hub: Hub) -> None:
+    """Inbound cannot be listed, and nbgrader adds a random part to each submission's name,
+    so knowing a classmate's name and the time is not enough to open their submission."""
+    for path in submissions_of(hub, hub.students[0]):
+        student, assignment, timestamp, random = path.name.split("+")
+        assert (student, assignment) == (hub.students[0], "bpe") and len(random) >= 12
+
+
+def test_a_second_submission_replaces_the_first_only_when_collected(hub: Hub) -> None:
+    """nbgrader keeps both submissions in inbound, each under its own time; collect takes the
+    newer one into submitted/, whose notebooks hold the second submission's answers."""
+    late = hub.students[3]
+    first, second = hub.log["late"]["first"], hub.log["late"]["second"]
+    assert first.exists() and second.exists()
+    collected = hub.course / "submitted" / late / "bpe"
+    assert (collected / "timestamp.txt").read_text() == (second / "timestamp.txt").read_text()
+    cells = answer_cells(nbformat.read(collected / NOTEBOOKS[0], as_version=4))
+    assert cells["merge_pair"].source.strip() == RIGHT["merge_pair"].strip()
+    first_cells = answer_cells(nbformat.read(first / NOTEBOOKS[0], as_version=4))
+    assert first_cells["merge_pair"].source.strip() == WITH_MISTAKE["merge_pair"].strip()
+
+
+def test_ctrl_c_stops_the_hub_and_leaves_nothing_running(hub: Hub) -> None:
+    assert accounts.processes_of(prefixed_uids()), "the class's servers should be running now"
+    hub.process.send_signal(signal.SIGINT)
+    hub.process.wait(timeout=90)
+    said = hub.output.read_text()
+    assert hub.process.returncode == 0, said[-2000:]
+    assert "stopped: no server, kernel or proxy of the hub is running" in said
+    assert accounts.processes_of(prefixed_uids()) == []
+    for port in (
+        hub.settings["hub_port"],
+        hub.settings["proxy_api_port"],
+        int(hub.url.rsplit(":", 1)[1]),
+    ):
+        with socket.socket() as sock:
+            assert sock.connect_ex(("127.0.0.1", port)) != 0, f"port {port} still answers"
