@@ -149,9 +149,10 @@ hub-venv: $(HUB_VENV)/.bpe_course  ## (root) build the environment the hub's acc
 hub/node_modules/.package-lock.json: hub/package-lock.json
 	cd hub && npm ci --no-audit --no-fund --silent
 
-hub: venv  ## (root, Linux) a JupyterHub for a class on this machine: an instructor, STUDENTS=3 students, nbgrader's exchange (HUB_PORT=8000)
-	@$(BIN)/python -m hub.preflight || exit 1
-	$(MAKE) --no-print-directory hub-venv hub/node_modules/.package-lock.json
+hub:  ## (root, Linux) a JupyterHub for a class on this machine: an instructor, STUDENTS=3 students, nbgrader's exchange (HUB_PORT=8000)
+	@# Checked first, with any Python (the check needs only the standard library).
+	@$(PYTHON) -m hub.preflight || exit 1
+	$(MAKE) --no-print-directory venv hub-venv hub/node_modules/.package-lock.json
 	$(GRADING) -m hub.run_hub --students $(STUDENTS) --port $(HUB_PORT) --venv $(HUB_VENV)
 
 # What holds students' work or grades: only `make clean-class` deletes it, and it asks.
