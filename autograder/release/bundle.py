@@ -23,8 +23,13 @@ from autograder.course import CODE_ROOT
 
 ROOT = CODE_ROOT
 NAME = "bpe-course-student"
-# Grading, serving and testing tools: instructors need them, students do not.
-INSTRUCTOR_PACKAGES = {"nbgrader", "voila", "playwright", "pytest", "hypothesis", "ruff"}
+# What the notebooks, the library and the self-check import or run; a pinned line reaches the
+# bundle only when it is one of these or something they need (grading, serving, testing and
+# hub tools stay with the instructor).
+STUDENT_PACKAGES = (
+    "jupyterlab", "notebook", "ipywidgets", "matplotlib", "numpy", "regex", "tqdm",
+    "nbclient", "nbformat", "tokenizers", "tiktoken",
+)  # fmt: skip
 # Markers nbgrader leaves only in the instructors' masters.
 NOTEBOOK_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION", "### BEGIN HIDDEN TESTS")
 PRIVATE_IMPORT = re.compile(r"^\s*(from|import)\s+(solutions|autograder)\b", re.MULTILINE)
@@ -75,15 +80,44 @@ the notebook, and their messages name the mistake they find.
 """
 
 
-def student_requirements(text: str) -> str:
-    """The course's pinned packages without the instructors' tools, and without comments."""
+def student_requirements(text: str, needed: set[str] | None = None) -> str:
+    """The course's pinned lines for ``needed`` (by default :data:`STUDENT_PACKAGES` and all
+    they depend on here), without comments.
+
+    >>> student_requirements("# c\\nnumpy==2\\nnbgrader==0.9\\n", {"numpy"}).splitlines()[1:]
+    ['numpy==2']
+    """
+    needed = _with_dependencies(STUDENT_PACKAGES) if needed is None else needed
     kept = ["# What the notebooks and the self-check need, pinned as in the course's own list."]
     for line in text.splitlines():
         line = line.strip()
-        package = re.split(r"[=<>\[ ;]", line, maxsplit=1)[0].lower()
-        if line and not line.startswith("#") and package not in INSTRUCTOR_PACKAGES:
+        if line and not line.startswith("#") and _package(line) in needed:
             kept.append(line)
     return "\n".join(kept) + "\n"
+
+
+def _package(requirement: str) -> str:
+    """A requirement's package name, normalized: ``Pygments==2`` -> ``pygments``."""
+    return re.sub(r"[-_.]+", "-", re.split(r"[=<>!~\[ ;]", requirement, maxsplit=1)[0]).lower()
+
+
+def _with_dependencies(names: tuple[str, ...]) -> set[str]:
+    """``names`` and everything they require, as installed here (extras left out)."""
+    from importlib import metadata
+
+    found: set[str] = set()
+    todo = [_package(name) for name in names]
+    while todo:
+        name = todo.pop()
+        if name in found:
+            continue
+        found.add(name)
+        try:
+            requires = metadata.requires(name) or []
+        except metadata.PackageNotFoundError:
+            continue
+        todo += [_package(r) for r in requires if "extra ==" not in r]
+    return found
 
 
 def student_pyproject(text: str) -> str:
