@@ -635,3 +635,15 @@ def test_ctrl_c_stops_the_hub_and_leaves_nothing_running(hub: Hub) -> None:
     ):
         with socket.socket() as sock:
             assert sock.connect_ex(("127.0.0.1", port)) != 0, f"port {port} still answers"
+
+
+def test_make_hub_says_why_not_and_what_to_do_instead() -> None:
+    """Without Linux or root, make hub stops before touching anything and names the way on."""
+    mac = why_not("Darwin", 501, False)
+    user = why_not("Linux", 1000, True)
+    assert mac.startswith("make hub needs Linux") and "make lab" in mac
+    assert user.startswith("make hub needs root") and "sudo make hub" in user
+    assert why_not("Linux", 0, True) is None
+    if os.geteuid() != 0:  # then the real command must refuse, with that reason
+        done = subprocess.run(["make", "hub"], cwd=ROOT, capture_output=True, text=True)
+        assert done.returncode != 0 and "make hub needs root" in done.stderr
