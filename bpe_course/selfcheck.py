@@ -188,6 +188,9 @@ def check(notebook: str | Path) -> None:
     if os.environ.get(INSIDE_SELFCHECK) or os.environ.get(INSIDE_GRADER):
         print("the self-check cell does nothing while the notebook is being checked or graded")
         return
+    # The run redoes every cell of the saved notebook: say so before a silent wait.
+    print(f"checking {Path(notebook).name} as saved, every cell again in a fresh kernel...")
+    sys.stdout.flush()
     done = subprocess.run(
         [sys.executable, "-m", "bpe_course.selfcheck", str(notebook)],
         capture_output=True,
