@@ -137,7 +137,8 @@ ADVICE = {
     ONCE_PER_WORD: "A pair that occurs twice in one word counts twice (times the word's "
     "count); count every position, not each distinct pair once.",
     PADDED_REPLACE: "Replacing ' a b ' in the space-padded word uses up the space that the "
-    "next occurrence starts with, so a b a b with (a, b) gives ab a b instead of ab ab. "
+    "next occurrence starts with, so a b a b with (a, b) gives ab a b instead of ab ab; and "
+    "a symbol that is itself a space (as in GPT-style chunks) vanishes when the string is split. "
     "Walk the symbols with an index and compare whole symbols, two at a time.",
 }
 
