@@ -1,42 +1,61 @@
-"""Grading a whole synthetic class: seconds per student, and the speedup of parallel workers.
+"""Grading a whole synthetic class on Dask: seconds per student, speedup, overhead, scale.
 
-A class of ``--students N`` (default 12, or ``BENCH_CLASS_SIZE``; the issue's full class is
-200) is made in a scratch copy of the course, cycling through: a correct student, the
-untouched stub, one wrong answer per exercise (from the tests' catalogue) and three bad ones
-(a notebook that is not JSON, a missing notebook, a kernel killed by ``os._exit``). The same
-class is graded by ``autograder.grading.grade_class`` with 1 worker and then with every core,
-side by side in one run, first running whole notebooks and then ``--lean`` (lesson cells run only
-their definitions); each run includes judging the hidden tests outside the kernels, in the
-sandbox. Targets on a 2-core machine: at most 2 s per student for all four notebooks with every
-core, at least 1.6x from 1 to 2 workers.
+A class of ``--students N`` (default 12, or ``BENCH_CLASS_SIZE``) is made in a scratch copy
+of the course, cycling through: a correct student, the untouched stub, one wrong answer per
+exercise (from the tests' catalogue) and three bad ones (a notebook that is not JSON, a
+missing notebook, a kernel killed by ``os._exit``). The same class is graded by the command
+``python -m autograder.grading.grade_class`` (timed from start to exit) on a local Dask
+cluster of 1 worker and then of every core, first running whole notebooks and then
+``--lean``; the lean class is also graded ``--in-process``, one process without Dask, the
+baseline of Dask's overhead. Every run judges the hidden tests outside the kernels, in the
+sandbox. Targets on a 2-core machine: at most 2 s per student with every core, at least
+1.66x from 1 to 2 workers (the speed of the process pool Dask replaced), Dask with 1 worker
+within 1.10x of one process.
 
-Then it shows where a student's time goes: a bare kernel start and each notebook's own cells,
-run once outside nbgrader. Results go to ``artifacts/bench/class.json`` too.
+Then a larger class (``--large N``, default 48, or ``BENCH_LARGE_CLASS``; 0 skips it) is graded
+lean through ``--scheduler`` on ``dask scheduler`` and ``dask worker`` programs started here, as
+on a cluster of machines: the time per student, the scheduler's overhead per task (a map of
+trivial tasks on the same cluster) and its memory (sampled every 50 ms), and from them the
+worker cores that grade 10,000 submissions in an hour. Last, where a student's time goes: a
+bare kernel start and each notebook's own cells, run once outside nbgrader. Results go to
+``artifacts/bench/class.json`` too.
 
 Run it with ``make bench`` (every bench) or alone:
-``PYTHONPATH=. .venv/bin/python bench/bench_class.py --students 200`` (about 20 minutes here).
+``PYTHONPATH=. .venv/bin/python bench/bench_class.py --modes lean --large 200``.
+
+But: one machine's two cores stand in for a cluster; the estimate assumes the workers of a
+bigger cluster each grade as fast as one of these.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
+import shutil
+import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograder.grading import grade_class, grade_one  # noqa: E402
+from autograder.course import RESULTS_RECORD  # noqa: E402
+from autograder.grading import grade_one  # noqa: E402
 from tests.support.catalogue import CORRECT, WRONG  # noqa: E402
+from tests.support.dask_programs import dask_cluster  # noqa: E402
 from tests.support.scratch_course import make_scratch_course  # noqa: E402
 from tests.support.synthetic import write_submission  # noqa: E402
 
 TARGET_SECONDS_PER_STUDENT = 2.0
-TARGET_SPEEDUP = 1.6
+TARGET_SPEEDUP = 1.66  # what the course's own process pool reached: Dask must not be slower
+TARGET_DASK_OVERHEAD = 1.10  # Dask with 1 worker against one process, wall time
+OVERHEAD_TASKS = 2000  # trivial tasks timed for the scheduler's overhead per task
+MOOC = 10_000  # submissions to grade in an hour, for the estimate of cores needed
 
 
 def _kinds() -> list[tuple[str, dict[str, str], str]]:
@@ -82,14 +101,102 @@ def _kill_kernel_in(path: Path, grade_id: str) -> None:
     nbformat.write(notebook, path)
 
 
-def time_grading(root: Path, jobs: int, lean: bool) -> float:
+def time_grading(root: Path, *options: str) -> float:
+    """Wall seconds of one ``grade_class`` command on the class, from start to exit
+    (imports, cluster, grading, summary); stops the benchmark if a student failed."""
+    command = [sys.executable, "-m", "autograder.grading.grade_class", "--no-progress"]
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
     start = time.perf_counter()
-    results = grade_class.grade_class(root, jobs, progress=False, lean=lean)
+    done = subprocess.run([*command, "--root", str(root), *options], env=env, capture_output=True)
     seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"grading failed ({' '.join(options)}):\n{done.stderr.decode()[-2000:]}")
+    results = json.loads((root / RESULTS_RECORD).read_text())
     failed = [r["student"] for r in results if not r["graded"]]
     if failed:
         raise SystemExit(f"grading failed for {failed}: the benchmark stops")
     return seconds
+
+
+def _sample_memory(pid: int, peak: list[int], stop: threading.Event) -> None:
+    import psutil
+
+    process = psutil.Process(pid)
+    while not stop.is_set():
+        peak[0] = max(peak[0], process.memory_info().rss)
+        stop.wait(0.05)
+
+
+def large_class(size: int, jobs: int) -> dict[str, float]:
+    """A class of ``size`` graded on a cluster of ``jobs`` worker programs (``dask scheduler``
+    and ``dask worker``, as on several machines); the scheduler's memory sampled throughout,
+    then its overhead per task from a map of trivial tasks on the same cluster."""
+    scratch = Path(tempfile.mkdtemp(prefix="bench-large-class-"))
+    try:
+        return _grade_large_class(scratch, size, jobs)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _grade_large_class(scratch: Path, size: int, jobs: int) -> dict[str, float]:
+    import psutil
+    from distributed import Client
+
+    root = make_scratch_course(scratch / "course")
+    make_class(root, size)
+    with (
+        dask_cluster(scratch / "dask", workers=jobs) as cluster,
+        Client(cluster.address, timeout=30, set_as_default=False) as client,
+    ):
+        client.wait_for_workers(jobs, timeout=120)
+        idle = psutil.Process(cluster.scheduler.pid).memory_info().rss
+        peak, stop = [idle], threading.Event()
+        sampler = threading.Thread(target=_sample_memory, args=(cluster.scheduler.pid, peak, stop))
+        sampler.start()
+        try:
+            seconds = time_grading(root, "--scheduler", cluster.address, "--lean")
+        finally:
+            stop.set()
+            sampler.join()
+        # Trivial tasks: what the scheduler and the round trips cost per task.
+        client.gather(client.map(abs, range(-100, 0)))  # warm
+        start = time.perf_counter()
+        client.gather(client.map(abs, range(OVERHEAD_TASKS)))
+        per_task = (time.perf_counter() - start) / OVERHEAD_TASKS
+    return {
+        "students": size,
+        "workers": jobs,
+        "seconds": seconds,
+        "scheduler_idle_mb": idle / 2**20,
+        "scheduler_peak_mb": peak[0] / 2**20,
+        "overhead_ms_per_task": 1000 * per_task,
+    }
+
+
+def print_large(large: dict[str, float]) -> None:
+    """The larger class's figures, and the cores a course of MOOC submissions needs."""
+    n, jobs = int(large["students"]), int(large["workers"])
+    per_student = large["seconds"] / n
+    core_seconds = per_student * jobs  # every worker busy on its own core
+    cores = math.ceil(MOOC * core_seconds / 3600)
+    growth = (large["scheduler_peak_mb"] - large["scheduler_idle_mb"]) / n
+    print(
+        f"\nlarger class: {n} students (lean) on `dask scheduler` + {jobs} `dask worker` "
+        f"programs: {large['seconds']:.1f} s, {per_student:.2f} s a student, "
+        f"{core_seconds:.2f} core-seconds a student"
+    )
+    print(
+        f"scheduler: {large['overhead_ms_per_task']:.2f} ms a task ({OVERHEAD_TASKS} trivial "
+        f"tasks, {jobs} workers); memory {large['scheduler_idle_mb']:.0f} MB idle, "
+        f"{large['scheduler_peak_mb']:.0f} MB at most while grading ({growth * 1024:.0f} KB a "
+        "student)"
+    )
+    scheduler_seconds = MOOC * large["overhead_ms_per_task"] / 1000
+    print(
+        f"{MOOC:,} submissions in an hour: {MOOC} x {core_seconds:.2f} core-s / 3600 s = "
+        f"{cores} worker cores like these; the scheduler's share, {scheduler_seconds:.0f} s "
+        "of the hour"
+    )
 
 
 def where_time_goes(root: Path) -> dict[str, float]:
@@ -134,6 +241,12 @@ def main() -> int:
     parser.add_argument(
         "--modes", default="full,lean", help="full (whole notebooks), lean, or both: full,lean"
     )
+    parser.add_argument(
+        "--large",
+        type=int,
+        default=int(os.environ.get("BENCH_LARGE_CLASS", "48")),
+        help="size of the larger class graded on a cluster of dask programs (0: skip)",
+    )
     args = parser.parse_args()
 
     scratch = Path(tempfile.mkdtemp(prefix="bench-class-"))
@@ -141,26 +254,42 @@ def main() -> int:
     counts = make_class(root, args.students)
     print(f"class of {args.students}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
 
-    times = {}
-    for lean in [mode == "lean" for mode in args.modes.split(",")]:
+    times: dict[tuple[str, int], float] = {}
+    for mode in args.modes.split(","):
+        lean = ["--lean"] if mode == "lean" else []
+        if mode == "lean":  # the baseline: one process, no Dask
+            times[mode, 0] = time_grading(root, "--in-process", *lean)
         for jobs in (1, args.jobs):
-            times[lean, jobs] = time_grading(root, jobs, lean)
+            times[mode, jobs] = time_grading(root, "--jobs", str(jobs), *lean)
 
     n = args.students
-    print(f"\n{'run':<28} {'wall s':>8} {'s/student':>10} {'speedup':>8}")
-    for (lean, jobs), seconds in times.items():
-        label = f"{'lean' if lean else 'full'} notebooks, {jobs} worker(s)"
-        print(f"{label:<28} {seconds:>8.1f} {seconds / n:>10.2f} {times[lean, 1] / seconds:>7.2f}x")
-    for lean in sorted({lean for lean, _ in times}):
-        per_student = times[lean, args.jobs] / n
-        speedup = times[lean, 1] / times[lean, args.jobs]
+    print(f"\n{'run':<36} {'wall s':>8} {'s/student':>10} {'speedup':>8}")
+    for (mode, jobs), seconds in times.items():
+        where = "one process, no Dask" if jobs == 0 else f"Dask, {jobs} worker(s)"
+        label = f"{mode} notebooks, {where}"
+        speedup = f"{times[mode, 1] / seconds:>7.2f}x" if jobs else f"{'':>8}"
+        print(f"{label:<36} {seconds:>8.1f} {seconds / n:>10.2f} {speedup}")
+    for mode in dict.fromkeys(mode for mode, _ in times):
+        per_student = times[mode, args.jobs] / n
+        speedup = times[mode, 1] / times[mode, args.jobs]
         fast_enough = "met" if per_student <= TARGET_SECONDS_PER_STUDENT else "MISSED"
         scales = "met" if speedup >= TARGET_SPEEDUP else "MISSED"
         print(
-            f"{'lean' if lean else 'full'}: target <= {TARGET_SECONDS_PER_STUDENT} s/student with "
+            f"{mode}: target <= {TARGET_SECONDS_PER_STUDENT} s/student with "
             f"{args.jobs} workers: {fast_enough} ({per_student:.2f}); "
-            f"target >= {TARGET_SPEEDUP}x: {scales} ({speedup:.2f}x)"
+            f"target >= {TARGET_SPEEDUP}x from 1 to {args.jobs} workers: {scales} ({speedup:.2f}x)"
         )
+    if ("lean", 0) in times:
+        ratio = times["lean", 1] / times["lean", 0]
+        extra = (times["lean", 1] - times["lean", 0]) / n
+        within = "met" if ratio <= TARGET_DASK_OVERHEAD else "MISSED"
+        print(
+            f"Dask's overhead, 1 worker against one process (lean): {ratio:.3f}x, "
+            f"{extra:+.2f} s a student; target <= {TARGET_DASK_OVERHEAD}x: {within}"
+        )
+    large = large_class(args.large, args.jobs) if args.large else None
+    if large:
+        print_large(large)
     breakdown = where_time_goes(root)
     print("\nwhere one student's time goes (run alone, outside nbgrader):")
     for label, seconds in breakdown.items():
@@ -168,7 +297,8 @@ def main() -> int:
     record = {
         "students": n,
         "jobs": args.jobs,
-        "grading_seconds": {f"{'lean' if k[0] else 'full'}-{k[1]}": v for k, v in times.items()},
+        "grading_seconds": {f"{mode}-{jobs}": v for (mode, jobs), v in times.items()},
+        "large_class": large,
         "breakdown": breakdown,
     }
     out = ROOT / "artifacts" / "bench" / "class.json"

@@ -58,7 +58,8 @@ def scratch_root(course_root: Path) -> Path:
 def prepare_worker(memory_gb: float = DEFAULT_MEMORY_GB, code_root: str = str(CODE_ROOT)) -> None:
     """Set up a grading process: memory limit, the environment kernels inherit, quiet logs.
 
-    Call once per worker process before :func:`grade_submission` (a pool's initializer).
+    Call once per worker process before :func:`grade_submission` (``on_dask.GradingWorker``
+    does, in every Dask worker).
     """
     if memory_gb > 0:
         limit = int(memory_gb * 2**30)
