@@ -109,6 +109,7 @@ try:
     print(inspect.getsource(solutions))
 except Exception as error:
     print("no reference:", type(error).__name__)
+print("token:", os.environ.get("BPE_INSTRUCTOR_TOKEN"))  # the grader's own environment
 try:
     print("grades:", open(os.path.join(ROOT, "grades.csv")).read())
 except OSError as error:
@@ -150,6 +151,7 @@ print("forked", bomb.stdout.strip())
 
 
 GRADES = "student_id,total\nsomeone,21 SECRET-GRADES\n"
+TOKEN = "instructor-token-5678"
 
 
 def _evidence(root: Path) -> Path:
@@ -200,7 +202,11 @@ def _grade(root: Path, confined: bool) -> dict:
     from autograder.reports import summary
 
     start = time.monotonic()
-    grade_class.grade_class(root, 2, progress=False, lean=True, unconfined=not confined)
+    os.environ["BPE_INSTRUCTOR_TOKEN"] = TOKEN  # as a hub sets JUPYTERHUB_API_TOKEN
+    try:
+        grade_class.grade_class(root, 2, progress=False, lean=True, unconfined=not confined)
+    finally:
+        del os.environ["BPE_INSTRUCTOR_TOKEN"]
     seconds = time.monotonic() - start
     rows = {row.student: row for row in summary.report(root, quiet=True)}
     return {"rows": rows, "seconds": seconds}
@@ -237,6 +243,7 @@ def test_the_attacker_earns_nothing_and_leaves_nothing_running(sandboxed) -> Non
     text = notebook.read_text()
     assert "no reference: " in text  # solutions/ is not there to read
     assert "no grades: " in text and "SECRET-GRADES" not in text  # nor the course's files
+    assert "token: None" in text and TOKEN not in text  # nor the grader's environment
     outputs = json.dumps([c.get("outputs", []) for c in json.loads(text)["cells"]])
     assert "<script" not in outputs  # HTML and script outputs are kept as text only
     log = sandboxed["root"] / "artifacts" / "grading" / "workers.log"
@@ -297,7 +304,7 @@ def test_unconfined_the_same_attack_works(tmp_path: Path) -> None:
     notebook = root / "autograded" / "m-attacker" / "bpe" / "01_bpe_by_hand.ipynb"
     outputs = json.dumps([c.get("outputs", []) for c in json.loads(notebook.read_text())["cells"]])
     assert "no reference:" not in outputs and "no grades:" not in outputs
-    assert "SECRET-GRADES" in outputs
+    assert "SECRET-GRADES" in outputs and TOKEN in outputs
     # Each attack the sandbox stops, one by one: the detached process reached the honest
     # students' homes, kernels and notebooks; nbgrader wrote through the planted link; the
     # fork loop and the home had no floor.

@@ -130,6 +130,45 @@ def test_forks_stop_at_the_cap(confined: bool, monkeypatch) -> None:
     assert forked < 64 if confined else forked == 400  # unconfined, nothing stops it
 
 
+SHM = """
+import os
+path, written = "/dev/shm/bpe-attack-{marker}", 0
+try:
+    with open(path, "wb") as out:
+        while written < 10 * 2**20:
+            out.write(bytes(2**20))
+            out.flush()
+            written += 2**20
+except OSError:
+    pass
+finally:
+    if os.path.exists(path):
+        os.remove(path)
+try:
+    open("/dev/planted", "w").close()
+    planted = True
+except OSError:
+    planted = False
+def pair_counts(words):
+    return {{("shm", str(written)): int(planted)}}
+"""
+
+
+@pytest.mark.parametrize("confined", [True, False])
+def test_dev_shm_is_capped_and_dev_is_read_only(confined: bool, monkeypatch) -> None:
+    monkeypatch.setattr(sandbox, "confined", lambda: confined)
+    attack = SHM.format(marker=os.getpid())
+    if not confined:  # never write into the machine's own /dev
+        attack = attack.replace('open("/dev/planted", "w")', "open('/nonexistent/x', 'w')")
+    (got,) = _run(attack)["pair_counts"]["core"]
+    ((key, planted),) = got.value.items()
+    written = int(key[1])
+    if confined:
+        assert written <= bwrap.SHM_BYTES and planted == 0
+    else:
+        assert written == 10 * 2**20  # the machine's /dev/shm takes it all
+
+
 KILL = """
 import os, signal
 try:

@@ -31,6 +31,7 @@ from pathlib import Path
 THROWAWAY_UID = 65534  # "nobody" inside the sandbox; it owns nothing there
 UNCONFINED = "BPE_GRADING_UNCONFINED"  # "1": run student code without the sandbox
 SCRATCH_BYTES = 64 * 2**20  # a writable tmpfs holds this much, and is memory
+SHM_BYTES = 4 * 2**20  # /dev/shm: enough for semaphores, not for filling memory
 _PIDS_ROOTS = (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup"))  # cgroup v1, then v2
 
 
@@ -66,7 +67,10 @@ class Sandbox:
                 out += ["--symlink", os.readlink(link), str(link)]
             elif link.is_dir():
                 out += ["--ro-bind", str(link), str(link)]
-        out += ["--proc", "/proc", "--dev", "/dev", "--size", str(SCRATCH_BYTES), "--tmpfs", "/tmp"]
+        out += ["--proc", "/proc", "--dev", "/dev"]
+        # /dev is a folder in memory too: its shm gets a small cap, the rest no writing at all.
+        out += ["--size", str(SHM_BYTES), "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
+        out += ["--size", str(SCRATCH_BYTES), "--tmpfs", "/tmp"]
         out += ["--setenv", "TMPDIR", "/tmp"]
         for path in map(Path, _ETC_SECRETS):
             out += ["--ro-bind", "/dev/null", str(path)] if path.is_file() else []

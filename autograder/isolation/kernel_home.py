@@ -42,6 +42,11 @@ def _folders(home: Path) -> dict[str, Path]:
     }
 
 
+def folder_names() -> tuple[str, ...]:
+    """The environment variables :func:`student_home` points at the home's folders."""
+    return tuple(_folders(Path("/")))
+
+
 def runtime_folder(home: Path) -> Path:
     """Where the kernels of ``home`` put their connection files and sockets."""
     return _folders(home)["JUPYTER_RUNTIME_DIR"]

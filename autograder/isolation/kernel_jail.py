@@ -2,8 +2,9 @@
 
 It puts itself under the student's process cap, then replaces itself with the command prefix
 in the ``GRADING_JAIL`` environment variable (JSON: ``prefix``, the ``bwrap`` command that
-``kernel_spec`` built; ``cap``, a ``cgroup.procs`` file or null) followed by
-``python -m ipykernel_launcher -f <connection file>``.
+``kernel_spec`` built; ``cap``, a ``cgroup.procs`` file or null; ``environment``, the names
+of the variables the kernel keeps) followed by ``python -m ipykernel_launcher -f <connection
+file>``.
 
 But: it decides nothing itself; without ``GRADING_JAIL`` it refuses to start a kernel.
 Standard library only, run as ``python -I -S kernel_jail.py {connection_file}``.
@@ -36,14 +37,20 @@ def main() -> None:
     end = prefix.index("--")
     shown = [*prefix[:end], "--ro-bind", connection, connection, *prefix[end:]]
     command = [*shown, sys.executable, "-m", "ipykernel_launcher", "-f", connection]
-    # In its own PID namespace the kernel's parent is PID 1, which ipykernel takes for a dead
-    # parent when told to watch one; bwrap --die-with-parent does that job instead.
-    os.environ.pop("JPY_PARENT_PID", None)
+    # Only the named variables go in. JPY_PARENT_PID stays out too: in its own PID namespace
+    # the kernel's parent is PID 1, which ipykernel takes for a dead parent when told to watch
+    # one; bwrap --die-with-parent does that job instead.
+    kept = set(spec["environment"])
+    environment = {
+        name: value
+        for name, value in os.environ.items()
+        if name in kept or name.startswith("LC_") or name.endswith("_NUM_THREADS")
+    }
     # An interrupt (SIGINT to this process group) must reach the kernel, which handles it
     # while it runs a cell, and not end bwrap, which would take the kernel with it.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _cut_ties()
-    os.execvpe(command[0], command, os.environ)
+    os.execvpe(command[0], command, environment)
 
 
 def _cut_ties() -> None:

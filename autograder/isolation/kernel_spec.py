@@ -21,10 +21,17 @@ from typing import Any
 from autograder.course import RECORDS
 from autograder.isolation import bwrap
 from autograder.isolation.bwrap import Sandbox, python_and_library
-from autograder.isolation.kernel_home import runtime_folder
+from autograder.isolation.kernel_home import folder_names, runtime_folder
 
 JAIL_KERNEL = "python3-jailed"
 KERNEL_PROCESSES = 256  # tasks (threads count) of one student's kernels; a fork bomb stops here
+# All a kernel gets of the grader's environment (besides LC_* and *_NUM_THREADS): the
+# instructor's own variables (tokens, keys) would otherwise reach the student's output.
+KERNEL_ENVIRONMENT = (
+    *folder_names(),
+    *("PATH", "LANG", "LANGUAGE", "TERM", "TZ", "PYTHONHASHSEED", "MPLBACKEND"),
+    *("TOKENIZERS_PARALLELISM", "PYDEVD_DISABLE_FILE_VALIDATION", "NBGRADER_EXECUTION"),
+)
 
 
 def jail_available() -> bool:
@@ -74,7 +81,11 @@ def jail_kernels(
         cwd=own,
         max_processes=KERNEL_PROCESSES,
     )
-    jail = {"prefix": sandbox.command([]), "cap": str(cap) if cap else None}
+    jail = {
+        "prefix": sandbox.command([]),
+        "cap": str(cap) if cap else None,
+        "environment": KERNEL_ENVIRONMENT,
+    }
     os.environ["GRADING_JAIL"] = json.dumps(jail)
     config.Execute.kernel_name = JAIL_KERNEL
     return True
