@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from autograder.hidden_tests.run import ERROR_LIMIT
 from autograder.isolation import bwrap, sandbox
 from autograder.isolation.sandbox import run_answers
 from tests.conftest import ROOT
@@ -210,7 +211,8 @@ FORGER = """
 import json, os
 LINES = [b"not json", b"[1, 2]", b'{"name": ["x"], "group": "core", "index": 0, "outcome": "1"}',
          b'{"start": 5}', b'{"name": "merge_pair", "group": "core", "index": "0", "outcome": 1}',
-         b'{"name": "merge_pair", "group": "core", "index": 99, "outcome": "[1, null, []]"}']
+         b'{"name": "merge_pair", "group": "core", "index": 99, "outcome": "[1, null, []]"}',
+         b'{"setup": "x", "name": "merge_pair", "group": "core", "index": "0", "outcome": "1"}']
 for fd in range(1, 40):
     for line in LINES:
         try:
@@ -225,6 +227,62 @@ def pair_counts(words):
 def test_forged_result_lines_are_ignored_not_fatal() -> None:
     outcomes = _run(FORGER)
     assert outcomes["pair_counts"]["core"][0].value == {}
+    assert _honest_ok(outcomes)
+
+
+FORGED_ERROR = """
+import json, os
+outcome = json.dumps({{"list": [None, "E" * 100_000, {{"list": [0]}}]}})
+line = {{"name": "pair_counts", "group": "core", "index": 0, "outcome": outcome}}
+for fd in range(1, 40):  # wherever the results channel is
+    try:
+        os.write(fd, json.dumps(line).encode() + b"\\n")
+    except OSError:
+        pass
+def pair_counts(words):
+    return {{}}
+"""
+
+
+def test_an_error_text_is_capped_by_the_grader_not_the_child() -> None:
+    """A forged outcome's error (here 100 KB, enough to carry every hidden case) is cut to
+    the same length as any answer's error, so it cannot smuggle data into feedback."""
+    (got,) = _run(FORGED_ERROR.format())["pair_counts"]["core"]
+    assert got.error is not None and got.error.startswith("EEE")
+    assert len(got.error) <= ERROR_LIMIT + len(" ...")
+
+
+RESTARTS = """
+import json, os, threading, time
+def talk():
+    n = 0
+    while True:
+        n += 1
+        line = {{"start": ["pair_counts", f"forged-{{n}}"]}}
+        for fd in range(1, 40):
+            try:
+                os.write(fd, json.dumps(line).encode() + b"\\n")
+            except OSError:
+                pass
+        time.sleep(0.1)
+threading.Thread(target=talk, daemon=True).start()
+def pair_counts(words):
+    while True:
+        time.sleep(1)
+"""
+
+
+def test_new_step_lines_and_restarts_cannot_extend_the_whole_run() -> None:
+    """Each fresh step name resets a step's limit and each stopped child hands the rest to a
+    fresh one, but the whole call keeps one deadline: startup, then a step's time and a
+    second for a restart, per step."""
+    groups = {"core": [({("a", "b"): 1},)], "random": [({("b", "c"): 1},)], "big": [({},)]}
+    jobs = [("pair_counts", [RESTARTS.format()], groups), (*HONEST, CASE)]
+    start = time.monotonic()
+    outcomes = run_answers(jobs, seconds=2)
+    steps = (1 + 3) + (1 + 1)
+    assert time.monotonic() - start < 5 + (2 + 1) * steps + 3  # 3 s for this machine's load
+    assert all(o.error for group in outcomes["pair_counts"].values() for o in group)
     assert _honest_ok(outcomes)
 
 

@@ -3,8 +3,9 @@
 ``run_answers`` runs ``sandbox_child.py``'s text with ``python -I`` in an empty folder, a bare
 environment, its own session, memory and file-size limits and, where ``unshare`` works, a
 mount namespace that covers the reference, the graders, every submission and the gradebook.
-Each group of cases has a time limit; a group that runs out or dies fails from the case that
-was running, and the rest go to a fresh process. Only ``plain.loads`` data comes back.
+Each group of cases has a time limit, started only by the step line the job says comes next;
+a group that runs out or dies fails from the case that was running, and the rest go to a fresh
+process, within one deadline for the whole call. Only ``plain.loads`` data comes back.
 
 But: it never runs student code in this process and does not judge the outcomes.
 
@@ -30,7 +31,7 @@ from pathlib import Path
 
 from autograder.course import CODE_ROOT, ENGINE_MODULES, ENGINE_PARTS
 from autograder.hidden_tests.plain import dumps, loads
-from autograder.hidden_tests.run import Outcome
+from autograder.hidden_tests.run import ERROR_LIMIT, Outcome
 from autograder.isolation import bwrap
 from autograder.isolation.bwrap import Sandbox, python_and_library
 
@@ -40,6 +41,7 @@ HIDDEN_TESTS = CODE_ROOT / "autograder" / "hidden_tests"
 DEFAULT_SECONDS = 10.0  # per group of cases, like nbgrader's per-cell timeout
 DEFAULT_MEMORY_GB = 2.0
 _STARTUP_SECONDS = 5.0  # Python's own start, on a busy machine
+_RESTART_SECONDS = 1.0  # a fresh child's start, allowed once per step
 _MAX_OUTPUT = 50 * 2**20
 _MAX_PROCESSES = 64  # a fork bomb stops here
 
@@ -95,15 +97,17 @@ def _decode(text: str, args: tuple) -> Outcome:
         return _failed(args, "the sandbox sent back a malformed result")
     if len(after) != len(args):
         return _failed(args, "the sandbox sent back a malformed result")
+    if error is not None and len(error) > ERROR_LIMIT:  # the child's own cap is the student's
+        error = error[:ERROR_LIMIT] + " ..."
     return Outcome(value=value, error=error, after=tuple(after))
 
 
 def _run_child(
-    job: dict, seconds: float, memory_gb: float, sandbox: Sandbox, steps: int
+    job: dict, seconds: float, memory_gb: float, sandbox: Sandbox, until: float
 ) -> tuple[list[dict], str]:
     """Run one child on ``job``; return the result lines it wrote and, if it did not finish
     cleanly, why. Each step (defining an exercise, each group of its cases) gets ``seconds``,
-    and the whole run at most ``steps`` of them: no line the child writes extends that."""
+    and the child is stopped at ``until`` (``time.monotonic``) whatever it writes."""
     with tempfile.TemporaryDirectory(prefix="judge-sandbox-") as home:
         env = {"PATH": "/usr/bin:/bin", "HOME": home, "LANG": "C.UTF-8", "TMPDIR": home}
         # The child's own file is in a folder the child cannot see: pass its text instead.
@@ -125,7 +129,7 @@ def _run_child(
                 start_new_session=True,
             )
             try:
-                cap_seconds = _STARTUP_SECONDS + seconds * steps
+                cap_seconds = until - time.monotonic()
                 lines, timed_out = _read_lines(
                     child, json.dumps(job).encode(), seconds, cap_seconds
                 )
@@ -151,6 +155,8 @@ def _read_lines(
     start = time.monotonic()
     deadline = start + _STARTUP_SECONDS + seconds
     buffer, lines, size = b"", [], 0
+    steps = iter(_steps(json.loads(job)))
+    next_step = next(steps, None)
     with selectors.DefaultSelector() as selector:
         selector.register(fd, selectors.EVENT_READ)
         while True:
@@ -169,9 +175,24 @@ def _read_lines(
                 line = _parse_line(raw)
                 if line is None:
                     continue
-                if "start" in line or "setup" in line:  # a new step: a fresh time limit
+                if "start" in line or "setup" in line:
+                    # Only the step the job says comes next starts a fresh time limit; any
+                    # other step line (written by the answer) is dropped.
+                    if line != next_step:
+                        continue
+                    next_step = next(steps, None)
                     deadline = time.monotonic() + seconds
                 lines.append(line)
+
+
+def _steps(job: dict) -> list[dict]:
+    """The step lines the child writes for ``job``, in the order it writes them."""
+    steps: list[dict] = []
+    for exercise in job["exercises"]:
+        steps.append({"setup": exercise["name"]})
+        for group in dict.fromkeys(group for group, _, _ in exercise["cases"]):
+            steps.append({"start": [exercise["name"], group]})
+    return steps
 
 
 def _parse_line(raw: bytes) -> dict | None:
@@ -183,12 +204,13 @@ def _parse_line(raw: bytes) -> dict | None:
         return None
     if type(line) is not dict:
         return None
+    # A step's line keeps only its own key: other keys of it would go unchecked.
     if "setup" in line:
-        return line if type(line["setup"]) is str else None
+        return {"setup": line["setup"]} if type(line["setup"]) is str else None
     if "start" in line:
         start = line["start"]
         ok = type(start) is list and len(start) == 2 and all(type(x) is str for x in start)
-        return line if ok else None
+        return {"start": start} if ok else None
     typed = (str, str, int, str)
     keys = ("name", "group", "index", "outcome")
     if all(type(line.get(k)) is t for k, t in zip(keys, typed)):
@@ -235,6 +257,12 @@ def run_answers(
         return [g for g, outs in results[name].items() if None in outs]
 
     todo = [name for name in code if pending(name)]
+    # One deadline for the whole call: a child stopped early hands its rest to a fresh one,
+    # which gets only the time left, so no restart and no line written extends the total.
+    # Each step may cost a restart (at most one each): a second for its Python to start.
+    steps = sum(1 + len(pending(name)) for name in todo)
+    start = time.monotonic()
+    until = start + _STARTUP_SECONDS + (seconds + _RESTART_SECONDS) * steps
     while todo:
         job = dict(tools)
         job["exercises"] = [
@@ -249,8 +277,10 @@ def run_answers(
             }
             for name in todo
         ]
-        steps = sum(1 + len(pending(name)) for name in todo)
-        lines, why = _run_child(job, seconds, memory_gb, sandbox, steps)
+        if time.monotonic() >= until:
+            _fail_all(todo, pending, cases, results, _OUT_OF_TIME.format(until - start))
+            break
+        lines, why = _run_child(job, seconds, memory_gb, sandbox, until)
         started: set[str] = set()
         for line in lines:
             name, group, index = line.get("name"), line.get("group"), line.get("index")
@@ -280,6 +310,19 @@ def run_answers(
         name: {g: [o for o in outs if o is not None] for g, outs in groups.items()}
         for name, groups in results.items()
     }
+
+
+_OUT_OF_TIME = "TimeLimit: judging these answers took all of its {:.0f} s"
+
+
+def _fail_all(todo: list[str], pending, cases: dict, results: dict, reason: str) -> None:
+    """Every case still without an outcome fails with ``reason``."""
+    for name in todo:
+        for g in pending(name):
+            results[name][g] = [
+                out if out is not None else _failed(tuple(cases[name][g][i]), reason)
+                for i, out in enumerate(results[name][g])
+            ]
 
 
 def run_answer(
