@@ -1,5 +1,6 @@
 """nbgrader settings for the course. The repo root is the course directory."""
 
+import importlib.util
 import os
 
 c = get_config()  # noqa: F821 - provided by nbgrader when it loads this file
@@ -12,6 +13,12 @@ c.CourseDirectory.db_url = "sqlite:///" + os.path.join(ROOT, "gradebook.db")
 # Keep nbgrader's exchange inside the (ignored) course folder, not in /usr/local/share; on a
 # hub (hub/) every account shares the one that BPE_EXCHANGE names.
 c.Exchange.root = os.environ.get("BPE_EXCHANGE") or os.path.join(ROOT, ".exchange")
+# Collect only entries their own student's account made, with no link or special file in them
+# (inbound is writable by every student on a hub). nbgrader puts its working folder on the path,
+# so this holds from the course root; a copy of this file away from the grading code keeps
+# nbgrader's own collect rather than failing every nbgrader command.
+if importlib.util.find_spec("autograder") is not None:
+    c.ExchangeFactory.collect = "autograder.nbgrader_steps.owned_collect.OwnedCollect"
 
 # A cell that loops forever costs this many seconds, then grading moves on to the next cell.
 c.Execute.timeout = 10

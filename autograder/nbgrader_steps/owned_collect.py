@@ -1,0 +1,279 @@
+"""nbgrader's collect, taking from the exchange's inbound only what its own student put there.
+
+On a hub every student may create entries in inbound (mode 2733), so an entry's name
+(``student+assignment+time+random``) is a claim, not a proof. An entry is collected only if:
+
+- its name reads and its time is no later than the collect's clock plus ``future_skew``;
+- it is a folder, not a link, owned (by ``lstat``) by the Unix account its name names;
+- everything in it is a folder or a regular file owned by that account: no symbolic link,
+  fifo, socket or device, so nothing outside the entry is ever opened.
+
+Each refused entry is one warning naming it and why; of the entries kept, the choice is
+nbgrader's (the newest, or the newest on time with ``--before-duedate``), so a forged entry
+never hides its student's real one. The chosen entry is copied part by part, never following a
+link, into a scratch folder of the collector's own; nbgrader's copy then takes it into
+``submitted/`` with its ignore globs, size caps and group modes.
+
+Used by every ``nbgrader collect`` of the course (and the Formgrader's Collect), from
+``nbgrader_config.py``::
+
+    c.ExchangeFactory.collect = "autograder.nbgrader_steps.owned_collect.OwnedCollect"
+
+But: where a student id is no Unix account (a course on one machine, where the instructor owns
+every entry) the owner cannot be checked, and nbgrader's behaviour is kept: a warning only. A
+time in the past cannot be told from a real one, so a student can still backdate their own
+entry. It deletes nothing in inbound.
+"""
+
+from __future__ import annotations
+
+import datetime
+import glob
+import os
+import pwd
+import stat
+import tempfile
+from collections import defaultdict
+
+from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.exchange.default.collect import ExchangeCollect
+from nbgrader.utils import check_mode, parse_utc
+from traitlets import Integer
+
+FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+# O_NONBLOCK: a fifo swapped in after the listing opens at once and is refused by its fstat.
+FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK
+MAX_DEPTH = 16  # nbgrader submit copies an assignment folder; none is nested deeper
+CHUNK = 1 << 20
+
+
+class UntrustedEntryError(Exception):
+    """Why an inbound entry is not collected."""
+
+
+def kind(mode: int) -> str:
+    """What a file that is neither a folder nor a regular file is.
+
+    >>> kind(stat.S_IFLNK | 0o777), kind(stat.S_IFIFO | 0o644)
+    ('symbolic link', 'fifo')
+    """
+    kinds = {
+        stat.S_IFLNK: "symbolic link",
+        stat.S_IFIFO: "fifo",
+        stat.S_IFSOCK: "socket",
+        stat.S_IFCHR: "character device",
+        stat.S_IFBLK: "block device",
+    }
+    return kinds.get(stat.S_IFMT(mode), "special file")
+
+
+def account_name(uid: int) -> str:
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return f"uid {uid}"
+
+
+def copy_plain(entry: str, into: str | None, owner: int | None, max_bytes: int) -> int:
+    """Copy the folder ``entry`` to ``into`` (with ``None``: only look), opening each part
+    through its folder's descriptor with O_NOFOLLOW, so a link is refused even if it appears
+    during the copy. Returns the bytes of its files.
+
+    Raises ``UntrustedEntryError`` for a link, a fifo, socket or device, a part not owned by
+    ``owner`` (any owner when ``None``), more than ``max_bytes`` in all, or folders nested
+    deeper than ``MAX_DEPTH``.
+    """
+    try:
+        top = os.open(entry, FOLDER)
+    except OSError as error:
+        raise UntrustedEntryError(f"it is not a plain folder ({error.strerror})") from None
+    try:
+        return _copy_folder(top, "", into, owner, max_bytes, 0)
+    finally:
+        os.close(top)
+
+
+def _check_owner(info: os.stat_result, where: str, owner: int | None) -> None:
+    if owner is not None and info.st_uid != owner:
+        owned = account_name(info.st_uid)
+        raise UntrustedEntryError(f"{where or 'the entry'} is owned by {owned}, not by the student")
+
+
+def _copy_folder(
+    fd: int, where: str, into: str | None, owner: int | None, room: int, depth: int
+) -> int:
+    info = os.fstat(fd)
+    _check_owner(info, where, owner)
+    if depth > MAX_DEPTH:
+        raise UntrustedEntryError(f"{where} is nested more than {MAX_DEPTH} folders deep")
+    if into is not None:
+        os.mkdir(into, 0o700)
+    used = 0
+    for name in sorted(os.listdir(fd)):
+        path = os.path.join(where, name)
+        mode = os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode
+        target = None if into is None else os.path.join(into, name)
+        if stat.S_ISDIR(mode):
+            child = _open(name, fd, FOLDER, path)
+            try:
+                used += _copy_folder(child, path, target, owner, room - used, depth + 1)
+            finally:
+                os.close(child)
+        elif stat.S_ISREG(mode):
+            used += _copy_file(name, fd, path, target, owner, room - used)
+        else:
+            raise UntrustedEntryError(
+                f"{path!r} is a {kind(mode)}, which collect neither follows nor copies"
+            )
+    if into is not None:
+        os.chmod(into, (info.st_mode & 0o777) | 0o700)
+        os.utime(into, ns=(info.st_atime_ns, info.st_mtime_ns))
+    return used
+
+
+def _open(name: str, fd: int, flags: int, path: str) -> int:
+    try:
+        return os.open(name, flags, dir_fd=fd)
+    except OSError as error:  # ELOOP: it became a link since the listing
+        raise UntrustedEntryError(
+            f"{path!r} cannot be opened as listed ({error.strerror})"
+        ) from None
+
+
+def _copy_file(
+    name: str, fd: int, path: str, into: str | None, owner: int | None, room: int
+) -> int:
+    source = _open(name, fd, FILE, path)
+    try:
+        info = os.fstat(source)
+        if not stat.S_ISREG(info.st_mode):
+            raise UntrustedEntryError(
+                f"{path!r} is a {kind(info.st_mode)}, which collect never copies"
+            )
+        _check_owner(info, path, owner)
+        if info.st_size > room:
+            raise UntrustedEntryError(
+                f"{path!r} takes it past the size cap (CourseDirectory.max_dir_size)"
+            )
+        if into is None:
+            return info.st_size
+        copied = 0
+        with open(into, "xb") as out:
+            while chunk := os.read(source, CHUNK):
+                copied += len(chunk)
+                if copied > room:  # it grew while being read
+                    raise UntrustedEntryError(
+                        f"{path!r} takes it past the size cap (CourseDirectory.max_dir_size)"
+                    )
+                out.write(chunk)
+        os.chmod(into, (info.st_mode & 0o777) | 0o600)
+        os.utime(into, ns=(info.st_atime_ns, info.st_mtime_ns))
+        return copied
+    finally:
+        os.close(source)
+
+
+class OwnedCollect(ExchangeCollect):
+    """``nbgrader collect`` that skips inbound entries their named student did not make."""
+
+    future_skew = Integer(
+        300,
+        help="Seconds an entry's time may run ahead of the collect's clock (clocks of the "
+        "machines that submit and collect); a later entry is refused.",
+    ).tag(config=True)
+
+    def init_src(self) -> None:
+        # nbgrader 0.9's init_src, with untrusted entries left out before the choice and a
+        # name that does not read skipped rather than failing the whole class's collect.
+        if not self.coursedir.course_id:
+            self.fail("No course id specified. Re-run with --course flag.")
+        self.course_path = os.path.join(self.root, self.coursedir.course_id)
+        self.inbound_path = os.path.join(self.course_path, "inbound")
+        if not os.path.isdir(self.inbound_path):
+            self.fail(f"Course not found: {self.inbound_path}")
+        if not check_mode(self.inbound_path, read=True, execute=True):
+            self.fail(f"You don't have read permissions for the directory: {self.inbound_path}")
+        self.duedate = self._duedate()
+        student = self.coursedir.student_id or "*"
+        pattern = os.path.join(self.inbound_path, f"{student}+{self.coursedir.assignment_id}+*")
+        latest = datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
+        latest += datetime.timedelta(seconds=self.future_skew)
+        kept: dict[str, list[dict]] = defaultdict(list)
+        for path in sorted(glob.glob(pattern)):
+            try:
+                record = self._trusted_record(path, latest)
+            except UntrustedEntryError as why:
+                self.log.warning("Not collecting %r: %s", os.path.basename(path), why)
+                continue
+            kept[record["username"]].append(record)
+        self.src_records = [self._choose(records) for records in kept.values()]
+
+    def do_copy(self, src: str, dest: str, log: object = None) -> None:
+        """Copy the chosen entry without following anything into a scratch folder of the
+        collector's own, then hand that to nbgrader's copy. A part that changed into a link
+        or special file since ``init_src`` looked leaves the student uncollected this time."""
+        student = os.path.basename(src).rsplit("+", 3)[0]
+        with tempfile.TemporaryDirectory(prefix="bpe-collect-") as scratch:
+            plain = os.path.join(scratch, "entry")
+            try:
+                copy_plain(src, plain, self._account(student), self._max_bytes())
+            except UntrustedEntryError as why:
+                self.log.warning("Not collecting %r: %s", os.path.basename(src), why)
+                return
+            super().do_copy(plain, dest, log)
+
+    def _trusted_record(self, path: str, latest: datetime.datetime) -> dict:
+        name = os.path.basename(path)
+        parts = name.rsplit("+", 3)
+        if len(parts) < 3:
+            raise UntrustedEntryError("its name is not student+assignment+time")
+        try:
+            stamp = parse_utc(parts[2])
+        except (ValueError, OverflowError, TypeError):
+            raise UntrustedEntryError(f"its time {parts[2]!r} does not read") from None
+        # Refused, not clamped: clamped to now it would still outrank every honest entry made
+        # before the collect, and its timestamp.txt would still say the future.
+        if stamp > latest:
+            raise UntrustedEntryError(
+                f"it is dated {stamp} UTC, later than the collect's clock allows"
+            )
+        info = os.lstat(path)
+        if not stat.S_ISDIR(info.st_mode):
+            raise UntrustedEntryError(f"it is a {kind(info.st_mode)}, not a folder")
+        owner = self._account(parts[0])
+        if owner is not None and info.st_uid != owner:
+            raise UntrustedEntryError(
+                f"it is named for student {parts[0]!r} but owned by account "
+                f"{account_name(info.st_uid)!r} (filed in another student's name?)"
+            )
+        copy_plain(path, None, owner, self._max_bytes())
+        return {"username": parts[0], "filename": name, "timestamp": stamp}
+
+    def _account(self, student: str) -> int | None:
+        """The uid of the account named like the student, or None where the owner cannot
+        be checked (no such account, or ``check_owner`` switched off)."""
+        if not self.check_owner:
+            return None
+        try:
+            return pwd.getpwnam(student).pw_uid
+        except KeyError:
+            return None
+
+    def _max_bytes(self) -> int:
+        return 1000 * self.coursedir.max_dir_size  # nbgrader counts it in kilobytes
+
+    def _duedate(self) -> datetime.datetime | None:
+        with Gradebook(self.coursedir.db_url, self.coursedir.course_id) as gradebook:
+            try:
+                return gradebook.find_assignment(self.coursedir.assignment_id).duedate
+            except MissingEntry:
+                return None
+
+    def _choose(self, records: list[dict]) -> dict:
+        """nbgrader's choice among one student's entries: the newest, or with
+        ``before_duedate`` the newest on time if there is one."""
+        newest_first = sorted(records, key=lambda record: record["timestamp"], reverse=True)
+        if self.duedate is not None and self.before_duedate:
+            on_time = [r for r in newest_first if r["timestamp"] <= self.duedate]
+            return (on_time or newest_first)[0]
+        return newest_first[0]
