@@ -8,8 +8,16 @@ from pathlib import Path
 import nbformat
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
-from autograder.nbgrader_steps.inspect_submission import read_outcomes
+from autograder.nbgrader_steps.inspect_submission import (
+    MAX_CELLS,
+    Problem,
+    inspect_submission,
+    read_outcomes,
+)
 from autograder.reports import summary
+from tests.conftest import ROOT
+
+SOURCE = ROOT / "source" / "bpe"
 
 MESSAGE = (
     "merge_pair is wrong on symbols=('a', 'b', 'a', 'b'), pair=('a', 'b'): expected "
@@ -64,3 +72,26 @@ def test_the_score_figure_has_one_integer_tick_per_possible_score(
         # One bar per possible score; both students scored 2.
         heights = [bar.get_height() for bar in ax.patches]
         assert heights == [2 if score == 2 else 0 for score in range(int(maxima[name]) + 1)]
+
+
+def test_a_notebook_of_thousands_of_cells_is_left_for_a_person(tmp_path: Path) -> None:
+    """33,000 cells held a grading worker for minutes and slowed everyone's feedback."""
+    masters = {"01_bpe_by_hand": nbformat.read(SOURCE / "01_bpe_by_hand.ipynb", as_version=4)}
+    submitted = tmp_path / "bpe"
+    submitted.mkdir()
+    padded = new_notebook(cells=[new_code_cell("x = 1") for _ in range(MAX_CELLS + 1)])
+    nbformat.write(padded, submitted / "01_bpe_by_hand.ipynb")
+    problems, unreadable = inspect_submission(submitted, masters, None)
+    assert unreadable == {"01_bpe_by_hand"}
+    (problem,) = [p for p in problems if p.kind == "too_large"]
+    assert problem.needs_person and f"{MAX_CELLS + 1:,} cells" in problem.text()
+
+
+def test_names_from_a_submission_cannot_drive_the_terminal() -> None:
+    """A file name with a newline could fake a summary row; an escape sequence could clear
+    the screen or retitle the terminal."""
+    name = "x\n z-fake     21/21 graded\x1b]0;owned\x07"
+    text = Problem("extra_file", "", name).text()
+    assert "\n" not in text and "\x1b" not in text and "\x07" not in text
+    row = summary.StudentRow("a\x1b[2Jb", summary.Status(summary.GRADED, ()))
+    assert "\x1b" not in summary.format_table([row])

@@ -38,7 +38,12 @@ _WORDING = {
     "unconfined": ("graded without the sandbox", False),
     "unsafe_file": ("a link or special file in the submission, so it was not graded", True),
     "judge_mismatch": ("a stored score differs from the judged one", True),
+    "too_large": ("a notebook too large to grade, left for a person", True),
 }
+# A lesson has about 30 cells and 50 KB; an answered one with every output a few MB. Far past
+# that, a notebook only holds a grading worker (and everyone's feedback) for minutes.
+MAX_NOTEBOOK_BYTES = 20 * 2**20
+MAX_CELLS = 1000
 
 
 @dataclass(frozen=True)
@@ -50,10 +55,13 @@ class Problem:
     detail: str
 
     def text(self) -> str:
+        """One line for the instructor's terminal: the submission's own names and messages
+        with every non-printing character escaped, so none can move the cursor, change the
+        terminal or fake a row."""
         words = _WORDING[self.kind][0]
-        where = f"{self.notebook}: " if self.notebook else ""
+        where = f"{printable(self.notebook)}: " if self.notebook else ""
         ignored = " (ignored)" if self.kind == "extra_file" else ""
-        return f"{words}: {where}{self.detail}{ignored}"
+        return f"{words}: {where}{printable(self.detail)}{ignored}"
 
     @property
     def needs_person(self) -> bool:
@@ -61,6 +69,15 @@ class Problem:
 
     def as_dict(self) -> dict[str, str]:
         return asdict(self)
+
+
+def printable(text: str) -> str:
+    """``text`` with each non-printing character as an escape.
+
+    >>> printable("z-fake\\n\\x1b[2J ok")
+    'z-fake\\\\n\\\\x1b[2J ok'
+    """
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def graded_ids(notebook: nbformat.NotebookNode) -> dict[str, nbformat.NotebookNode]:
@@ -118,11 +135,21 @@ def inspect_submission(
             if has_graded_cells(master):  # a lesson without tests costs nothing when missing
                 problems.append(Problem("missing_notebook", name, "not submitted; scored 0"))
             continue
+        size = path.stat().st_size
+        if size > MAX_NOTEBOOK_BYTES:
+            unreadable.add(name)
+            problems.append(Problem("too_large", name, f"{size:,} bytes; left ungraded"))
+            continue
         try:
             notebook = read_notebook(path)
         except ValueError as error:
             unreadable.add(name)
             problems.append(Problem("invalid_json", name, f"{error}; left ungraded"))
+            continue
+        if len(notebook.cells) > MAX_CELLS:
+            unreadable.add(name)
+            cells = f"{len(notebook.cells):,} cells (at most {MAX_CELLS:,}); left ungraded"
+            problems.append(Problem("too_large", name, cells))
             continue
         problems += _locked_cell_problems(name, notebook, master, released)
     return problems, unreadable

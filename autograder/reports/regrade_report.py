@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from autograder.course import ASSIGNMENT, RECORDS, class_db_path
+from autograder.nbgrader_steps.inspect_submission import printable
 from autograder.reports.summary import UNGRADED, given_score
 
 # student -> test cell grade_id -> score (None: waiting for a person, or not scored)
@@ -115,7 +116,12 @@ def rows(moved: list[Change]) -> list[tuple[str, ...]]:
 def format_table(moved: list[Change], students: int) -> str:
     """The report as a Markdown table (also readable as plain text), with a closing line."""
     lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
-    lines += ["| " + " | ".join(row) + " |" for row in rows(moved)]
+    # A student id is a folder name the student may have chosen: no escape sequence or "|"
+    # of it reaches the terminal or the Markdown table.
+    lines += [
+        "| " + " | ".join(printable(text).replace("|", "\\|") for text in row) + " |"
+        for row in rows(moved)
+    ]
     if not moved:
         lines = []
     lines.append(

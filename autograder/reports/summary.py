@@ -31,7 +31,7 @@ from autograder.course import (
     class_db_path,
     exercise_of,
 )
-from autograder.nbgrader_steps.inspect_submission import Problem
+from autograder.nbgrader_steps.inspect_submission import Problem, printable
 from autograder.nbgrader_steps.judge_answers import exercises_of
 from autograder.reports import mistakes
 
@@ -233,7 +233,8 @@ def format_table(rows: list[StudentRow]) -> str:
             f"{_score_text(row.scores.get(n), row.maxima.get(n, 0)):>7}" for n in EXERCISES
         )
         lines.append(
-            f"{row.student[:20]:<20} {_score_text(row.total, maximum):>7} {cells}  {row.status}"
+            f"{printable(row.student)[:20]:<20} {_score_text(row.total, maximum):>7} {cells}"
+            f"  {row.status}"
         )
         for text in row.disagreements:
             lines.append(f"{'':<22}judged: {text}")
