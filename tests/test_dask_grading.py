@@ -240,3 +240,29 @@ def test_mistakes_count_each_catalogued_mistake_as_submitted(graded: tuple) -> N
     figure = on_dask / "artifacts" / "grading" / "mistakes.png"
     assert figure.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "mistakes" in output and "ties broken by the largest pair" in output
+
+
+def test_the_local_cluster_lets_no_one_else_connect() -> None:
+    """127.0.0.1 is open to every account (every student, on a hub), and a Dask client runs
+    any code on the scheduler and workers: a client without this run's certificate, or with
+    a certificate of its own, is refused."""
+    from distributed import Client
+    from distributed.security import Security
+
+    from autograder.grading.on_dask import open_cluster
+
+    with open_cluster(None, 1) as client:
+        address = client.scheduler.address
+        assert address.startswith("tls://")
+        attempts = {
+            "plain": lambda: Client(address.replace("tls://", "tcp://"), timeout=3),
+            "no certificate": lambda: Client(address, timeout=3),
+            "its own certificate": lambda: Client(
+                address, timeout=3, security=Security.temporary()
+            ),
+        }
+        for what, connect in attempts.items():
+            with pytest.raises(Exception):  # noqa: B017 (refused however Dask words it)
+                stranger = connect()
+                stranger.close()
+                pytest.fail(f"a client with {what} connected")

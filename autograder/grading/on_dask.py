@@ -1,7 +1,7 @@
 """Grade a class on Dask distributed: one task per student, results handed back as they arrive.
 
 ``open_cluster(None, jobs)`` starts a local cluster of ``jobs`` worker processes (one thread
-each) on 127.0.0.1; ``open_cluster("tcp://host:8786", ...)`` joins an existing one, or stops
+each) on 127.0.0.1, talking TLS with a certificate made for the run (no one else can connect); ``open_cluster("tcp://host:8786", ...)`` joins an existing one, or stops
 within seconds with one line naming the address when it cannot. ``grade_on_cluster`` submits
 ``grade_submission`` for every student and calls back in this process for each result, so the
 caller stays the gradebook's one writer. ``GradingWorker`` sets every worker process up once
@@ -32,6 +32,7 @@ from typing import Any
 from distributed import Client, LocalCluster, WorkerPlugin, as_completed
 from distributed.comm.addressing import parse_address, parse_host_port
 from distributed.scheduler import KilledWorker
+from distributed.security import Security
 
 from autograder.course import ASSIGNMENT
 from autograder.grading.grade_one import DEFAULT_MEMORY_GB, grade_submission, prepare_worker
@@ -127,6 +128,9 @@ def open_cluster(
     else:
         if log_path is not None:
             log_path.parent.mkdir(parents=True, exist_ok=True)
+        # 127.0.0.1 is open to every account of the machine (every student, on a hub), and
+        # Dask runs whatever code a connected client sends: only holders of this run's own
+        # certificate may connect.
         cluster = LocalCluster(
             n_workers=max(1, jobs),
             threads_per_worker=1,
@@ -134,6 +138,7 @@ def open_cluster(
             host="127.0.0.1",
             dashboard_address=None,
             silence_logs=logging.ERROR,
+            security=Security.temporary(),
         )
         client = Client(cluster, set_as_default=False)
     try:
