@@ -1,8 +1,9 @@
 """Grade a class on Dask distributed: one task per student, results handed back as they arrive.
 
 ``open_cluster(None, jobs)`` starts a local cluster of ``jobs`` worker processes (one thread
-each) on 127.0.0.1, talking TLS with a certificate made for the run (no one else can connect); ``open_cluster("tcp://host:8786", ...)`` joins an existing one, or stops
-within seconds with one line naming the address when it cannot. ``grade_on_cluster`` submits
+each) on 127.0.0.1, talking TLS with a certificate made for the run, so no one else can
+connect; ``open_cluster("tcp://host:8786", ...)`` joins an existing one, or stops within
+seconds with one line naming the address when it cannot. ``grade_on_cluster`` submits
 ``grade_submission`` for every student and calls back in this process for each result, so the
 caller stays the gradebook's one writer. ``GradingWorker`` sets every worker process up once
 (memory limit, environment, nbgrader imported), a worker the nanny restarts too.
@@ -29,6 +30,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import dask
 from distributed import Client, LocalCluster, WorkerPlugin, as_completed
 from distributed.comm.addressing import parse_address, parse_host_port
 from distributed.scheduler import KilledWorker
@@ -41,6 +43,12 @@ from autograder.isolation import bwrap
 CONNECT_SECONDS = 5  # an unreachable scheduler is reported after this long
 WORKERS_SECONDS = 30  # a reachable scheduler must have a worker by then
 _ONE_STUDENT = threading.Lock()  # the kernels' sandbox and home live in os.environ
+# A grading task is one long call; sampling its stack every 10 ms and the GIL every 1 ms
+# only takes time from it.
+_QUIET_WORKERS = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.system-monitor.gil.enabled": False,
+}
 
 
 class GradingWorker(WorkerPlugin):
@@ -131,15 +139,16 @@ def open_cluster(
         # 127.0.0.1 is open to every account of the machine (every student, on a hub), and
         # Dask runs whatever code a connected client sends: only holders of this run's own
         # certificate may connect.
-        cluster = LocalCluster(
-            n_workers=max(1, jobs),
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address=None,
-            silence_logs=logging.ERROR,
-            security=Security.temporary(),
-        )
+        with dask.config.set(_QUIET_WORKERS):  # the nannies hand it to their workers
+            cluster = LocalCluster(
+                n_workers=max(1, jobs),
+                threads_per_worker=1,
+                processes=True,
+                host="127.0.0.1",
+                dashboard_address=None,
+                silence_logs=logging.ERROR,
+                security=Security.temporary(),
+            )
         client = Client(cluster, set_as_default=False)
     try:
         local_log = str(log_path) if log_path and cluster is not None else None
