@@ -28,8 +28,9 @@ c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedE
 
 # Autograde: nbgrader's own steps, with the hidden tests set aside before the student's kernel
 # runs and judged outside it after (in the sandbox, by autograder/nbgrader_steps/), an Execute
-# that survives a lost kernel, and a cap on output bytes. `make autograde` runs this list with
-# every kernel in the sandbox too; a bare `nbgrader autograde` runs the kernels unconfined.
+# that survives a lost kernel, a cap on output bytes, and a student's markup shown as text.
+# `make autograde` runs this list with every kernel in the sandbox too; a bare
+# `nbgrader autograde` runs the kernels unconfined.
 c.Autograde.autograde_preprocessors = [
     "autograder.nbgrader_steps.hidden_tests_outside.SetAsideHiddenTests",
     "autograder.nbgrader_steps.guarded_execute.GuardedExecute",
@@ -39,11 +40,15 @@ c.Autograde.autograde_preprocessors = [
     "nbgrader.preprocessors.LimitOutput",
     "autograder.nbgrader_steps.cap_output_bytes.CapOutputBytes",
     "autograder.nbgrader_steps.plain_outputs.PlainOutputs",
+    "autograder.nbgrader_steps.markup_as_text.MarkupAsText",
     "nbgrader.preprocessors.SaveAutoGrades",
     "nbgrader.preprocessors.AssignLatePenalties",
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
 c.JudgeHiddenTests.course_root = ROOT
+# A student's markdown and raw cells reach the Formgrader and feedback as text; the masters'
+# own cells, found under ROOT, keep their HTML.
+c.MarkupAsText.course_root = ROOT
 
 # Feedback keeps each failed check's message but not the hidden tests' source or the checker's
 # traceback lines (autograder/nbgrader_steps/redact_feedback.py). Like autograde, it needs

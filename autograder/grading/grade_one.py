@@ -100,6 +100,7 @@ def _nbgrader_config(
     if timeout is not None:
         config.Execute.timeout = timeout
     config.JudgeHiddenTests.course_root = str(course_root)
+    config.MarkupAsText.course_root = str(course_root)
     config.JudgeHiddenTests.record = str(record)
     # Lean runs a student's own cells whole; the masters say which cells are the lesson's.
     config.TrimLessonCells.masters = str(course_root / "source" / ASSIGNMENT)

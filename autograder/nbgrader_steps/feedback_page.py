@@ -3,7 +3,8 @@ tables and test cells named by what they test.
 
 - ``FeedbackExporter`` (``GenerateFeedback.exporter_class`` in ``nbgrader_config.py``) is
   nbgrader's HTML exporter drawing with ``feedback_template/bpe_feedback/page.html.j2``, which
-  extends nbgrader's feedback template; other tools' exporter settings do not reach it.
+  extends nbgrader's feedback template, with nbconvert's ``sanitize_html`` on (outputs'
+  HTML through bleach); other tools' exporter settings do not reach it.
 - ``FeedbackPage`` (a ``generate_feedback`` preprocessor) puts in the resources a copy of
   MathJax to embed (MathJax 3's single-file ``tex-svg.js`` from the installed
   ``django-static-mathjax`` package: no CDN, no link to the instructor's files, no font files
@@ -97,4 +98,8 @@ class FeedbackExporter(HTMLExporter):
         config.FeedbackExporter.extra_template_basedirs = list(dict.fromkeys(folders))
         config.FeedbackExporter.template_name = TEMPLATE_NAME
         config.FeedbackExporter.template_file = TEMPLATE_FILE
+        # HTML, SVG and script outputs through bleach, should one get past PlainOutputs.
+        # Markdown cells are drawn by nbgrader's template, which does not clean them: that is
+        # markup_as_text's work.
+        config.FeedbackExporter.sanitize_html = True
         super().__init__(config=config, **kwargs)
