@@ -26,8 +26,10 @@ import sys
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import nbformat
+if TYPE_CHECKING:  # nbformat takes a second to import: the check cell of every lesson pays it
+    import nbformat
 
 BEGIN_HIDDEN = "BEGIN HIDDEN TESTS"
 END_HIDDEN = "END HIDDEN TESTS"
@@ -96,6 +98,7 @@ def first_error(cell: nbformat.NotebookNode, timeout: int = CELL_TIMEOUT) -> str
 
 def run_notebook(path: Path, timeout: int = CELL_TIMEOUT) -> list[TestResult]:
     """Run the notebook at ``path`` in a fresh kernel; the results of its test cells."""
+    import nbformat
     from nbclient import NotebookClient
 
     notebook = nbformat.read(path, as_version=4)
