@@ -33,6 +33,7 @@ import pytest
 
 from autograder.isolation import bwrap
 from tests.conftest import ROOT
+from tests.support.attacks import FORK_LOOP
 from tests.support.catalogue import CORRECT
 from tests.support.scratch_course import make_scratch_course
 from tests.support.synthetic import write_submission
@@ -141,13 +142,14 @@ def _forge(lines):  # every later cell, tests included, shows 'ok' and raises no
 
 get_ipython().input_transformers_post.append(_forge)
 """
-BOMB = """
-FORK = "import os, time\\nn = 0\\ntry:\\n    while n < 400:\\n        if os.fork() == 0:\\n"
-FORK += "            time.sleep(2)\\n            os._exit(0)\\n        n += 1\\nexcept OSError:\\n"
-FORK += "    pass\\nprint(n)"
+# The loop runs as a program the kernel starts; it prints how many children it made.
+BOMB = (
+    f"FORK = {FORK_LOOP + 'print(forked)'!r}"
+    + """
 bomb = subprocess.run([sys.executable, "-c", FORK], capture_output=True, text=True, timeout=30)
 print("forked", bomb.stdout.strip())
 """
+)
 
 
 GRADES = "student_id,total\nsomeone,21 SECRET-GRADES\n"

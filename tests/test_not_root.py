@@ -28,6 +28,7 @@ import pytest
 from autograder.isolation import bwrap
 from autograder.reports import summary
 from tests.conftest import ROOT
+from tests.support.attacks import FORK_LOOP
 from tests.support.catalogue import CORRECT
 from tests.support.scratch_course import make_scratch_course
 from tests.support.synthetic import write_submission
@@ -47,18 +48,7 @@ pytestmark = [
     pytest.mark.skipif(not shutil.which("unshare"), reason="util-linux's unshare is missing"),
     pytest.mark.skipif(len(_closed_folders()) > 1, reason="Python is behind two closed folders"),
 ]
-FORKS = """import os, time
-forked = 0
-try:
-    while forked < 400:
-        if os.fork() == 0:
-            time.sleep(2)
-            os._exit(0)
-        forked += 1
-except OSError:
-    pass
-print(f"forked {forked} ")
-"""
+FORKS = FORK_LOOP + 'print(f"forked {forked} ")\n'
 
 
 def _as_instructor(command: list[str], cwd: Path, home: Path) -> subprocess.CompletedProcess:

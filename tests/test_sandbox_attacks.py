@@ -19,6 +19,7 @@ from autograder.hidden_tests.run import ERROR_LIMIT
 from autograder.isolation import bwrap, sandbox
 from autograder.isolation.sandbox import run_answers
 from tests.conftest import ROOT
+from tests.support.attacks import FORK_LOOP, SEND_EVERYWHERE
 
 pytestmark = pytest.mark.skipif(
     not bwrap.available(), reason="bubblewrap is missing: apt-get install bubblewrap"
@@ -106,26 +107,19 @@ def test_a_fork_bomb_is_contained_and_others_are_verified() -> None:
     assert _honest_ok(outcomes)
 
 
-FORKS = """
-import os, time
-forked = 0
-try:
-    while forked < 400:
-        if os.fork() == 0:
-            time.sleep(2)
-            os._exit(0)
-        forked += 1
-except OSError:
-    pass
+FORKS = (
+    FORK_LOOP
+    + """
 def pair_counts(words):
-    return {{("forked", str(forked)): 1}}
+    return {("forked", str(forked)): 1}
 """
+)
 
 
 @pytest.mark.parametrize("confined", [True, False])
 def test_forks_stop_at_the_cap(confined: bool, monkeypatch) -> None:
     monkeypatch.setattr(sandbox, "confined", lambda: confined)
-    (got,) = _run(FORKS.format(), seconds=10)["pair_counts"]["core"]
+    (got,) = _run(FORKS, seconds=10)["pair_counts"]["core"]
     ((key, _),) = got.value.items()
     forked = int(key[1])
     assert forked < 64 if confined else forked == 400  # unconfined, nothing stops it
@@ -207,21 +201,19 @@ def test_killing_the_parent_or_everyone_reaches_no_one() -> None:
     assert _honest_ok(outcomes)
 
 
-FORGER = """
-import json, os
+FORGER = (
+    SEND_EVERYWHERE
+    + """
 LINES = [b"not json", b"[1, 2]", b'{"name": ["x"], "group": "core", "index": 0, "outcome": "1"}',
          b'{"start": 5}', b'{"name": "merge_pair", "group": "core", "index": "0", "outcome": 1}',
          b'{"name": "merge_pair", "group": "core", "index": 99, "outcome": "[1, null, []]"}',
          b'{"setup": "x", "name": "merge_pair", "group": "core", "index": "0", "outcome": "1"}']
-for fd in range(1, 40):
-    for line in LINES:
-        try:
-            os.write(fd, line + b"\\n")
-        except OSError:
-            pass
+for line in LINES:
+    send(line)
 def pair_counts(words):
     return {}
 """
+)
 
 
 def test_forged_result_lines_are_ignored_not_fatal() -> None:
@@ -230,46 +222,41 @@ def test_forged_result_lines_are_ignored_not_fatal() -> None:
     assert _honest_ok(outcomes)
 
 
-FORGED_ERROR = """
-import json, os
-outcome = json.dumps({{"list": [None, "E" * 100_000, {{"list": [0]}}]}})
-line = {{"name": "pair_counts", "group": "core", "index": 0, "outcome": outcome}}
-for fd in range(1, 40):  # wherever the results channel is
-    try:
-        os.write(fd, json.dumps(line).encode() + b"\\n")
-    except OSError:
-        pass
+FORGED_ERROR = (
+    SEND_EVERYWHERE
+    + """
+outcome = json.dumps({"list": [None, "E" * 100_000, {"list": [0]}]})
+send({"name": "pair_counts", "group": "core", "index": 0, "outcome": outcome})
 def pair_counts(words):
-    return {{}}
+    return {}
 """
+)
 
 
 def test_an_error_text_is_capped_by_the_grader_not_the_child() -> None:
     """A forged outcome's error (here 100 KB, enough to carry every hidden case) is cut to
     the same length as any answer's error, so it cannot smuggle data into feedback."""
-    (got,) = _run(FORGED_ERROR.format())["pair_counts"]["core"]
+    (got,) = _run(FORGED_ERROR)["pair_counts"]["core"]
     assert got.error is not None and got.error.startswith("EEE")
     assert len(got.error) <= ERROR_LIMIT + len(" ...")
 
 
-RESTARTS = """
-import json, os, threading, time
+RESTARTS = (
+    SEND_EVERYWHERE
+    + """
+import threading, time
 def talk():
     n = 0
     while True:
         n += 1
-        line = {{"start": ["pair_counts", f"forged-{{n}}"]}}
-        for fd in range(1, 40):
-            try:
-                os.write(fd, json.dumps(line).encode() + b"\\n")
-            except OSError:
-                pass
+        send({"start": ["pair_counts", f"forged-{n}"]})
         time.sleep(0.1)
 threading.Thread(target=talk, daemon=True).start()
 def pair_counts(words):
     while True:
         time.sleep(1)
 """
+)
 
 
 def test_new_step_lines_and_restarts_cannot_extend_the_whole_run() -> None:
@@ -277,7 +264,7 @@ def test_new_step_lines_and_restarts_cannot_extend_the_whole_run() -> None:
     fresh one, but the whole call keeps one deadline: startup, then a step's time and a
     second for a restart, per step."""
     groups = {"core": [({("a", "b"): 1},)], "random": [({("b", "c"): 1},)], "big": [({},)]}
-    jobs = [("pair_counts", [RESTARTS.format()], groups), (*HONEST, CASE)]
+    jobs = [("pair_counts", [RESTARTS], groups), (*HONEST, CASE)]
     start = time.monotonic()
     outcomes = run_answers(jobs, seconds=2)
     steps = (1 + 3) + (1 + 1)
@@ -286,21 +273,20 @@ def test_new_step_lines_and_restarts_cannot_extend_the_whole_run() -> None:
     assert _honest_ok(outcomes)
 
 
-ENDLESS = """
-import json, os, threading, time
+ENDLESS = (
+    SEND_EVERYWHERE
+    + """
+import threading, time
 def talk():
     while True:
-        for fd in range(3, 12):
-            try:
-                os.write(fd, json.dumps({"start": ["pair_counts", "core"]}).encode() + b"\\n")
-            except OSError:
-                pass
+        send({"start": ["pair_counts", "core"]})
         time.sleep(0.2)
 threading.Thread(target=talk, daemon=True).start()
 def pair_counts(words):
     while True:
         time.sleep(1)
 """
+)
 
 
 def test_a_stream_of_fresh_start_lines_cannot_extend_the_time_limit() -> None:
