@@ -131,7 +131,7 @@ def _run_child(
             try:
                 cap_seconds = until - time.monotonic()
                 lines, timed_out = _read_lines(
-                    child, json.dumps(job).encode(), seconds, cap_seconds
+                    child, json.dumps(job).encode(), _steps(job), seconds, cap_seconds
                 )
             finally:
                 _kill(child)
@@ -141,10 +141,15 @@ def _run_child(
 
 
 def _read_lines(
-    child: subprocess.Popen, job: bytes, seconds: float, cap_seconds: float
+    child: subprocess.Popen,
+    job: bytes,
+    expected_steps: list[dict],
+    seconds: float,
+    cap_seconds: float,
 ) -> tuple[list[dict], bool]:
     """Send the job, then collect JSON lines until EOF, until a step runs out of time, or
-    until ``cap_seconds`` have passed since the start, whatever the child writes."""
+    until ``cap_seconds`` have passed since the start, whatever the child writes. Of the step
+    lines, only ``expected_steps``, in their order, are kept."""
     assert child.stdin is not None and child.stdout is not None
     try:
         child.stdin.write(job)
@@ -155,7 +160,7 @@ def _read_lines(
     start = time.monotonic()
     deadline = start + _STARTUP_SECONDS + seconds
     buffer, lines, size = b"", [], 0
-    steps = iter(_steps(json.loads(job)))
+    steps = iter(expected_steps)
     next_step = next(steps, None)
     with selectors.DefaultSelector() as selector:
         selector.register(fd, selectors.EVENT_READ)
