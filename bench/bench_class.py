@@ -17,7 +17,8 @@ lean through ``--scheduler`` on ``dask scheduler`` and ``dask worker`` programs 
 on a cluster of machines: the time per student, the scheduler's overhead per task (a map of
 trivial tasks on the same cluster) and its memory (sampled every 50 ms), and from them the
 worker cores that grade 10,000 submissions in an hour. Last, where a student's time goes: a
-bare kernel start and each notebook's own cells, run once outside nbgrader. Results go to
+bare kernel's start and stop (jupyter_client's manager and grading's ``prompt_kernel``, taking
+turns) and each notebook's own cells, run once outside nbgrader. Results go to
 ``artifacts/bench/class.json`` too.
 
 Run it with ``make bench`` (every bench) or alone:
@@ -34,6 +35,7 @@ import json
 import math
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -55,6 +57,7 @@ TARGET_SECONDS_PER_STUDENT = 2.0
 TARGET_SPEEDUP = 1.66  # what the course's own process pool reached: Dask must not be slower
 TARGET_DASK_OVERHEAD = 1.10  # Dask with 1 worker against one process, wall time
 OVERHEAD_TASKS = 2000  # trivial tasks timed for the scheduler's overhead per task
+KERNEL_STARTS = 5  # bare kernels started with each kernel manager, alternating
 MOOC = 10_000  # submissions to grade in an hour, for the estimate of cores needed
 
 
@@ -202,7 +205,10 @@ def print_large(large: dict[str, float]) -> None:
 def where_time_goes(root: Path) -> dict[str, float]:
     """A bare kernel start, and each graded notebook of the correct student run alone."""
     import nbformat
+    from jupyter_client.manager import AsyncKernelManager
     from nbclient import NotebookClient
+
+    from autograder.nbgrader_steps.prompt_kernel import PromptKernelManager
 
     grade_one.prepare_worker()
     out = {}
@@ -212,9 +218,20 @@ def where_time_goes(root: Path) -> dict[str, float]:
         "display_name": "Python 3",
         "language": "python",
     }
-    start = time.perf_counter()
-    NotebookClient(bare, timeout=60, shutdown_kernel="immediate").execute()
-    out["bare kernel start + stop"] = time.perf_counter() - start
+    # The same bare notebook with jupyter_client's manager and with grading's, alternated.
+    managers = {"jupyter_client": AsyncKernelManager, "prompt_kernel": PromptKernelManager}
+    starts: dict[str, list[float]] = {name: [] for name in managers}
+    for _ in range(KERNEL_STARTS):
+        for name, manager in managers.items():
+            start = time.perf_counter()
+            NotebookClient(
+                bare, timeout=60, shutdown_kernel="immediate", kernel_manager_class=manager
+            ).execute()
+            starts[name].append(time.perf_counter() - start)
+    for name, seconds in starts.items():
+        out[f"bare kernel start + stop, {name} (median of {KERNEL_STARTS})"] = statistics.median(
+            seconds
+        )
     folder = root / "autograded" / "s000-correct" / "bpe"
     for path in sorted(folder.glob("*.ipynb")):
         notebook = nbformat.read(path, as_version=4)

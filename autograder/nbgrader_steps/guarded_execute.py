@@ -8,6 +8,8 @@ A notebook past its time budget (``budget`` seconds beyond the time limit of eac
 cells) is stopped the same way, so cell after cell that runs to the limit cannot hold a
 worker for hours.
 
+Its kernels are started and stopped without idle waits (``prompt_kernel``).
+
 But: a single cell that loops is nbgrader's timeout's business, memory is limited by the
 grading worker, and nothing here grades or trims cells (``lean_lessons`` does that).
 """
@@ -23,6 +25,8 @@ from nbclient.util import run_sync
 from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import Execute
 from traitlets import Float
+
+from autograder.nbgrader_steps.prompt_kernel import PromptKernelManager
 
 # The ename of the error output written into cells that could not run; the summary looks for it.
 KERNEL_LOST = "KernelLost"
@@ -42,6 +46,11 @@ class GuardedExecute(Execute):
     budget = Float(60.0, help="seconds a notebook may take beyond the time its tests may").tag(
         config=True
     )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # nbgrader's Execute passes its own manager class the same way, over any configured.
+        kwargs.setdefault("kernel_manager_class", PromptKernelManager)
+        super().__init__(*args, **kwargs)
 
     def preprocess(self, nb: NotebookNode, resources: Any = None, km: Any = None) -> Any:
         self.kernel_lost_reason: str | None = None

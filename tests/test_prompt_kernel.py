@@ -1,0 +1,120 @@
+"""Grading's kernel manager: ready when the kernel has answered, stopped without idle polls,
+and still honest about a kernel that dies or never answers."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from jupyter_client.manager import AsyncKernelManager
+from nbclient import NotebookClient
+
+from autograder.nbgrader_steps.guarded_execute import GuardedExecute
+from autograder.nbgrader_steps.prompt_kernel import PromptKernelClient, PromptKernelManager
+
+
+def _kernel_named(folder: Path, name: str, code: str) -> str:
+    """A kernelspec in ``folder`` whose kernel is ``python -c code`` (not a real kernel)."""
+    spec = folder / "kernels" / name
+    spec.mkdir(parents=True)
+    argv = [sys.executable, "-c", code, "{connection_file}"]
+    (spec / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": name}))
+    return name
+
+
+async def _start(manager_class: type, name: str = "python3") -> AsyncKernelManager:
+    manager = manager_class(kernel_name=name)
+    await manager.start_kernel()
+    return manager
+
+
+def test_grading_runs_its_kernels_with_the_prompt_manager() -> None:
+    assert GuardedExecute().kernel_manager_class is PromptKernelManager
+    assert isinstance(PromptKernelManager().client(), PromptKernelClient)
+
+
+def test_a_notebook_run_on_a_prompt_kernel_keeps_each_cell_s_own_output() -> None:
+    notebook = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell(f"print({n} * 7)") for n in (1, 2, 3)]
+    )
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3"}
+    NotebookClient(
+        notebook, timeout=30, kernel_manager_class=PromptKernelManager, shutdown_kernel="immediate"
+    ).execute()
+    texts = [[o.get("text") for o in cell.outputs] for cell in notebook.cells]
+    assert texts == [["7\n"], ["14\n"], ["21\n"]]
+
+
+def test_a_kernel_that_dies_at_start_is_reported(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path))
+    name = _kernel_named(tmp_path, "dies", "import sys; sys.exit(3)")
+
+    async def wait() -> None:
+        manager = await _start(PromptKernelManager, name)
+        client = manager.client()
+        client.start_channels()
+        try:
+            await client.wait_for_ready(timeout=30)
+        finally:
+            client.stop_channels()
+            await manager.shutdown_kernel(now=True)
+
+    with pytest.raises(RuntimeError, match="died"):
+        asyncio.run(wait())
+
+
+def test_a_kernel_that_never_answers_times_out(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path))
+    name = _kernel_named(tmp_path, "mute", "import time; time.sleep(60)")
+
+    async def wait() -> None:
+        manager = await _start(PromptKernelManager, name)
+        client = manager.client()
+        client.start_channels()
+        try:
+            await client.wait_for_ready(timeout=1)
+        finally:
+            client.stop_channels()
+            await manager.shutdown_kernel(now=True)
+
+    with pytest.raises(RuntimeError, match="didn't respond"):
+        asyncio.run(wait())
+
+
+@pytest.mark.parametrize("manager_class", [AsyncKernelManager, PromptKernelManager])
+def test_a_manager_waiting_for_a_kernel_to_go_looks_every_few_milliseconds(
+    manager_class, monkeypatch
+) -> None:
+    """How long the manager naps between looks while a stopped kernel is still there.
+    jupyter_client's own (the control) naps 0.1 s, which, after a kill, is mostly idle: three
+    kernels a student made that 0.3 s of every student's grading. The kernel here is left
+    running for a quarter of a second so that both managers look more than once."""
+    naps: list[float] = []
+    real_sleep = asyncio.sleep
+
+    async def recorded(seconds: float, *args, **kwargs):
+        naps.append(seconds)
+        return await real_sleep(seconds, *args, **kwargs)
+
+    async def watch() -> None:
+        manager = await _start(manager_class)
+        try:
+            monkeypatch.setattr(asyncio, "sleep", recorded)
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(manager._async_wait(), 0.25)
+        finally:
+            monkeypatch.setattr(asyncio, "sleep", real_sleep)
+            await manager.shutdown_kernel(now=True)
+        assert not await manager.is_alive()
+
+    asyncio.run(watch())
+    assert len(naps) >= 2
+    if manager_class is PromptKernelManager:
+        assert max(naps) <= 0.005
+    else:
+        assert min(naps) >= 0.1
