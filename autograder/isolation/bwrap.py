@@ -184,8 +184,11 @@ def _empty_and_remove(group: Path) -> None:
         time.sleep(0.02)
 
 
-def join_cap(procs: Path | str | None) -> None:
-    """Put this process (and so all it starts) under a cap from :func:`process_cap`."""
-    if procs:
-        with contextlib.suppress(OSError):
-            Path(procs).write_text(str(os.getpid()))
+def in_cap(procs: Path | None, argv: list[str]) -> list[str]:
+    """``argv`` run by a shell that first puts itself (and so all it starts) under a cap from
+    :func:`process_cap`; ``argv`` as it is without one. No Python runs between fork and exec,
+    as a ``preexec_fn`` would, which can deadlock in a process with threads (a Dask worker)."""
+    if not procs:
+        return list(argv)
+    join = '{ echo $$ > "$0"; } 2>/dev/null; exec "$@"'
+    return ["/bin/sh", "-c", join, str(procs), *argv]

@@ -1,8 +1,9 @@
 """Run a student's answer on the grading cases in a separate, limited process; get plain data back.
 
 ``run_answers`` runs ``sandbox_child.py``'s text with ``python -I`` in an empty folder, a bare
-environment, its own session, memory and file-size limits and, where ``unshare`` works, a
-mount namespace that covers the reference, the graders, every submission and the gradebook.
+environment, its own session, the memory and file-size limits it sets itself, a cap on its
+processes and, where bubblewrap works, a sandbox that shows it Python and the course library
+only (not the reference, the graders, any submission or the gradebook).
 Each group of cases has a time limit, started only by the step line the job says comes next;
 a group that runs out or dies fails from the case that was running, and the rest go to a fresh
 process, within one deadline for the whole call. Only ``plain.loads`` data comes back.
@@ -20,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import resource
 import selectors
 import signal
 import subprocess
@@ -44,18 +44,6 @@ _STARTUP_SECONDS = 5.0  # Python's own start, on a busy machine
 _RESTART_SECONDS = 1.0  # a fresh child's start, allowed once per step
 _MAX_OUTPUT = 50 * 2**20
 _MAX_PROCESSES = 64  # a fork bomb stops here
-
-
-def _limits(memory_gb: float, cap: Path | None = None):
-    def apply() -> None:
-        bwrap.join_cap(cap)
-        if memory_gb > 0:
-            size = int(memory_gb * 2**30)
-            resource.setrlimit(resource.RLIMIT_AS, (size, size))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (10 * 2**20, 10 * 2**20))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-
-    return apply
 
 
 def _answer_sandbox() -> Sandbox:
@@ -110,8 +98,10 @@ def _run_child(
     and the child is stopped at ``until`` (``time.monotonic``) whatever it writes."""
     with tempfile.TemporaryDirectory(prefix="judge-sandbox-") as home:
         env = {"PATH": "/usr/bin:/bin", "HOME": home, "LANG": "C.UTF-8", "TMPDIR": home}
-        # The child's own file is in a folder the child cannot see: pass its text instead.
-        command = [sys.executable, "-I", "-c", CHILD.read_text()]
+        # The child's own file is in a folder the child cannot see: pass its text instead. It
+        # sets its limits before it reads the job, so before any student code runs.
+        memory = str(int(memory_gb * 2**30)) if memory_gb > 0 else "0"
+        command = [sys.executable, "-I", "-c", CHILD.read_text(), memory]
         cap_processes = contextlib.nullcontext(None)
         if confined():
             env.update(HOME="/tmp", TMPDIR="/tmp")
@@ -119,13 +109,12 @@ def _run_child(
             cap_processes = bwrap.process_cap(f"judge-{os.getpid()}", _MAX_PROCESSES)
         with cap_processes as cap:
             child = subprocess.Popen(
-                command,
+                bwrap.in_cap(cap, command),
                 cwd=home,
                 env=env,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
-                preexec_fn=_limits(memory_gb, cap),
                 start_new_session=True,
             )
             try:

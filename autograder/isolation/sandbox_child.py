@@ -1,6 +1,7 @@
 """The program that runs inside the judge's sandbox: it defines a student's answer and calls it.
 
-It reads one JSON job on stdin: the text of ``hidden_tests/plain.py`` and ``hidden_tests/run.py``
+It first limits itself (memory, as its one argument says; file size; no core files), then
+reads one JSON job on stdin: the text of ``hidden_tests/plain.py`` and ``hidden_tests/run.py``
 (loaded under private names, so this process calls the very ``run_case`` the hidden tests
 call), the engine's parts to refuse, and per exercise the student's statements and the cases.
 It writes one JSON line per case, on a copy of stdout made before any student code ran, plus
@@ -14,9 +15,11 @@ import importlib.abc
 import importlib.machinery
 import json
 import os
+import resource
 import sys
 import types
 
+FILE_LIMIT = 10 * 2**20  # bytes a file written here may reach
 ENGINE_REFUSAL = "the course's demonstration engine may not be used in an answer; write it yourself"
 
 
@@ -110,7 +113,18 @@ def run_statements(statements: list, namespace: dict) -> list:
     return notes
 
 
+def limit_self(memory_bytes: int) -> None:
+    """Limits on this process and all it starts: address space (none if 0), file size, no
+    core files. Set here, before the job is read, rather than by the parent between fork and
+    exec."""
+    if memory_bytes > 0:
+        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_LIMIT, FILE_LIMIT))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
 def main() -> None:
+    limit_self(int(sys.argv[1]) if len(sys.argv) > 1 else 0)
     job = json.loads(sys.stdin.read())
     results = os.fdopen(os.dup(1), "w", buffering=1)
     quiet = os.open(os.devnull, os.O_WRONLY)
