@@ -310,7 +310,7 @@ def main() -> int:
     breakdown = where_time_goes(root)
     print("\nwhere one student's time goes (run alone, outside nbgrader):")
     for label, seconds in breakdown.items():
-        print(f"  {label:<42} {seconds:6.2f} s")
+        print(f"  {label:<56} {seconds:6.2f} s")
     record = {
         "students": n,
         "jobs": args.jobs,
