@@ -31,7 +31,7 @@ from traitlets.config.loader import PyFileConfigLoader
 from autograder.course import ASSIGNMENT, CODE_ROOT, RECORDS
 from autograder.grading.gradebook_rows import flag_ungraded, judged_scores_kept, student_rows
 from autograder.isolation import bwrap
-from autograder.isolation.kernel_home import student_home
+from autograder.isolation.kernel_home import remove_orphaned_homes, student_home
 from autograder.isolation.kernel_spec import KERNEL_PROCESSES, jail_kernels
 from autograder.nbgrader_steps.inspect_submission import (
     Problem,
@@ -56,7 +56,8 @@ def scratch_root(course_root: Path) -> Path:
 
 
 def prepare_worker(memory_gb: float = DEFAULT_MEMORY_GB, code_root: str = str(CODE_ROOT)) -> None:
-    """Set up a grading process: memory limit, the environment kernels inherit, quiet logs.
+    """Set up a grading process: memory limit, the environment kernels inherit, quiet logs;
+    remove what grading processes that are gone left on this machine.
 
     Call once per worker process before :func:`grade_submission` (``on_dask.GradingWorker``
     does, in every Dask worker).
@@ -77,6 +78,9 @@ def prepare_worker(memory_gb: float = DEFAULT_MEMORY_GB, code_root: str = str(CO
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     os.environ.setdefault("MPLBACKEND", "Agg")
     logging.getLogger().setLevel(logging.CRITICAL)
+    # What a worker killed mid-student left on this machine: its kernels' homes, its caps.
+    remove_orphaned_homes()
+    bwrap.remove_orphaned_caps()
 
 
 def _masters(course_root: Path, assignment: str) -> dict[str, Any]:

@@ -5,7 +5,8 @@ user, PID, network, IPC and mount namespaces (everything it starts dies with it)
 of the machine that holds only the operating system (its secrets blanked), the folders named
 visible (read-only), and a private ``/tmp`` and scratch folders, capped, in memory.
 ``max_processes`` caps its tasks from inside (for an instructor who is not root);
-``process_cap`` puts a process and all it starts under a pids cgroup (for root).
+``process_cap`` puts a process and all it starts under a pids cgroup (for root), named after
+the process that made it, so ``remove_orphaned_caps`` can remove those whose maker is gone.
 
 But: memory and file sizes are ``setrlimit``'s job (the callers set them), and where bubblewrap
 or the cgroup cannot be had this module only says so: the callers decide whether to go on.
@@ -33,6 +34,7 @@ UNCONFINED = "BPE_GRADING_UNCONFINED"  # "1": run student code without the sandb
 SCRATCH_BYTES = 64 * 2**20  # a writable tmpfs holds this much, and is memory
 SHM_BYTES = 4 * 2**20  # /dev/shm: enough for semaphores, not for filling memory
 _PIDS_ROOTS = (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup"))  # cgroup v1, then v2
+_CAP_PREFIX = "bpe-grading-"  # then the cap's name and the pid of the process that made it
 
 
 # The operating system, read-only; nothing else of the machine is there unless named.
@@ -157,7 +159,7 @@ def process_cap(name: str, max_processes: int) -> Iterator[Path | None]:
     there to cap that process and all it starts), or None where none can be made. On exit,
     whatever still runs in it is killed and the cgroup removed."""
     root = _pids_root()
-    group = root / f"bpe-grading-{name}-{os.getpid()}" if root else None
+    group = root / f"{_CAP_PREFIX}{name}-{os.getpid()}" if root else None
     try:
         if group is not None:
             group.mkdir()
@@ -169,6 +171,31 @@ def process_cap(name: str, max_processes: int) -> Iterator[Path | None]:
     finally:
         if group is not None:
             _empty_and_remove(group)
+
+
+def remove_orphaned_caps() -> list[Path]:
+    """Remove the caps whose maker is gone (a grading worker killed mid-student); return them.
+    Whatever still runs in one is killed first."""
+    root = _pids_root()
+    orphans = []
+    for group in root.glob(f"{_CAP_PREFIX}*") if root else []:
+        maker = group.name.rsplit("-", 1)[-1]
+        if maker.isdigit() and not process_alive(int(maker)):
+            orphans.append(group)
+    for group in orphans:
+        _empty_and_remove(group)
+    return orphans
+
+
+def process_alive(pid: int) -> bool:
+    """True when a process of this id runs on this machine (whoever owns it)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _empty_and_remove(group: Path) -> None:

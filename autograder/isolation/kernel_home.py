@@ -4,6 +4,9 @@
 ``MPLCONFIGDIR`` at a fresh folder with an IPython profile that keeps no history, so no
 startup file or history one student's code leaves reaches the next.
 
+``remove_orphaned_homes`` deletes the homes of grading processes that are gone (a worker killed
+mid-student cannot clean up): each home's name holds its process's id.
+
 But: it does not start or confine kernels; without the sandbox a kernel can still write to
 the instructor's home by its absolute path.
 
@@ -18,11 +21,15 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from autograder.isolation.bwrap import process_alive
+
+_HOME_PREFIX = "grading-home-"  # then the student, the grading process's id, mkdtemp's letters
 # Read by IPython when the kernel starts; a fresh profile keeps nobody's code on disk.
 _NO_HISTORY = "c.HistoryManager.enabled = False\n"
 
@@ -69,7 +76,9 @@ def _copy_font_cache(into: Path) -> None:
 @contextmanager
 def student_home(student: str) -> Iterator[Path]:
     """Within the block, kernels started from this process get a fresh, empty home."""
-    home = Path(tempfile.mkdtemp(prefix=f"grading-home-{student[:12]}-"))
+    # The grading process's id in the name: a worker killed mid-student leaves the folder
+    # behind, and the next worker knows it for an orphan (remove_orphaned_homes).
+    home = Path(tempfile.mkdtemp(prefix=f"{_HOME_PREFIX}{student[:12]}-{os.getpid()}-"))
     folders = _folders(home)
     saved = {name: os.environ.get(name) for name in folders}
     try:
@@ -89,3 +98,20 @@ def student_home(student: str) -> Iterator[Path]:
             else:
                 os.environ[name] = value
         shutil.rmtree(home, ignore_errors=True)
+
+
+def remove_orphaned_homes() -> list[Path]:
+    """Remove the homes in the temporary folder whose grading process is gone; return them.
+    Only folders of this account are touched (on a hub, students share ``/tmp``)."""
+    orphans = []
+    for home in Path(tempfile.gettempdir()).glob(f"{_HOME_PREFIX}*"):
+        pid = home.name.rsplit("-", 2)[-2]
+        try:
+            info = home.lstat()
+        except OSError:  # another worker, starting too, removed it first
+            continue
+        ours = stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid()
+        if ours and pid.isdigit() and not process_alive(int(pid)):
+            shutil.rmtree(home, ignore_errors=True)
+            orphans.append(home)
+    return orphans

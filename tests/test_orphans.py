@@ -1,0 +1,49 @@
+"""A grading worker killed mid-student cannot clean up: the next one removes its leftovers.
+
+A process opens a student's kernel home and (as root) a process cap, then is killed; a fresh
+grading process, set up as every worker is (``prepare_worker``), removes both, and keeps the
+home and cap of a process that still runs.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from autograder.isolation import bwrap
+from autograder.isolation.kernel_home import student_home
+from tests.conftest import ROOT
+
+HOLD = """
+import contextlib, sys, time
+from autograder.isolation import bwrap
+from autograder.isolation.kernel_home import student_home
+with student_home("orphan") as home, bwrap.process_cap("orphan", 10) as cap:
+    print(home, cap, flush=True)
+    time.sleep(120)
+"""
+
+
+def _held_then_killed() -> tuple[Path, Path | None]:
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD], cwd=ROOT, stdout=subprocess.PIPE, text=True
+    )
+    home, cap = holder.stdout.readline().split()
+    holder.send_signal(signal.SIGKILL)
+    holder.wait()
+    return Path(home), None if cap == "None" else Path(cap).parent
+
+
+def test_a_new_worker_removes_what_a_killed_one_left_and_nothing_else() -> None:
+    home, cap = _held_then_killed()
+    assert home.is_dir(), "the killed process could not remove its home"
+    assert cap is None or cap.is_dir()
+    with student_home("alive") as live_home, bwrap.process_cap("alive", 10) as live_cap:
+        setup = "from autograder.grading.grade_one import prepare_worker; prepare_worker(0)"
+        subprocess.run([sys.executable, "-c", setup], cwd=ROOT, check=True)
+        assert not home.exists()
+        assert cap is None or not cap.exists()
+        assert live_home.is_dir()
+        assert live_cap is None or live_cap.exists()
