@@ -118,3 +118,60 @@ def test_a_manager_waiting_for_a_kernel_to_go_looks_every_few_milliseconds(
         assert max(naps) <= 0.005
     else:
         assert min(naps) >= 0.1
+
+
+def test_stopping_a_kernel_goes_through_the_prompt_wait(monkeypatch) -> None:
+    """The wait above is the one jupyter_client's shutdown calls (else it would save nothing)."""
+    waits: list[float] = []
+    own_wait = PromptKernelManager._async_wait
+
+    async def spied(self, pollinterval: float = 0.1) -> None:
+        waits.append(pollinterval)
+        await own_wait(self, pollinterval)
+
+    monkeypatch.setattr(PromptKernelManager, "_async_wait", spied)
+
+    async def stop() -> None:
+        manager = await _start(PromptKernelManager)
+        await manager.shutdown_kernel(now=True)
+        assert not await manager.is_alive()
+
+    asyncio.run(stop())
+    assert waits
+
+
+def test_a_status_lost_before_iopub_connected_is_asked_for_again(monkeypatch) -> None:
+    """A late IOPub socket misses the first request's idle status: the client asks again and
+    is ready, and the first cell's output is still its own."""
+    tries: list[str] = []
+    own_idle_after = PromptKernelClient._idle_after
+
+    async def first_lost(self, request: str) -> bool:
+        tries.append(request)
+        if len(tries) == 1:  # as if IOPub were not connected yet: nothing comes through
+            with contextlib.suppress(Exception):
+                while True:
+                    await self.get_iopub_msg(timeout=0.3)
+            return False
+        return await own_idle_after(self, request)
+
+    monkeypatch.setattr(PromptKernelClient, "_idle_after", first_lost)
+
+    async def ready_then_run() -> str:
+        manager = await _start(PromptKernelManager)
+        client = manager.client()
+        client.start_channels()
+        try:
+            await client.wait_for_ready(timeout=30)
+            request = client.execute("print(6 * 7)")
+            while True:
+                message = await client.get_iopub_msg(timeout=10)
+                about = message["parent_header"].get("msg_id") == request
+                if about and message["msg_type"] == "stream":
+                    return message["content"]["text"]
+        finally:
+            client.stop_channels()
+            await manager.shutdown_kernel(now=True)
+
+    assert asyncio.run(ready_then_run()) == "42\n"
+    assert len(tries) == 2 and tries[0] != tries[1]

@@ -1,4 +1,4 @@
-"""Hostile answers against the verify sandbox (bubblewrap): each harms nothing outside it.
+"""Hostile answers against the judge's sandbox (bubblewrap): each harms nothing outside it.
 
 Every attack runs next to an honest exercise in the same job, which must still be verified
 right. Where it makes sense the same attack is run unconfined too, and there it works: the
@@ -296,3 +296,35 @@ def test_a_stream_of_fresh_start_lines_cannot_extend_the_time_limit() -> None:
     assert time.monotonic() - start < 2 * (5 + 2 * 4)
     assert "did not finish" in outcomes["pair_counts"]["core"][0].error
     assert _honest_ok(outcomes)
+
+
+GREEDY = """
+def pair_counts(words):
+    block = bytearray(2**30)  # 1 GB
+    return {("a", "b"): len(block)}
+"""
+
+FILL = """
+def pair_counts(words):
+    with open("/tmp/big", "wb") as f:
+        f.write(b"x" * (11 * 2**20))  # 11 MB, in a 64 MB /tmp
+    return {}
+"""
+
+
+@pytest.mark.parametrize("memory_gb", [0.5, 0])
+def test_an_answer_gets_the_memory_the_judge_allows(memory_gb: float) -> None:
+    """0.5 GB: a 1 GB block fails; 0 (no limit, the control): the same block is made."""
+    jobs = [("pair_counts", [GREEDY], {"core": [({("a", "b"): 1},)]}), (*HONEST, CASE)]
+    outcomes = run_answers(jobs, seconds=10, memory_gb=memory_gb)
+    (got,) = outcomes["pair_counts"]["core"]
+    if memory_gb:
+        assert got.error is not None and "MemoryError" in got.error
+    else:
+        assert got.error is None and got.value == {("a", "b"): 2**30}
+    assert _honest_ok(outcomes)
+
+
+def test_a_file_of_more_than_10_mb_cannot_be_written() -> None:
+    (got,) = _run(FILL)["pair_counts"]["core"]
+    assert got.error is not None and "File too large" in got.error

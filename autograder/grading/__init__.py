@@ -5,6 +5,9 @@ whose checker of the "iri" format imports ``rfc3987_syntax``, which builds some 
 parsers as it loads: about a second a process (python-jsonschema/jsonschema#1428). No
 notebook schema uses that format, so grading processes leave the module out; jsonschema skips
 an uninstalled checker.
+
+But: only processes that import this package; nbgrader's own commands (feedback, export) still
+pay the second.
 """
 
 import sys

@@ -8,7 +8,8 @@ visible (read-only), and a private ``/tmp`` and scratch folders, capped, in memo
 ``process_cap`` puts a process and all it starts under a pids cgroup (for root), named after
 the process that made it, so ``remove_orphaned_caps`` can remove those whose maker is gone.
 
-But: memory and file sizes are ``setrlimit``'s job (the callers set them), and where bubblewrap
+But: memory and file sizes are ``setrlimit``'s job (the judge's child and ``kernel_jail`` set
+them), and where bubblewrap
 or the cgroup cannot be had this module only says so: the callers decide whether to go on.
 
 >>> Sandbox(visible=(Path("/srv/course/bpe_course"),)).command(["true"])[-5:]

@@ -2,10 +2,10 @@
 
 jupyter_client's client calls a kernel ready after its ``kernel_info`` reply and then 0.2 s
 in which the kernel publishes nothing; its manager, after killing a kernel, looks every 0.1 s
-whether it has gone. A student's three kernels spent about 0.9 s that way. ``PromptKernelClient``
-is ready as soon as the kernel has replied and its ``idle`` status for that request has come
-through the IOPub socket (proof that the socket is connected: nbclient ignores any message
-that is not about its own requests); ``PromptKernelManager`` looks every 5 ms.
+whether it has gone. Grading starts three kernels a student. ``PromptKernelClient`` is ready as
+soon as the kernel has replied and its ``idle`` status for that request has come through the
+IOPub socket (proof that the socket is connected: nbclient ignores any message that is not
+about its own requests); ``PromptKernelManager`` looks every 5 ms.
 
 But: what a kernel runs, where, and for how long is other modules' business; this only
 shortens waiting for it.
@@ -40,7 +40,11 @@ class PromptKernelClient(AsyncKernelClient):
             if not await self.is_alive():
                 raise RuntimeError("Kernel died before replying to kernel_info")
             if time.monotonic() > deadline:
-                raise RuntimeError(f"Kernel didn't respond in {timeout:.0f} seconds")
+                if reply is None:
+                    raise RuntimeError(f"Kernel didn't respond in {timeout:.0f} seconds")
+                raise RuntimeError(
+                    f"Kernel replied, but its IOPub status never came in {timeout:.0f} seconds"
+                )
 
     async def _reply_to(self, request: str) -> dict[str, Any] | None:
         until = time.monotonic() + _REPLY_SECONDS
@@ -70,8 +74,9 @@ class PromptKernelManager(AsyncKernelManager):
     """jupyter_client's async kernel manager with :class:`PromptKernelClient` as its client,
     looking whether a killed kernel has gone every 5 ms."""
 
-    client_class = DottedObjectName(f"{__name__}.PromptKernelClient")
+    # The manager builds its client from client_factory; client_class names it for the rest.
     client_factory = Type(PromptKernelClient, klass=AsyncKernelClient)
+    client_class = DottedObjectName(f"{__name__}.PromptKernelClient")
 
     async def _async_wait(self, pollinterval: float = 0.1) -> None:
         # A killed kernel is gone within milliseconds; a tenth of a second per look is idle.
