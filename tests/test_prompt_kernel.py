@@ -8,6 +8,7 @@ import contextlib
 import json
 import sys
 from pathlib import Path
+from queue import Empty
 
 import nbformat
 import pytest
@@ -50,40 +51,29 @@ def test_a_notebook_run_on_a_prompt_kernel_keeps_each_cell_s_own_output() -> Non
     assert texts == [["7\n"], ["14\n"], ["21\n"]]
 
 
+async def _wait_ready(name: str, timeout: float) -> None:
+    manager = await _start(PromptKernelManager, name)
+    client = manager.client()
+    client.start_channels()
+    try:
+        await client.wait_for_ready(timeout=timeout)
+    finally:
+        client.stop_channels()
+        await manager.shutdown_kernel(now=True)
+
+
 def test_a_kernel_that_dies_at_start_is_reported(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("JUPYTER_PATH", str(tmp_path))
     name = _kernel_named(tmp_path, "dies", "import sys; sys.exit(3)")
-
-    async def wait() -> None:
-        manager = await _start(PromptKernelManager, name)
-        client = manager.client()
-        client.start_channels()
-        try:
-            await client.wait_for_ready(timeout=30)
-        finally:
-            client.stop_channels()
-            await manager.shutdown_kernel(now=True)
-
     with pytest.raises(RuntimeError, match="died"):
-        asyncio.run(wait())
+        asyncio.run(_wait_ready(name, timeout=30))
 
 
 def test_a_kernel_that_never_answers_times_out(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("JUPYTER_PATH", str(tmp_path))
     name = _kernel_named(tmp_path, "mute", "import time; time.sleep(60)")
-
-    async def wait() -> None:
-        manager = await _start(PromptKernelManager, name)
-        client = manager.client()
-        client.start_channels()
-        try:
-            await client.wait_for_ready(timeout=1)
-        finally:
-            client.stop_channels()
-            await manager.shutdown_kernel(now=True)
-
     with pytest.raises(RuntimeError, match="didn't respond"):
-        asyncio.run(wait())
+        asyncio.run(_wait_ready(name, timeout=1))
 
 
 @pytest.mark.parametrize("manager_class", [AsyncKernelManager, PromptKernelManager])
@@ -143,19 +133,24 @@ def test_stopping_a_kernel_goes_through_the_prompt_wait(monkeypatch) -> None:
 def test_a_status_lost_before_iopub_connected_is_asked_for_again(monkeypatch) -> None:
     """A late IOPub socket misses the first request's idle status: the client asks again and
     is ready, and the first cell's output is still its own."""
-    tries: list[str] = []
-    own_idle_after = PromptKernelClient._idle_after
+    requests: list[str] = []
+    lost: list[dict] = []
+    own_request, own_get = PromptKernelClient.kernel_info, PromptKernelClient.get_iopub_msg
 
-    async def first_lost(self, request: str) -> bool:
-        tries.append(request)
-        if len(tries) == 1:  # as if IOPub were not connected yet: nothing comes through
-            with contextlib.suppress(Exception):
-                while True:
-                    await self.get_iopub_msg(timeout=0.3)
-            return False
-        return await own_idle_after(self, request)
+    def counted(self, *args, **kwargs) -> str:
+        requests.append(own_request(self, *args, **kwargs))
+        return requests[-1]
 
-    monkeypatch.setattr(PromptKernelClient, "_idle_after", first_lost)
+    async def first_idle_lost(self, *args, **kwargs) -> dict:
+        message = await own_get(self, *args, **kwargs)
+        about_request = message["parent_header"].get("msg_id") in requests
+        if not lost and about_request and message["content"].get("execution_state") == "idle":
+            lost.append(message)  # as if IOPub had connected too late to see it
+            raise Empty
+        return message
+
+    monkeypatch.setattr(PromptKernelClient, "kernel_info", counted)
+    monkeypatch.setattr(PromptKernelClient, "get_iopub_msg", first_idle_lost)
 
     async def ready_then_run() -> str:
         manager = await _start(PromptKernelManager)
@@ -174,4 +169,5 @@ def test_a_status_lost_before_iopub_connected_is_asked_for_again(monkeypatch) ->
             await manager.shutdown_kernel(now=True)
 
     assert asyncio.run(ready_then_run()) == "42\n"
-    assert len(tries) == 2 and tries[0] != tries[1]
+    assert len(lost) == 1 and lost[0]["parent_header"]["msg_id"] == requests[0]
+    assert len(requests) == 2

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Awaitable, Callable
 from queue import Empty
 from typing import Any
 
@@ -47,27 +48,35 @@ class PromptKernelClient(AsyncKernelClient):
                 )
 
     async def _reply_to(self, request: str) -> dict[str, Any] | None:
-        until = time.monotonic() + _REPLY_SECONDS
-        while (left := until - time.monotonic()) > 0:
-            try:
-                message = await self.get_shell_msg(timeout=left)
-            except Empty:
-                return None
-            if message["parent_header"].get("msg_id") == request:
-                return message
-        return None
+        return await _first(self.get_shell_msg, lambda m: _about(m, request), _REPLY_SECONDS)
 
     async def _idle_after(self, request: str) -> bool:
-        until = time.monotonic() + _IOPUB_SECONDS
-        while (left := until - time.monotonic()) > 0:
-            try:
-                message = await self.get_iopub_msg(timeout=left)
-            except Empty:
-                return False
-            about_request = message["parent_header"].get("msg_id") == request
-            if about_request and message["content"].get("execution_state") == "idle":
-                return True
-        return False
+        def idle(message: dict[str, Any]) -> bool:
+            return _about(message, request) and message["content"].get("execution_state") == "idle"
+
+        return await _first(self.get_iopub_msg, idle, _IOPUB_SECONDS) is not None
+
+
+def _about(message: dict[str, Any], request: str) -> bool:
+    return message["parent_header"].get("msg_id") == request
+
+
+async def _first(
+    get: Callable[..., Awaitable[dict[str, Any]]],
+    wanted: Callable[[dict[str, Any]], bool],
+    seconds: float,
+) -> dict[str, Any] | None:
+    """The first message ``get`` gives within ``seconds`` for which ``wanted`` holds, or None;
+    the others are dropped."""
+    until = time.monotonic() + seconds
+    while (left := until - time.monotonic()) > 0:
+        try:
+            message = await get(timeout=left)
+        except Empty:
+            return None
+        if wanted(message):
+            return message
+    return None
 
 
 class PromptKernelManager(AsyncKernelManager):
