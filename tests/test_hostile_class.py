@@ -7,7 +7,8 @@ session of its own that, for 20 s, kills every honest student's kernel it can se
 IPython startup file in every honest student's fresh home, and overwrites the honest students'
 submitted and autograded notebooks, noting each success in a file beside the course. The cell
 also links the name of its next notebook to the course's ``grades.csv``, fills its home 5 MB
-at a time up to 100 MB, prints 300 KB, asks for the reference's source, and forks up to 400
+at a time up to 100 MB, writes 50 MB into the folder of its kernel's sockets (on the grading
+machine's disk), prints 300 KB, asks for the reference's source, and forks up to 400
 processes. The linker's submission holds a notes file linked to the reference and a notebook
 linked to an honest student's.
 
@@ -31,7 +32,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.isolation import bwrap
+from autograder.isolation import bwrap, landlock
 from tests.conftest import ROOT
 from tests.support.attacks import FORK_LOOP
 from tests.support.catalogue import CORRECT
@@ -104,6 +105,16 @@ try:
 except OSError:
     pass
 print(f"filled {{filled}} MB")
+sockets = 0  # the folder of the kernel's sockets, on the grading machine's own disk
+try:
+    while sockets < 50:
+        runtime = os.environ["JUPYTER_RUNTIME_DIR"]
+        with open(os.path.join(runtime, f"fill-{{sockets}}"), "wb") as out:
+            out.write(bytes(5 * 2**20))
+        sockets += 5
+except (OSError, KeyError):
+    pass
+print(f"sockets {{sockets}} MB")
 try:
     import inspect
     import solutions
@@ -252,6 +263,8 @@ def test_the_attacker_earns_nothing_and_leaves_nothing_running(sandboxed) -> Non
     assert not log.exists() or log.stat().st_size < 2**20  # no inherited file to write to
     assert _attacker_output(sandboxed["root"], "forked") < 300  # the cap, not its 400
     assert _attacker_output(sandboxed["root"], "filled") <= 64  # its home holds 64 MB
+    if landlock.abi_version():  # sockets, and not a byte of files, in its socket folder
+        assert _attacker_output(sandboxed["root"], "sockets") == 0
     assert notebook.stat().st_size < 200_000  # 300 KB printed, at most 20 KB kept per cell
     assert (sandboxed["root"] / "grades.csv").read_text() == GRADES  # not written through a link
     assert not _evidence(sandboxed["root"]).exists()  # nor anything outside the sandbox
@@ -315,3 +328,4 @@ def test_unconfined_the_same_attack_works(tmp_path: Path) -> None:
     assert (root / "grades.csv").read_text() != GRADES
     assert _attacker_output(root, "forked") == 400
     assert _attacker_output(root, "filled") == 100
+    assert _attacker_output(root, "sockets") == 50

@@ -40,8 +40,7 @@ def _folders(home: Path) -> dict[str, Path]:
         "IPYTHONDIR": home / ".ipython",
         "JUPYTER_CONFIG_DIR": home / ".jupyter",
         "JUPYTER_DATA_DIR": home / ".local" / "share" / "jupyter",
-        # Kernels talk over UNIX sockets here: a short path keeps them under 108 bytes.
-        "JUPYTER_RUNTIME_DIR": home / "run",
+        "JUPYTER_RUNTIME_DIR": runtime_folder(home),
         "XDG_CONFIG_HOME": home / ".config",
         "XDG_CACHE_HOME": home / ".cache",
         "XDG_DATA_HOME": home / ".local" / "share",
@@ -55,8 +54,13 @@ def folder_names() -> tuple[str, ...]:
 
 
 def runtime_folder(home: Path) -> Path:
-    """Where the kernels of ``home`` put their connection files and sockets."""
-    return _folders(home)["JUPYTER_RUNTIME_DIR"]
+    """Where the kernels of ``home`` put their connection files and sockets: beside the home
+    in ``/var/tmp`` where there is one, so that in the sandbox it lies outside every folder the
+    kernel may write to (``/tmp`` among them), and Landlock can let it make sockets there only.
+    Short, so that socket paths stay under 108 bytes."""
+    shared = Path("/var/tmp")
+    root = shared if os.access(shared, os.W_OK | os.X_OK) else home.parent
+    return root / f"{home.name}.sockets"
 
 
 def _matplotlib_cache() -> Path:
@@ -82,6 +86,8 @@ def student_home(student: str) -> Iterator[Path]:
     folders = _folders(home)
     saved = {name: os.environ.get(name) for name in folders}
     try:
+        sockets = folders["JUPYTER_RUNTIME_DIR"]
+        sockets.mkdir(mode=0o700)  # a new name: mkdtemp's letters are nobody's guess
         for folder in folders.values():
             folder.mkdir(parents=True, exist_ok=True)
         profile = folders["IPYTHONDIR"] / "profile_default"
@@ -98,13 +104,15 @@ def student_home(student: str) -> Iterator[Path]:
             else:
                 os.environ[name] = value
         shutil.rmtree(home, ignore_errors=True)
+        shutil.rmtree(folders["JUPYTER_RUNTIME_DIR"], ignore_errors=True)
 
 
 def remove_orphaned_homes() -> list[Path]:
-    """Remove the homes in the temporary folder whose grading process is gone; return them.
+    """Remove the homes (and socket folders) whose grading process is gone; return them.
     Only folders of this account are touched (on a hub, students share ``/tmp``)."""
     orphans = []
-    for home in Path(tempfile.gettempdir()).glob(f"{_HOME_PREFIX}*"):
+    places = dict.fromkeys([Path(tempfile.gettempdir()), Path("/var/tmp")])
+    for home in (found for place in places for found in place.glob(f"{_HOME_PREFIX}*")):
         pid = home.name.rsplit("-", 2)[-2]
         try:
             info = home.lstat()

@@ -3,8 +3,9 @@
 It puts itself under the student's process cap, then replaces itself with the command prefix
 in the ``GRADING_JAIL`` environment variable (JSON: ``prefix``, the ``bwrap`` command that
 ``kernel_spec`` built; ``cap``, a ``cgroup.procs`` file or null; ``environment``, the names
-of the variables the kernel keeps) followed by ``python -m ipykernel_launcher -f <connection
-file>``.
+of the variables the kernel keeps; ``landlock``, the folders it may write to) followed by
+``python -c <landlock.py> <those folders> -f <connection file>``, which restricts its writes
+and runs ipykernel.
 
 But: it decides nothing itself; without ``GRADING_JAIL`` it refuses to start a kernel.
 Standard library only, run as ``python -I -S kernel_jail.py {connection_file}``.
@@ -17,6 +18,7 @@ import signal
 import sys
 
 FILE_LIMIT = 10 * 2**20
+LAUNCH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "landlock.py")
 
 
 def main() -> None:
@@ -36,7 +38,9 @@ def main() -> None:
     prefix = spec["prefix"]
     end = prefix.index("--")
     shown = [*prefix[:end], "--ro-bind", connection, connection, *prefix[end:]]
-    command = [*shown, sys.executable, "-m", "ipykernel_launcher", "-f", connection]
+    # The kernel restricts its own writes with Landlock before ipykernel starts (landlock.py).
+    limits = json.dumps(spec["landlock"])
+    command = [*shown, sys.executable, "-c", _text(LAUNCH), limits, "-f", connection]
     # Only the named variables go in. JPY_PARENT_PID stays out too: in its own PID namespace
     # the kernel's parent is PID 1, which ipykernel takes for a dead parent when told to watch
     # one; bwrap --die-with-parent does that job instead.
@@ -51,6 +55,11 @@ def main() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _cut_ties()
     os.execvpe(command[0], command, environment)
+
+
+def _text(path: str) -> str:
+    with open(path) as source:
+        return source.read()
 
 
 def _cut_ties() -> None:

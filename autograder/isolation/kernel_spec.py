@@ -85,6 +85,13 @@ def jail_kernels(
         "prefix": sandbox.command([]),
         "cap": str(cap) if cap else None,
         "environment": KERNEL_ENVIRONMENT,
+        # Inside, the kernel writes only to its folders in memory, to devices, and makes its
+        # sockets: no file of its reaches the machine's disk.
+        "landlock": {
+            "writable": ["/tmp", "/dev/shm", str(own), str(home)],
+            "devices": ["/dev"],
+            "sockets": [str(runtime_folder(home))],
+        },
     }
     os.environ["GRADING_JAIL"] = json.dumps(jail)
     config.Execute.kernel_name = JAIL_KERNEL

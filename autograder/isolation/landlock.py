@@ -1,0 +1,105 @@
+"""Start a grading kernel inside the sandbox under Landlock: it may write only where it should.
+
+Inside bubblewrap a kernel can write to its private folders in memory (``/tmp``, its home,
+its working folder, ``/dev/shm``) and to one folder of the grading machine's disk, the one its
+sockets live in, which the grader must reach. ``restrict`` asks the Linux kernel (Landlock,
+5.13 and later) to refuse this process and all it starts every write outside the ``writable``
+folders, writes to the devices under ``devices`` aside, and in ``sockets`` everything but
+making a socket: a student's code can no longer fill that disk with files.
+
+Run by ``kernel_jail`` as ``python -c <this file's text> <JSON> -f <connection file>``, the
+JSON holding the three lists; it restricts itself, then runs ipykernel.
+
+But: where the Linux kernel has no Landlock (too old, or left out of its security modules) the
+kernel starts without it, and the socket folder takes files of up to 10 MB each (the kernel's
+file-size limit) until the notebook's time runs out. Reading and running are not restricted
+here; what the kernel can see is bubblewrap's business. Standard library only.
+"""
+
+import ctypes
+import json
+import os
+import sys
+
+_CREATE_RULESET, _ADD_RULE, _RESTRICT_SELF = 444, 445, 446  # the same on every architecture
+_VERSION = 1  # landlock_create_ruleset's flag: ask the ABI version
+_PATH_BENEATH = 1
+_NO_NEW_PRIVS = 38  # prctl: required before restrict_self without CAP_SYS_ADMIN
+
+WRITE_FILE = 1 << 1
+REMOVE_DIR, REMOVE_FILE = 1 << 4, 1 << 5
+MAKE_CHAR, MAKE_DIR, MAKE_REG, MAKE_SOCK = 1 << 6, 1 << 7, 1 << 8, 1 << 9
+MAKE_FIFO, MAKE_BLOCK, MAKE_SYM = 1 << 10, 1 << 11, 1 << 12
+REFER = 1 << 13  # ABI 2: rename and link across folders
+TRUNCATE = 1 << 14  # ABI 3
+
+
+class _RulesetAttr(ctypes.Structure):
+    _fields_ = [("handled_access_fs", ctypes.c_uint64)]
+
+
+class _PathBeneathAttr(ctypes.Structure):
+    _pack_ = 1
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+def _writes(abi: int) -> int:
+    """Every right that creates, changes or removes a file, as far as this ABI knows them."""
+    rights = WRITE_FILE | REMOVE_DIR | REMOVE_FILE | MAKE_CHAR | MAKE_DIR | MAKE_REG
+    rights |= MAKE_SOCK | MAKE_FIFO | MAKE_BLOCK | MAKE_SYM
+    rights |= REFER if abi >= 2 else 0
+    return rights | (TRUNCATE if abi >= 3 else 0)
+
+
+def abi_version() -> int:
+    """Landlock's ABI version here, 0 where there is none."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    version = libc.syscall(_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(_VERSION))
+    return max(version, 0)
+
+
+def restrict(writable: list[str], devices: list[str], sockets: list[str]) -> int:
+    """Refuse this process every write but those named; return the ABI used, 0 if none."""
+    abi = abi_version()
+    if abi == 0:
+        return 0
+    libc = ctypes.CDLL(None, use_errno=True)
+    handled = _writes(abi)
+    attr = _RulesetAttr(handled)
+    ruleset = libc.syscall(_CREATE_RULESET, ctypes.byref(attr), ctypes.sizeof(attr), 0)
+    if ruleset < 0:
+        raise OSError(ctypes.get_errno(), "landlock_create_ruleset")
+    try:
+        device_rights = WRITE_FILE | (TRUNCATE if abi >= 3 else 0)
+        rules = [(p, handled) for p in writable] + [(p, device_rights) for p in devices]
+        for path, allowed in [*rules, *((p, MAKE_SOCK) for p in sockets)]:
+            _allow(libc, ruleset, path, allowed)
+        if libc.prctl(_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS)")
+        if libc.syscall(_RESTRICT_SELF, ruleset, 0) != 0:
+            raise OSError(ctypes.get_errno(), "landlock_restrict_self")
+    finally:
+        os.close(ruleset)
+    return abi
+
+
+def _allow(libc: ctypes.CDLL, ruleset: int, path: str, allowed: int) -> None:
+    folder = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    try:
+        rule = _PathBeneathAttr(allowed, folder)
+        if libc.syscall(_ADD_RULE, ruleset, _PATH_BENEATH, ctypes.byref(rule), 0) != 0:
+            raise OSError(ctypes.get_errno(), f"landlock_add_rule on {path}")
+    finally:
+        os.close(folder)
+
+
+def main() -> None:
+    spec = json.loads(sys.argv.pop(1))
+    restrict(spec["writable"], spec["devices"], spec["sockets"])
+    from ipykernel import kernelapp
+
+    kernelapp.launch_new_instance()
+
+
+if __name__ == "__main__":
+    main()
