@@ -4,8 +4,10 @@
 ``MPLCONFIGDIR`` at a fresh folder with an IPython profile that keeps no history, so no
 startup file or history one student's code leaves reaches the next.
 
-``remove_orphaned_homes`` deletes the homes of grading processes that are gone (a worker killed
-mid-student cannot clean up): each home's name holds its process's id.
+The kernels' connection files and sockets go in a folder of their own (``runtime_folder``),
+in ``/var/tmp``, outside the home. ``remove_orphaned_homes`` deletes both folders of grading
+processes that are gone (a worker killed mid-student cannot clean up): their names hold the
+process's id.
 
 But: it does not start or confine kernels; without the sandbox a kernel can still write to
 the instructor's home by its absolute path.

@@ -12,8 +12,10 @@ JSON holding the three lists; it restricts itself, then runs ipykernel.
 
 But: where the Linux kernel has no Landlock (too old, or left out of its security modules) the
 kernel starts without it, and the socket folder takes files of up to 10 MB each (the kernel's
-file-size limit) until the notebook's time runs out. Reading and running are not restricted
-here; what the kernel can see is bubblewrap's business. Standard library only.
+file-size limit) until the notebook's time runs out; so it does where ``/var/tmp`` cannot be
+written, since the socket folder then lies under ``/tmp``, where the kernel may write. Reading
+and running are not restricted here; what the kernel can see is bubblewrap's business.
+Standard library only.
 """
 
 import ctypes
