@@ -7,10 +7,10 @@ session of its own that, for 20 s, kills every honest student's kernel it can se
 IPython startup file in every honest student's fresh home, and overwrites the honest students'
 submitted and autograded notebooks, noting each success in a file beside the course. The cell
 also links the name of its next notebook to the course's ``grades.csv``, fills its home 5 MB
-at a time up to 100 MB, writes 50 MB into the folder of its kernel's sockets (on the grading
-machine's disk), prints 300 KB, asks for the reference's source, and forks up to 400
-processes. The linker's submission holds a notes file linked to the reference and a notebook
-linked to an honest student's.
+at a time up to 100 MB, writes 50 MB and binds 1,000 sockets in the folder of its kernel's
+sockets (on the grading machine's disk), prints 300 KB, asks for the reference's source, and
+forks up to 400 processes. The linker's submission holds a notes file linked to the reference
+and a notebook linked to an honest student's.
 
 In the sandbox: the honest students keep full marks and their files, the gradebook is whole,
 the attacker earns nothing, no process of theirs survives, the linker is refused for a
@@ -115,6 +115,16 @@ try:
 except (OSError, KeyError):
     pass
 print(f"sockets {{sockets}} MB")
+bound = 0  # sockets take no bytes, but each is one more inode of that disk
+try:
+    import socket
+    while bound < 1000:
+        place = os.path.join(os.environ["JUPYTER_RUNTIME_DIR"], f"s-{{bound}}")
+        socket.socket(socket.AF_UNIX).bind(place)
+        bound += 1
+except (OSError, KeyError):
+    pass
+print(f"bound {{bound}} sockets")
 try:
     import inspect
     import solutions
@@ -265,6 +275,7 @@ def test_the_attacker_earns_nothing_and_leaves_nothing_running(sandboxed) -> Non
     assert _attacker_output(sandboxed["root"], "filled") <= 64  # its home holds 64 MB
     if landlock.abi_version():  # sockets, and not a byte of files, in its socket folder
         assert _attacker_output(sandboxed["root"], "sockets") == 0
+        assert _attacker_output(sandboxed["root"], "bound") == 0
     assert notebook.stat().st_size < 200_000  # 300 KB printed, at most 20 KB kept per cell
     assert (sandboxed["root"] / "grades.csv").read_text() == GRADES  # not written through a link
     assert not _evidence(sandboxed["root"]).exists()  # nor anything outside the sandbox
@@ -329,3 +340,4 @@ def test_unconfined_the_same_attack_works(tmp_path: Path) -> None:
     assert _attacker_output(root, "forked") == 400
     assert _attacker_output(root, "filled") == 100
     assert _attacker_output(root, "sockets") == 50
+    assert _attacker_output(root, "bound") == 1000

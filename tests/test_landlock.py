@@ -1,5 +1,5 @@
 """Landlock as grading kernels use it: writes only in the folders named, sockets only in the
-socket folder, and a process that cannot lift it."""
+socket folder and, after a second layer, not even those; a child cannot lift it."""
 
 from __future__ import annotations
 
@@ -46,6 +46,12 @@ print(json.dumps({
     "/dev/null": tried(lambda: write("/dev/null")),
     "file from a child": "refused" if subprocess.run(later).returncode else "done",
 }))
+landlock.restrict([writable], ["/dev"], [])  # a second layer, as once the kernel is up
+print(json.dumps({
+    "socket in sockets, then": tried(lambda: socket.socket(socket.AF_UNIX).bind(
+        os.path.join(sockets, "t"))),
+    "file in writable, then": tried(lambda: write(os.path.join(writable, "b"))),
+}))
 """
 
 
@@ -60,7 +66,8 @@ def test_a_restricted_process_writes_only_where_it_may(tmp_path: Path) -> None:
         text=True,
         check=True,
     )
-    assert json.loads(done.stdout) == {
+    first, second = map(json.loads, done.stdout.splitlines())
+    assert first == {
         "file in writable": "done",
         "folder in writable": "done",
         "file in sockets": "refused",
@@ -70,4 +77,5 @@ def test_a_restricted_process_writes_only_where_it_may(tmp_path: Path) -> None:
         "/dev/null": "done",
         "file from a child": "refused",
     }
+    assert second == {"socket in sockets, then": "refused", "file in writable, then": "done"}
     assert sorted(p.name for p in folders[1].iterdir()) == ["s"]

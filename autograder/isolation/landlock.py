@@ -5,10 +5,11 @@ its working folder, ``/dev/shm``) and to one folder of the grading machine's dis
 sockets live in, which the grader must reach. ``restrict`` asks the Linux kernel (Landlock,
 5.13 and later) to refuse this process and all it starts every write outside the ``writable``
 folders, writes to the devices under ``devices`` aside, and in ``sockets`` everything but
-making a socket: a student's code can no longer fill that disk with files.
+making a socket: a student's code can no longer fill that disk with files, or with sockets.
 
 Run by ``kernel_jail`` as ``python -c <this file's text> <JSON> -f <connection file>``, the
-JSON holding the three lists; it restricts itself, then runs ipykernel.
+JSON holding the three lists; it restricts itself, lets ipykernel bind its sockets, takes the
+right to make sockets away too (Landlock's layers only ever narrow), then runs the kernel.
 
 But: where the Linux kernel has no Landlock (too old, or left out of its security modules) the
 kernel starts without it, and the socket folder takes files of up to 10 MB each (the kernel's
@@ -98,9 +99,13 @@ def _allow(libc: ctypes.CDLL, ruleset: int, path: str, allowed: int) -> None:
 def main() -> None:
     spec = json.loads(sys.argv.pop(1))
     restrict(spec["writable"], spec["devices"], spec["sockets"])
-    from ipykernel import kernelapp
+    from ipykernel.kernelapp import IPKernelApp
 
-    kernelapp.launch_new_instance()
+    app = IPKernelApp.instance()
+    app.initialize()  # binds the kernel's sockets; no student code has run yet
+    # From here on not even a socket there: each would be one more inode of the machine's disk.
+    restrict(spec["writable"], spec["devices"], [])
+    app.start()
 
 
 if __name__ == "__main__":
