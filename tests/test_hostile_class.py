@@ -3,14 +3,15 @@
 The class (graded with ``grade_class``, 2 workers, so the attacker runs beside an honest
 student): ``a-honest`` and ``z-honest`` (correct answers, graded before and after the
 attacker), ``m-attacker`` and ``q-linker``. The attacker's answer cell starts a process in a
-session of its own that, for 20 s, kills every honest student's kernel it can see, plants an
-IPython startup file in every honest student's fresh home, and overwrites the honest students'
-submitted and autograded notebooks, noting each success in a file beside the course. The cell
+session of its own that, for 20 s, kills the kernels of the honest student graded beside it
+and plants an IPython startup file in that student's fresh home, and overwrites the other
+honest student's submitted and autograded notebooks, noting each success in a file beside the
+course. The cell
 also links the name of its next notebook to the course's ``grades.csv``, fills its home 5 MB
-at a time up to 100 MB, writes 50 MB and binds 1,000 sockets in the folder of its kernel's
-sockets (on the grading machine's disk), prints 300 KB, asks for the reference's source, and
-forks up to 400 processes. The linker's submission holds a notes file linked to the reference
-and a notebook linked to an honest student's.
+at a time up to 100 MB, writes 50 MB and binds 1,000 sockets (two more from ipykernel's own
+threads) in the folder of its kernel's sockets (on the grading machine's disk), prints 300 KB,
+asks for the reference's source, and forks up to 400 processes. The linker's submission holds
+a notes file linked to the reference and a notebook linked to an honest student's.
 
 In the sandbox: the honest students keep full marks and their files, the gradebook is whole,
 the attacker earns nothing, no process of theirs survives, the linker is refused for a
@@ -58,7 +59,19 @@ def done(what):  # evidence for the test, in a folder the sandbox does not show
         pass
 end = time.time() + 20
 while time.time() < end:
-    for home in glob.glob("/tmp/grading-home-*honest*"):
+    # The honest student graded beside the attacker has its kernels killed and startup
+    # files planted in its home, in that order (a planted file ends a kernel at its start);
+    # the one graded later has its notebooks overwritten (its grading then starts no kernel).
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            env = open(f"/proc/{{pid}}/environ", "rb").read()
+            cmd = open(f"/proc/{{pid}}/cmdline", "rb").read()
+            if b"HOME=/tmp/grading-home-a-honest" in env and b"ipykernel" in cmd:
+                os.kill(int(pid), signal.SIGKILL)
+                done("killed")
+        except (OSError, ValueError):
+            pass
+    for home in glob.glob("/tmp/grading-home-a-honest*"):
         startup = os.path.join(home, ".ipython", "profile_default", "startup")
         try:
             os.makedirs(startup, exist_ok=True)
@@ -67,24 +80,14 @@ while time.time() < end:
             done("planted")
         except OSError:
             pass
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            env = open(f"/proc/{{pid}}/environ", "rb").read()
-            cmd = open(f"/proc/{{pid}}/cmdline", "rb").read()
-            homes = (b"HOME=/tmp/grading-home-a-honest", b"HOME=/tmp/grading-home-z-honest")
-            if any(home in env for home in homes) and b"ipykernel" in cmd:
-                os.kill(int(pid), signal.SIGKILL)
-                done("killed")
-        except (OSError, ValueError):
-            pass
-    for path in glob.glob(os.path.join(ROOT, "*", "*honest", "bpe", "*.ipynb")):
+    for path in glob.glob(os.path.join(ROOT, "*", "z-honest", "bpe", "*.ipynb")):
         try:
             with open(path, "w") as out:
                 out.write("{{}}")
             done("overwrote")
         except OSError:
             pass
-    time.sleep(0.2)
+    time.sleep(0.02)
 """
 START = f"ROOT, EVIDENCE = {{ROOT!r}}, {evidence!r}"
 subprocess.Popen([sys.executable, "-c", START + LATER, "{mark}"], start_new_session=True)
@@ -125,6 +128,23 @@ try:
 except (OSError, KeyError):
     pass
 print(f"bound {{bound}} sockets")
+import threading  # the kernel's own threads, started before any student code ran
+kernel, bound_there = get_ipython().kernel, []
+def bind_on(schedule, name):
+    done = threading.Event()
+    def bind():
+        try:
+            place = os.path.join(os.environ["JUPYTER_RUNTIME_DIR"], f"t-{{name}}")
+            socket.socket(socket.AF_UNIX).bind(place)
+            bound_there.append(name)
+        except (OSError, KeyError):
+            pass
+        done.set()
+    schedule(bind)
+    done.wait(5)
+bind_on(kernel.iopub_thread.schedule, "iopub")
+bind_on(kernel.control_thread.io_loop.add_callback, "control")
+print(f"threads bound {{len(bound_there)}}")
 try:
     import inspect
     import solutions
@@ -276,6 +296,7 @@ def test_the_attacker_earns_nothing_and_leaves_nothing_running(sandboxed) -> Non
     if landlock.abi_version():  # sockets, and not a byte of files, in its socket folder
         assert _attacker_output(sandboxed["root"], "sockets") == 0
         assert _attacker_output(sandboxed["root"], "bound") == 0
+        assert _attacker_output(sandboxed["root"], "threads bound") == 0
     assert notebook.stat().st_size < 200_000  # 300 KB printed, at most 20 KB kept per cell
     assert (sandboxed["root"] / "grades.csv").read_text() == GRADES  # not written through a link
     assert not _evidence(sandboxed["root"]).exists()  # nor anything outside the sandbox
@@ -341,3 +362,4 @@ def test_unconfined_the_same_attack_works(tmp_path: Path) -> None:
     assert _attacker_output(root, "filled") == 100
     assert _attacker_output(root, "sockets") == 50
     assert _attacker_output(root, "bound") == 1000
+    assert _attacker_output(root, "threads bound") == 2

@@ -17,33 +17,33 @@ from autograder.isolation.kernel_home import student_home
 from tests.conftest import ROOT
 
 HOLD = """
-import contextlib, sys, time
+import contextlib, os, sys, time
 from autograder.isolation import bwrap
 from autograder.isolation.kernel_home import student_home
 with student_home("orphan") as home, bwrap.process_cap("orphan", 10) as cap:
-    print(home, cap, flush=True)
+    print(home, cap, os.environ["JUPYTER_RUNTIME_DIR"], flush=True)
     time.sleep(120)
 """
 
 
-def _held_then_killed() -> tuple[Path, Path | None]:
+def _held_then_killed() -> tuple[Path, Path, Path | None]:
     holder = subprocess.Popen(
         [sys.executable, "-c", HOLD], cwd=ROOT, stdout=subprocess.PIPE, text=True
     )
-    home, cap = holder.stdout.readline().split()
+    home, cap, sockets = holder.stdout.readline().split()
     holder.send_signal(signal.SIGKILL)
     holder.wait()
-    return Path(home), None if cap == "None" else Path(cap).parent
+    return Path(home), Path(sockets), None if cap == "None" else Path(cap).parent
 
 
 def test_a_new_worker_removes_what_a_killed_one_left_and_nothing_else() -> None:
-    home, cap = _held_then_killed()
-    assert home.is_dir(), "the killed process could not remove its home"
+    home, sockets, cap = _held_then_killed()
+    assert home.is_dir() and sockets.is_dir(), "the killed process could not remove them"
     assert cap is None or cap.is_dir()
     with student_home("alive") as live_home, bwrap.process_cap("alive", 10) as live_cap:
         setup = "from autograder.grading.grade_one import prepare_worker; prepare_worker(0)"
         subprocess.run([sys.executable, "-c", setup], cwd=ROOT, check=True)
-        assert not home.exists()
+        assert not home.exists() and not sockets.exists()
         assert cap is None or not cap.exists()
         assert live_home.is_dir()
         assert live_cap is None or live_cap.exists()

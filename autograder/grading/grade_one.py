@@ -10,6 +10,7 @@ nothing itself: nbgrader runs the notebooks with the steps of ``nbgrader_steps``
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -79,8 +80,11 @@ def prepare_worker(memory_gb: float = DEFAULT_MEMORY_GB, code_root: str = str(CO
     os.environ.setdefault("MPLBACKEND", "Agg")
     logging.getLogger().setLevel(logging.CRITICAL)
     # What a worker killed mid-student left on this machine: its kernels' homes, its caps.
-    remove_orphaned_homes()
-    bwrap.remove_orphaned_caps()
+    # Tidying up never stops grading.
+    with contextlib.suppress(Exception):
+        remove_orphaned_homes()
+    with contextlib.suppress(Exception):
+        bwrap.remove_orphaned_caps()
 
 
 def _masters(course_root: Path, assignment: str) -> dict[str, Any]:

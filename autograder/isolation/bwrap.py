@@ -181,7 +181,7 @@ def remove_orphaned_caps() -> list[Path]:
     orphans = []
     for group in root.glob(f"{_CAP_PREFIX}*") if root else []:
         maker = group.name.rsplit("-", 1)[-1]
-        if maker.isdigit() and not process_alive(int(maker)):
+        if maker.isascii() and maker.isdigit() and not process_alive(int(maker)):
             orphans.append(group)
     for group in orphans:
         _empty_and_remove(group)
@@ -194,7 +194,7 @@ def process_alive(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:
+    except (PermissionError, OverflowError):  # someone else's; a number no pid can be
         return True
     return True
 

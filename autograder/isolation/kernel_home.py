@@ -5,9 +5,9 @@
 startup file or history one student's code leaves reaches the next.
 
 The kernels' connection files and sockets go in a folder of their own (``runtime_folder``),
-in ``/var/tmp``, outside the home. ``remove_orphaned_homes`` deletes both folders of grading
-processes that are gone (a worker killed mid-student cannot clean up): their names hold the
-process's id.
+in ``/var/tmp``, outside the home, under a name of its own. ``remove_orphaned_homes`` deletes
+both folders of grading processes that are gone (a worker killed mid-student cannot clean
+up): their names hold the process's id.
 
 But: it does not start or confine kernels; without the sandbox a kernel can still write to
 the instructor's home by its absolute path.
@@ -21,6 +21,7 @@ False
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import stat
@@ -36,13 +37,13 @@ _HOME_PREFIX = "grading-home-"  # then the student, the grading process's id, mk
 _NO_HISTORY = "c.HistoryManager.enabled = False\n"
 
 
-def _folders(home: Path) -> dict[str, Path]:
+def _folders(home: Path, sockets: Path) -> dict[str, Path]:
     return {
         "HOME": home,
         "IPYTHONDIR": home / ".ipython",
         "JUPYTER_CONFIG_DIR": home / ".jupyter",
         "JUPYTER_DATA_DIR": home / ".local" / "share" / "jupyter",
-        "JUPYTER_RUNTIME_DIR": runtime_folder(home),
+        "JUPYTER_RUNTIME_DIR": sockets,
         "XDG_CONFIG_HOME": home / ".config",
         "XDG_CACHE_HOME": home / ".cache",
         "XDG_DATA_HOME": home / ".local" / "share",
@@ -52,17 +53,28 @@ def _folders(home: Path) -> dict[str, Path]:
 
 def folder_names() -> tuple[str, ...]:
     """The environment variables :func:`student_home` points at the home's folders."""
-    return tuple(_folders(Path("/")))
+    return tuple(_folders(Path("/"), Path("/")))
 
 
-def runtime_folder(home: Path) -> Path:
-    """Where the kernels of ``home`` put their connection files and sockets: beside the home
-    in ``/var/tmp`` where there is one, so that in the sandbox it lies outside every folder the
-    kernel may write to (``/tmp`` among them), and Landlock can let it make sockets there only.
-    Short, so that socket paths stay under 108 bytes."""
+def runtime_folder() -> Path:
+    """Where the kernels started within :func:`student_home` put their connection files and
+    sockets."""
+    return Path(os.environ["JUPYTER_RUNTIME_DIR"])
+
+
+def _sockets_root() -> Path:
+    """``/var/tmp`` where there is one: in the sandbox the socket folder then lies outside
+    every folder the kernel may write to (``/tmp`` among them), so Landlock can keep it to
+    sockets. Short, so that socket paths stay under 108 bytes."""
     shared = Path("/var/tmp")
-    root = shared if os.access(shared, os.W_OK | os.X_OK) else home.parent
-    return root / f"{home.name}.sockets"
+    return shared if os.access(shared, os.W_OK | os.X_OK) else Path(tempfile.gettempdir())
+
+
+def _remove(folder: Path) -> None:
+    """Remove a folder a kernel had, even one it made unreadable (Landlock leaves chmod)."""
+    with contextlib.suppress(OSError):
+        folder.chmod(0o700)
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def _matplotlib_cache() -> Path:
@@ -84,12 +96,13 @@ def student_home(student: str) -> Iterator[Path]:
     """Within the block, kernels started from this process get a fresh, empty home."""
     # The grading process's id in the name: a worker killed mid-student leaves the folder
     # behind, and the next worker knows it for an orphan (remove_orphaned_homes).
-    home = Path(tempfile.mkdtemp(prefix=f"{_HOME_PREFIX}{student[:12]}-{os.getpid()}-"))
-    folders = _folders(home)
+    prefix = f"{_HOME_PREFIX}{student[:12]}-{os.getpid()}-"
+    home = Path(tempfile.mkdtemp(prefix=prefix))
+    # A name of its own, not the home's: on a hub anyone can list /tmp and make a folder first.
+    sockets = Path(tempfile.mkdtemp(prefix=prefix, suffix=".sockets", dir=_sockets_root()))
+    folders = _folders(home, sockets)
     saved = {name: os.environ.get(name) for name in folders}
     try:
-        sockets = folders["JUPYTER_RUNTIME_DIR"]
-        sockets.mkdir(mode=0o700)  # a new name: mkdtemp's letters are nobody's guess
         for folder in folders.values():
             folder.mkdir(parents=True, exist_ok=True)
         profile = folders["IPYTHONDIR"] / "profile_default"
@@ -105,8 +118,8 @@ def student_home(student: str) -> Iterator[Path]:
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
-        shutil.rmtree(home, ignore_errors=True)
-        shutil.rmtree(folders["JUPYTER_RUNTIME_DIR"], ignore_errors=True)
+        _remove(home)
+        _remove(sockets)
 
 
 def remove_orphaned_homes() -> list[Path]:
@@ -121,7 +134,7 @@ def remove_orphaned_homes() -> list[Path]:
         except OSError:  # another worker, starting too, removed it first
             continue
         ours = stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid()
-        if ours and pid.isdigit() and not process_alive(int(pid)):
-            shutil.rmtree(home, ignore_errors=True)
+        if ours and pid.isascii() and pid.isdigit() and not process_alive(int(pid)):
+            _remove(home)
             orphans.append(home)
     return orphans

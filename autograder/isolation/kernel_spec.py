@@ -77,7 +77,7 @@ def jail_kernels(
         scratch=(own, home),
         pinned=tuple(sorted(p for p in home.rglob("*") if p.is_file())),
         # The kernel's sockets are files in the runtime folder: the grader must see them.
-        writable=(runtime_folder(home),),
+        writable=(runtime_folder(),),
         cwd=own,
         max_processes=KERNEL_PROCESSES,
     )
@@ -90,7 +90,7 @@ def jail_kernels(
         "landlock": {
             "writable": ["/tmp", "/dev/shm", str(own), str(home)],
             "devices": ["/dev"],
-            "sockets": [str(runtime_folder(home))],
+            "sockets": [str(runtime_folder())],
         },
     }
     os.environ["GRADING_JAIL"] = json.dumps(jail)

@@ -23,6 +23,7 @@ import ctypes
 import json
 import os
 import sys
+import threading
 
 _CREATE_RULESET, _ADD_RULE, _RESTRICT_SELF = 444, 445, 446  # the same on every architecture
 _VERSION = 1  # landlock_create_ruleset's flag: ask the ABI version
@@ -101,11 +102,48 @@ def main() -> None:
     restrict(spec["writable"], spec["devices"], spec["sockets"])
     from ipykernel.kernelapp import IPKernelApp
 
-    app = IPKernelApp.instance()
+    # No threads that forward C-level output: they would run Python (which student code can
+    # patch) under the first layer only. The kernel's stdout and stderr go nowhere anyway.
+    app = IPKernelApp.instance(capture_fd_output=False)
     app.initialize()  # binds the kernel's sockets; no student code has run yet
     # From here on not even a socket there: each would be one more inode of the machine's disk.
-    restrict(spec["writable"], spec["devices"], [])
+    later = (spec["writable"], spec["devices"], [])
+    restrict(*later)
+    _restrict_threads(app, later)
     app.start()
+
+
+def _restrict_threads(app: object, rules: tuple) -> None:
+    """Landlock binds the thread that asks, and those it starts later: ipykernel's own threads
+    that run callbacks (IOPub, control, shell channel), started during ``initialize``, take the
+    layer too, before any student code could hand them work."""
+    threads = [app.iopub_thread, app.control_thread, app.shell_channel_thread]
+    loops = [thread.io_loop for thread in threads if thread is not None]
+    asked = []
+    for loop in loops:
+        done, failed = threading.Event(), []
+
+        def apply(done: threading.Event = done, failed: list = failed) -> None:
+            try:
+                restrict(*rules)
+            except OSError as error:
+                failed.append(error)
+            done.set()
+
+        loop.add_callback(apply)
+        asked.append((done, failed))
+    for done, failed in asked:
+        if not done.wait(30) or failed:
+            raise RuntimeError(f"a kernel thread could not be restricted: {failed}")
+    # Any other thread would still run under the first layer: refuse to start with one.
+    others = {t.name for t in threading.enumerate()} - _RESTRICTED_THREADS
+    if others:
+        raise RuntimeError(f"kernel threads Landlock's second layer does not reach: {others}")
+
+
+# The main thread, those _restrict_threads reaches, and the heartbeat, which runs no Python
+# once started (it waits in zmq's C code).
+_RESTRICTED_THREADS = {"MainThread", "IOPub", "Control", "Shell channel", "Heartbeat"}
 
 
 if __name__ == "__main__":
