@@ -34,6 +34,7 @@ THROWAWAY_UID = 65534  # "nobody" inside the sandbox; it owns nothing there
 UNCONFINED = "BPE_GRADING_UNCONFINED"  # "1": run student code without the sandbox
 SCRATCH_BYTES = 64 * 2**20  # a writable tmpfs holds this much, and is memory
 SHM_BYTES = 4 * 2**20  # /dev/shm: enough for semaphores, not for filling memory
+_TMP, _SHM = "/tmp", "/dev/shm"  # each sandbox's own, in memory
 _PIDS_ROOTS = (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup"))  # cgroup v1, then v2
 _CAP_PREFIX = "bpe-grading-"  # then the cap's name and the pid of the process that made it
 
@@ -72,8 +73,8 @@ class Sandbox:
                 out += ["--ro-bind", str(link), str(link)]
         out += ["--proc", "/proc", "--dev", "/dev"]
         # /dev is a folder in memory too: its shm gets a small cap, the rest no writing at all.
-        out += ["--size", str(SHM_BYTES), "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
-        out += ["--size", str(SCRATCH_BYTES), "--tmpfs", "/tmp"]
+        out += ["--size", str(SHM_BYTES), "--tmpfs", _SHM, "--remount-ro", "/dev"]
+        out += ["--size", str(SCRATCH_BYTES), "--tmpfs", _TMP]
         out += ["--setenv", "TMPDIR", "/tmp"]
         for path in map(Path, _ETC_SECRETS):
             out += ["--ro-bind", "/dev/null", str(path)] if path.is_file() else []
@@ -92,6 +93,11 @@ class Sandbox:
         if self.cwd is not None:
             out += ["--chdir", str(self.cwd)]
         return [*out, "--", *self._process_limit(), *argv]
+
+    def in_memory(self) -> list[Path]:
+        """The writable folders inside that are memory, not disk: ``/tmp``, ``/dev/shm`` and
+        the scratch folders."""
+        return [Path(_TMP), Path(_SHM), *self.scratch]
 
     def _process_limit(self) -> list[str]:
         """An RLIMIT_NPROC set inside the sandbox's own user namespace counts only the

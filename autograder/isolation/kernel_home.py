@@ -126,7 +126,7 @@ def remove_orphaned_homes() -> list[Path]:
     """Remove the homes (and socket folders) whose grading process is gone; return them.
     Only folders of this account are touched (on a hub, students share ``/tmp``)."""
     orphans = []
-    places = dict.fromkeys([Path(tempfile.gettempdir()), Path("/var/tmp")])
+    places = dict.fromkeys([Path(tempfile.gettempdir()), _sockets_root()])
     for home in (found for place in places for found in place.glob(f"{_HOME_PREFIX}*")):
         pid = home.name.rsplit("-", 2)[-2]
         try:

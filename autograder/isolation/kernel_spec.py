@@ -88,9 +88,9 @@ def jail_kernels(
         # Inside, the kernel writes only to its folders in memory, to devices, and makes its
         # sockets: no file of its reaches the machine's disk.
         "landlock": {
-            "writable": ["/tmp", "/dev/shm", str(own), str(home)],
+            "writable": [str(folder) for folder in sandbox.in_memory()],
             "devices": ["/dev"],
-            "sockets": [str(runtime_folder())],
+            "sockets": [str(folder) for folder in sandbox.writable],
         },
     }
     os.environ["GRADING_JAIL"] = json.dumps(jail)

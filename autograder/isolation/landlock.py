@@ -29,6 +29,7 @@ _CREATE_RULESET, _ADD_RULE, _RESTRICT_SELF = 444, 445, 446  # the same on every 
 _VERSION = 1  # landlock_create_ruleset's flag: ask the ABI version
 _PATH_BENEATH = 1
 _NO_NEW_PRIVS = 38  # prctl: required before restrict_self without CAP_SYS_ADMIN
+_LIBC = ctypes.CDLL(None, use_errno=True)
 
 WRITE_FILE = 1 << 1
 REMOVE_DIR, REMOVE_FILE = 1 << 4, 1 << 5
@@ -57,8 +58,7 @@ def _writes(abi: int) -> int:
 
 def abi_version() -> int:
     """Landlock's ABI version here, 0 where there is none."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    version = libc.syscall(_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(_VERSION))
+    version = _LIBC.syscall(_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(_VERSION))
     return max(version, 0)
 
 
@@ -67,31 +67,30 @@ def restrict(writable: list[str], devices: list[str], sockets: list[str]) -> int
     abi = abi_version()
     if abi == 0:
         return 0
-    libc = ctypes.CDLL(None, use_errno=True)
     handled = _writes(abi)
     attr = _RulesetAttr(handled)
-    ruleset = libc.syscall(_CREATE_RULESET, ctypes.byref(attr), ctypes.sizeof(attr), 0)
+    ruleset = _LIBC.syscall(_CREATE_RULESET, ctypes.byref(attr), ctypes.sizeof(attr), 0)
     if ruleset < 0:
         raise OSError(ctypes.get_errno(), "landlock_create_ruleset")
     try:
         device_rights = WRITE_FILE | (TRUNCATE if abi >= 3 else 0)
         rules = [(p, handled) for p in writable] + [(p, device_rights) for p in devices]
         for path, allowed in [*rules, *((p, MAKE_SOCK) for p in sockets)]:
-            _allow(libc, ruleset, path, allowed)
-        if libc.prctl(_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            _allow(ruleset, path, allowed)
+        if _LIBC.prctl(_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
             raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS)")
-        if libc.syscall(_RESTRICT_SELF, ruleset, 0) != 0:
+        if _LIBC.syscall(_RESTRICT_SELF, ruleset, 0) != 0:
             raise OSError(ctypes.get_errno(), "landlock_restrict_self")
     finally:
         os.close(ruleset)
     return abi
 
 
-def _allow(libc: ctypes.CDLL, ruleset: int, path: str, allowed: int) -> None:
+def _allow(ruleset: int, path: str, allowed: int) -> None:
     folder = os.open(path, os.O_PATH | os.O_CLOEXEC)
     try:
         rule = _PathBeneathAttr(allowed, folder)
-        if libc.syscall(_ADD_RULE, ruleset, _PATH_BENEATH, ctypes.byref(rule), 0) != 0:
+        if _LIBC.syscall(_ADD_RULE, ruleset, _PATH_BENEATH, ctypes.byref(rule), 0) != 0:
             raise OSError(ctypes.get_errno(), f"landlock_add_rule on {path}")
     finally:
         os.close(folder)
