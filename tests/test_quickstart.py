@@ -11,11 +11,13 @@ One shortcut, since the tests run offline: the new venv borrows the packages of 
 path, ``share/jupyter`` and ``etc/jupyter`` are links to ``.venv``'s (the data files pip would
 have put there), and the ``jupyter`` and ``jupyter-lab`` scripts are ``.venv``'s with the new
 venv's Python in their first line (as pip writes them). The venv is made ``--without-pip``:
-pip and setuptools are borrowed too, since the copy ``venv`` bundles (setuptools 65) cannot
-build an editable install without downloading a newer one. Both pip lines then run for real with
+pip, setuptools and wheel are borrowed too. Both pip lines then run for real with
 ``--no-index``, so they must find every pinned version already there, and the editable install
-(``--no-build-isolation``: setuptools from the same borrowed packages) points ``bpe_course`` at
-the copy. What the test cannot show is that PyPI serves every pin for macOS and Windows.
+(``--no-build-isolation``: the build backend from the same borrowed packages) points
+``bpe_course`` at the copy. That backend is setuptools 65 (what ``venv`` bundles), which builds
+an editable install only with the ``wheel`` package: requirements.txt pins it, so every
+``.venv`` that ``make venv`` or the quickstart made holds it. What the test cannot show is
+that PyPI serves every pin for macOS and Windows.
 """
 
 from __future__ import annotations
@@ -99,8 +101,8 @@ def test_the_quickstart_without_make_opens_lab_on_lesson_1_and_self_checks(
     course = copy_of_the_clone(tmp_path / "course")
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
 
-    # python3 -m venv .venv: the Python 3.11 this suite runs on; pip and setuptools are
-    # borrowed too (the venv's own setuptools 65 cannot build an editable install offline)
+    # python3 -m venv .venv: the Python 3.11 this suite runs on; pip, setuptools and wheel
+    # are borrowed too (offline, pip could not fetch them for the build)
     run([sys.executable, *STEPS[0].split()[1:], "--without-pip"], course, env)
     venv = course / ".venv"
     borrow_packages(venv)
