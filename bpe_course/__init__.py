@@ -5,8 +5,18 @@ pre-tokenizer, a demonstration BPE engine, compression measurements, the course 
 vectorized pair counting, training on hundreds of megabytes from disk (counted in parallel),
 the "Watch it learn" widget and the plots.
 
+``__version__`` is the course's version, read from the installed package's metadata, whose
+one source is ``pyproject.toml``; grades and the self-check name it.
+
 But: the exercise answers are not here; students write those.
 """
+
+from importlib.metadata import PackageNotFoundError, version
+
+try:
+    __version__ = version("bpe-course")
+except PackageNotFoundError:  # the folder imported without `pip install -e .`
+    __version__ = "unknown (not installed)"
 
 from bpe_course.arrays import learn_merges_arrays
 from bpe_course.compression import CompressionCurve, bytes_per_token, compression_curve
@@ -24,6 +34,7 @@ from bpe_course.texts import (
 )
 
 __all__ = [
+    "__version__",
     "COURSE_TEXT",
     "GPT2_PATTERN",
     "ChunkTable",

@@ -202,6 +202,17 @@ def check(notebook: str | Path) -> None:
     print(done.stdout + done.stderr, end="")
 
 
+def version_line() -> str:
+    """The report's first line: which version of the course checks the notebooks.
+
+    >>> version_line().startswith("bpe-course ")
+    True
+    """
+    from bpe_course import __version__
+
+    return f"bpe-course {__version__} self-check"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bpe_course.selfcheck",
@@ -212,6 +223,7 @@ def main(argv: list[str] | None = None) -> int:
         "--timeout", type=int, default=CELL_TIMEOUT, help="seconds allowed per cell"
     )
     args = parser.parse_args(argv)
+    print(version_line())
     status = 0
     for path in args.notebooks:
         if not path.is_file():

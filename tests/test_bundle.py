@@ -35,7 +35,8 @@ def test_the_bundle_holds_what_a_student_needs_and_nothing_else(bundle: Path) ->
         contents = {name: archive.read(f"{NAME}/{name}") for name in names}
     notebooks = {f"notebooks/{p.name}" for p in (ROOT / "notebooks").glob("*.ipynb")}
     library = {f"bpe_course/{p.name}" for p in (ROOT / "bpe_course").glob("*.py")}
-    assert names == notebooks | library | {"requirements.txt", "pyproject.toml", "README.md"}
+    others = {"requirements.txt", "pyproject.toml", "README.md", "LICENSE", "LICENSE-lessons"}
+    assert names == notebooks | library | others
     assert "bpe_course/selfcheck.py" in names
     assert len(notebooks) == 4
     for name in notebooks:
@@ -189,7 +190,7 @@ def test_a_leaking_notebook_stops_the_build(tmp_path: Path) -> None:
     course = tmp_path / "course"
     for name in ("notebooks", "bpe_course"):
         shutil.copytree(ROOT / name, course / name, ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("requirements.txt", "pyproject.toml"):
+    for name in ("requirements.txt", "pyproject.toml", "LICENSE", "LICENSE-lessons"):
         shutil.copy(ROOT / name, course / name)
     notebook = course / "notebooks" / "01_bpe_by_hand.ipynb"
     data = json.loads(notebook.read_text())

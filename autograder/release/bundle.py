@@ -120,6 +120,19 @@ def _with_dependencies(names: tuple[str, ...]) -> set[str]:
     return found
 
 
+def _toml(value: object) -> str:
+    """A TOML value: strings and numbers as JSON writes them, tables inline, lists of either.
+
+    >>> _toml({"name": "x", "tags": ["a", 1]})
+    '{ "name" = "x", "tags" = ["a", 1] }'
+    """
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{json.dumps(k)} = {_toml(v)}" for k, v in value.items()) + " }"
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(item) for item in value) + "]"
+    return json.dumps(value)
+
+
 def student_pyproject(text: str) -> str:
     """Only what ``pip install -e .`` needs from the course's pyproject.toml.
 
@@ -148,7 +161,7 @@ def student_pyproject(text: str) -> str:
     lines = []
     for title, table in sections.items():
         lines.append(f"[{title}]")
-        lines += [f"{key} = {json.dumps(value)}" for key, value in table.items()]
+        lines += [f"{key} = {_toml(value)}" for key, value in table.items()]
         lines.append("")
     return "\n".join(lines)
 
@@ -170,6 +183,8 @@ def bundle_files(root: Path = ROOT) -> dict[str, bytes]:
     ).encode()
     files["pyproject.toml"] = student_pyproject((root / "pyproject.toml").read_text()).encode()
     files["README.md"] = README.encode()
+    for name in ("LICENSE", "LICENSE-lessons"):  # the code's and the lessons' licences
+        files[name] = (root / name).read_bytes()
     for name, data in files.items():
         problem = leak(name, data)
         if problem:
