@@ -14,7 +14,7 @@ WIDGET_PORT ?= 8866
 # Instructors' tools import solutions/ and autograder/ from the course root, never installed.
 GRADING := PYTHONPATH=$(CURDIR) $(BIN)/python
 
-.PHONY: help venv lab test lint format notebooks bench clean clean-class widget autograde \
+.PHONY: help venv lab test lint format notebooks bench clean clean-class widget autograde scheduler worker \
   feedback export export-nbgrader check student-bundle mutants regrade solutions release-solutions hub hub-venv
 
 help:  ## list every target with what it does
@@ -84,10 +84,18 @@ bench: venv  ## run every bench/bench_*.py in turn; prints speed and memory tabl
 	  echo "== $$script"; $(GRADING) $$script || exit 1; \
 	done
 
-autograde: venv  ## grade submitted/ (STUDENT=a,b for some) on a local Dask cluster of JOBS workers (SCHEDULER=tcp://host:port: an existing one), in the sandbox; FULL=1 runs lesson demos; UNCONFINED=1 grades without bubblewrap
+autograde: venv  ## grade submitted/ (STUDENT=a,b for some) on a local Dask cluster of JOBS workers (SCHEDULER=tls://host:8786: one make scheduler started), in the sandbox; FULL=1 runs lesson demos; UNCONFINED=1 grades without bubblewrap
 	$(GRADING) -m autograder.grading.grade_class --jobs $(JOBS) $(if $(FULL),,--lean) \
 	  $(if $(SCHEDULER),--scheduler $(SCHEDULER),) $(if $(UNCONFINED),--unconfined,) \
 	  $(foreach s,$(subst $(comma), ,$(STUDENT)),--student $(s))
+
+SCHEDULER_PORT ?= 8786
+scheduler: venv  ## start a Dask scheduler for grading: TLS with the course's certificate (.dask-tls/), port SCHEDULER_PORT=8786
+	$(GRADING) -m autograder.grading.cluster scheduler --port $(SCHEDULER_PORT)
+
+worker: venv  ## start JOBS grading workers for the scheduler at SCHEDULER=tls://host:8786 (run in the course folder of each grading machine)
+	@test -n "$(SCHEDULER)" || { echo "say which scheduler: make worker SCHEDULER=tls://host:8786"; exit 1; }
+	$(GRADING) -m autograder.grading.cluster worker $(SCHEDULER) --nworkers $(JOBS)
 
 regrade: venv  ## after fixing a test (edit source/bpe/, make notebooks): regrade the whole class, report whose grade moved in artifacts/grading/regrade-<time>.csv/.md
 	$(GRADING) -m autograder.grading.regrade --jobs $(JOBS) $(if $(FULL),,--lean) \

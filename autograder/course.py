@@ -23,6 +23,8 @@ ENGINE_PARTS = ("Trainer", "Encoder", "ChunkTable", "learn_merges", "_join")
 RECORDS = Path("artifacts") / "grading"  # relative to the course root
 RESULTS_RECORD = RECORDS / "results.json"  # what grading found, per student
 VERDICTS_RECORD = RECORDS / "verdicts.json"  # the judged verdict of every test cell
+ERRORS_LOG = RECORDS / "errors.log"  # tracebacks of grading that stopped, not the students'
+REFUSED_RECORD = RECORDS / "refused.json"  # folders of submitted/ that are no student's
 SECRET_FILE = ".grading-secret"  # seeds the random hidden cases for a term
 
 
@@ -73,12 +75,13 @@ def find_students(course_root: Path, assignment: str = ASSIGNMENT) -> list[str]:
 GRADED = "graded"
 NEEDS_PERSON = "needs manual grading"
 FAILED = "failed"
+NOT_GRADED = "not graded"  # grading stopped for a reason not the student's; earlier grades kept
 NO_SUBMISSION = "no submission"
 
 
 @dataclass(frozen=True)
 class Status:
-    """Where a student's grade stands: one of the four kinds above, and why.
+    """Where a student's grade stands: one of the kinds above, and why.
 
     >>> str(Status(NEEDS_PERSON, ("locked test cell deleted",)))
     'needs manual grading: locked test cell deleted'

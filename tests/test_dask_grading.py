@@ -1,14 +1,15 @@
 """Grading a class on a real Dask cluster, and the class's mistakes at a glance.
 
-A scheduler and two workers are started as separate programs (``dask scheduler``,
-``dask worker``) talking TCP on 127.0.0.1, with their files in a temporary folder; they are
+The scheduler and two workers are started by the README's own commands (``make scheduler``,
+``make worker SCHEDULER=…``, copied from its "More than one machine"), run as written in a copy
+of the course folder, talking TLS with the course's certificate on 127.0.0.1; they are
 stopped by process group in the fixture's teardown. The class is the catalogue class of
 ``tests.support.catalogue``: a student per row of known-wrong answers (``wrong-<j>`` makes
 the j-th catalogued mistake of every exercise that has one), ``wrong-0`` twice, a student
 whose ``merge_pair`` fails in no catalogued way and an untouched stub of notebook 1.
 
 Two copies of the class are graded: one by ``grade_class --in-process`` (one process, no
-Dask), the other by ``grade_class --scheduler ADDRESS`` while the test kills one worker
+Dask), the other by the README's ``make autograde SCHEDULER=…`` while the test kills one worker
 process as soon as it is running a student's task. Every student must then have exactly one
 set of grades, each cell scored as in the one-process run; and ``mistakes.csv`` must count
 every catalogued mistake as often as it was submitted.
@@ -33,7 +34,8 @@ import pytest
 
 from tests.conftest import ROOT
 from tests.support.catalogue import CORRECT, WRONG
-from tests.support.dask_programs import Cluster, dask_cluster
+from tests.support.course_copy import course_copy, readme_commands
+from tests.support.dask_programs import Cluster, listening, stop
 
 pytestmark = pytest.mark.nbgrader
 
@@ -78,11 +80,54 @@ def write_catalogue_class(root: Path) -> dict[str, dict[str, str]]:
     return made
 
 
+CLUSTER_COMMANDS = readme_commands("**More than one machine.**")
+
+
+def _readme_environment() -> dict[str, str]:
+    """What a new instructor's shell has: no PYTHONPATH; the scheduler on this machine."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    return dict(env, SCHEDULER_HOST="127.0.0.1")
+
+
+def _run_in_background(command: str, course: Path, log: Path) -> subprocess.Popen:
+    with open(log, "w") as out:
+        return subprocess.Popen(
+            ["bash", "-c", command], cwd=course, env=_readme_environment(),
+            stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
+
+
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    """A scheduler and two one-thread workers, each its own program."""
-    with dask_cluster(tmp_path_factory.mktemp("dask"), workers=2) as running:
+def courses(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict]:
+    """The catalogue class twice: in a scratch course, and in a copy of the course folder
+    where the README's commands run."""
+    from tests.support.scratch_course import make_scratch_course
+
+    base = tmp_path_factory.mktemp("classes")
+    alone = make_scratch_course(base / "alone")
+    made = write_catalogue_class(alone)
+    on_dask = course_copy(base / "on_dask")
+    shutil.copytree(alone / "submitted", on_dask / "submitted")
+    return alone, on_dask, made
+
+
+@pytest.fixture(scope="module")
+def cluster(courses: tuple, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    """The README's scheduler and workers, started as it shows them, in the course copy."""
+    on_dask = courses[1]
+    scheduler, worker, _ = CLUSTER_COMMANDS
+    if listening(8786):
+        pytest.fail("port 8786, which the README's `make scheduler` uses, is taken here")
+    logs = tmp_path_factory.mktemp("dask")
+    running = Cluster("tls://127.0.0.1:8786", _run_in_background(scheduler, on_dask, logs / "s"))
+    try:
+        _wait_for(lambda: listening(8786) or running.scheduler.poll() is not None, "make scheduler")
+        assert running.scheduler.poll() is None, (logs / "s").read_text()[-2000:]
+        running.workers.append(_run_in_background(worker, on_dask, logs / "w"))
         yield running
+    finally:
+        for process in [*running.workers, running.scheduler]:
+            stop(process)
 
 
 def _wait_for(check: Callable[[], Any], what: str, seconds: float = 60.0) -> Any:
@@ -108,11 +153,13 @@ def _running_student(client: Any) -> tuple[str, str] | None:
     return None
 
 
-def _kill_a_busy_worker(address: str, grading: subprocess.Popen) -> str:
+def _kill_a_busy_worker(address: str, grading: subprocess.Popen, course: Path) -> str:
     """Wait until a worker runs a student's task, SIGKILL that worker process; its key."""
     from distributed import Client
 
-    with Client(address, timeout=10, set_as_default=False) as client:
+    from autograder.grading.cluster import security
+
+    with Client(address, timeout=10, set_as_default=False, security=security(course)) as client:
         client.wait_for_workers(2, timeout=60)
         busy = _wait_for(
             lambda: grading.poll() is None and _running_student(client),
@@ -127,33 +174,26 @@ def _kill_a_busy_worker(address: str, grading: subprocess.Popen) -> str:
 
 
 @pytest.fixture(scope="module")
-def graded(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> tuple:
-    from tests.support.scratch_course import make_scratch_course
-
-    base = tmp_path_factory.mktemp("classes")
-    alone = make_scratch_course(base / "alone")
-    made = write_catalogue_class(alone)
-    on_dask = base / "on_dask"
-    shutil.copytree(alone, on_dask, symlinks=True)
-
+def graded(courses: tuple, cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> tuple:
+    alone, on_dask, made = courses
     baseline = [*GRADING, "--root", str(alone), "--in-process"]
     subprocess.run(baseline, check=True, cwd=alone, env=ENV, capture_output=True)
-    log_path = base / "grading.log"
+    log_path = tmp_path_factory.mktemp("grading") / "grading.log"
     with open(log_path, "w") as log:
         grading = subprocess.Popen(
-            [*GRADING, "--root", str(on_dask), "--scheduler", cluster.address],
+            ["bash", "-c", CLUSTER_COMMANDS[2]],  # make autograde SCHEDULER=…, as written
             cwd=on_dask,
-            env=ENV,
+            env=_readme_environment(),
             stdout=log,
             stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
         try:
-            killed = _kill_a_busy_worker(cluster.address, grading)
+            killed = _kill_a_busy_worker(cluster.address, grading, on_dask)
             code = grading.wait(timeout=600)
         finally:
             if grading.poll() is None:
-                grading.kill()
-                grading.wait()
+                stop(grading)
     output = log_path.read_text()
     assert code == 0, output
     return alone, on_dask, made, killed, output
@@ -192,14 +232,24 @@ def test_a_killed_worker_costs_nothing(graded: tuple) -> None:
     assert all(r["graded"] and r["jailed"] for r in results), results
 
 
-def test_an_unreachable_scheduler_is_one_line_and_writes_nothing(tmp_path: Path) -> None:
+@pytest.mark.parametrize("protocol", ["tls", "tcp"])
+def test_an_unreachable_or_plain_scheduler_is_one_line_and_writes_nothing(
+    tmp_path: Path, protocol: str
+) -> None:
+    """A scheduler nothing answers at, and one without TLS (which would run whatever any
+    account sends it): one line each, and nothing written."""
     import socket
 
     (tmp_path / "submitted" / "ada" / "bpe").mkdir(parents=True)
     (tmp_path / "nbgrader_config.py").write_text((ROOT / "nbgrader_config.py").read_text())
+    (tmp_path / ".dask-tls").mkdir(mode=0o700)  # the certificate, made as make scheduler would
+    from autograder.grading.cluster import tls_files
+
+    tls_files(tmp_path)
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
     with socket.socket() as taken:  # a port nothing listens on: bound, never listening
         taken.bind(("127.0.0.1", 0))
-        address = f"tcp://127.0.0.1:{taken.getsockname()[1]}"
+        address = f"{protocol}://127.0.0.1:{taken.getsockname()[1]}"
         start = time.monotonic()
         done = subprocess.run(
             [*GRADING, "--root", str(tmp_path), "--scheduler", address],
@@ -212,10 +262,10 @@ def test_an_unreachable_scheduler_is_one_line_and_writes_nothing(tmp_path: Path)
         seconds = time.monotonic() - start
     said = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
     assert done.returncode != 0
-    assert len(said) == 1 and address in said[0] and "cannot reach" in said[0], said
+    expected = "cannot reach" if protocol == "tls" else "without TLS it runs whatever"
+    assert len(said) == 1 and address in said[0] and expected in said[0], said
     assert seconds < 30, f"took {seconds:.0f} s to give up"
-    left = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*"))
-    assert left == ["nbgrader_config.py", "submitted", "submitted/ada", "submitted/ada/bpe"]
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
 
 
 def test_mistakes_count_each_catalogued_mistake_as_submitted(graded: tuple) -> None:
@@ -251,7 +301,7 @@ def test_the_local_cluster_lets_no_one_else_connect() -> None:
 
     from autograder.grading.on_dask import open_cluster
 
-    with open_cluster(None, 1) as client:
+    with open_cluster(None, 1, ROOT) as client:
         address = client.scheduler.address
         assert address.startswith("tls://")
         attempts = {

@@ -29,7 +29,9 @@ from typing import Any
 
 from autograder.course import (
     ASSIGNMENT,
+    ERRORS_LOG,
     RECORDS,
+    REFUSED_RECORD,
     RESULTS_RECORD,
     VERDICTS_RECORD,
     class_db_path,
@@ -38,9 +40,12 @@ from autograder.course import (
 from autograder.grading.grade_one import DEFAULT_MEMORY_GB, prepare_worker, scratch_root
 from autograder.grading.gradebook_rows import make_template, merge_student
 from autograder.grading.on_dask import blind_workers, grade_on_cluster, grade_task, open_cluster
+from autograder.grading.trusted_paths import refuse_untrusted
 from autograder.isolation import bwrap
 from autograder.isolation.bwrap import why_unavailable
+from autograder.nbgrader_steps.inspect_submission import NOT_GRADED_KIND, printable
 from autograder.reports import summary
+from autograder.roster import read_roster, why_not_a_student
 
 
 def save_grading_results(course_root: Path, results: list[dict[str, Any]]) -> None:
@@ -77,6 +82,41 @@ def ensure_assignment(course_root: Path, class_db: Path, assignment: str = ASSIG
     env = dict(os.environ, PATH=str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"])
     nbgrader = [sys.executable, "-m", "nbgrader", "generate_assignment", assignment, "--force"]
     subprocess.run([*nbgrader, "--log-level=WARN"], cwd=course_root, env=env, check=True)
+
+
+def class_members(course_root: Path, asked: list[str] | None) -> tuple[list[str], dict[str, str]]:
+    """The students to grade (those asked, or every folder of submitted/) that belong to the
+    class, and the refused ones with why (``roster``): a made-up id never reaches the
+    gradebook."""
+    roster = read_roster(course_root)
+    found = find_students(course_root) if asked is None else asked
+    refused = {s: why for s in found if (why := why_not_a_student(s, roster))}
+    return [s for s in found if s not in refused], refused
+
+
+def record_refused(course_root: Path, refused: dict[str, str]) -> None:
+    """Say which folders of submitted/ were refused, here and in ``refused.json``."""
+    path = course_root / REFUSED_RECORD
+    path.unlink(missing_ok=True)
+    if refused:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(refused, indent=1))
+    for folder, why in sorted(refused.items()):
+        print(f"refused submitted/{printable(folder)[:80]}: {printable(why)}; not graded")
+
+
+def stopped(result: dict[str, Any]) -> bool:
+    """Whether grading stopped for a reason that is not the student's."""
+    return any(p["kind"] == NOT_GRADED_KIND for p in result.get("problems", []))
+
+
+def log_error(course_root: Path, result: dict[str, Any]) -> None:
+    """Keep the error of a student's grading that stopped, with its traceback."""
+    path = course_root / ERRORS_LOG
+    path.parent.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+    with path.open("a") as log:
+        log.write(f"== {stamp} {result['student']}\n{result.get('log') or ''}\n")
 
 
 def grade_in_process(
@@ -119,8 +159,10 @@ def grade_class(
     from tqdm import tqdm
 
     course_root = course_root.resolve()
+    refuse_untrusted("the grading process")
     class_db = class_db_path(course_root)
-    students = find_students(course_root) if students is None else students
+    students, refused = class_members(course_root, students)
+    record_refused(course_root, refused)
     results: list[dict[str, Any]] = []
     if not students:
         print(f"nothing to grade: no folder submitted/<student>/{ASSIGNMENT} in {course_root}")
@@ -137,7 +179,9 @@ def grade_class(
             prepare_worker(memory_gb)
         else:
             log_path = course_root / RECORDS / "workers.log"
-            client = stack.enter_context(open_cluster(scheduler, jobs, memory_gb, log_path))
+            client = stack.enter_context(
+                open_cluster(scheduler, jobs, course_root, memory_gb, log_path, unconfined)
+            )
             blind = blind_workers(client, course_root)
             if blind:
                 raise SystemExit(
@@ -156,7 +200,9 @@ def grade_class(
 
         def on_result(result: dict[str, Any]) -> None:
             start = time.perf_counter()
-            if result.get("rows"):
+            if stopped(result):  # not the student's doing: their earlier grades stay
+                log_error(course_root, result)
+            elif result.get("rows"):
                 merge_student(class_db, ASSIGNMENT, result["student"], result["rows"])
             result["merge_seconds"] = time.perf_counter() - start
             results.append({k: v for k, v in result.items() if k != "rows"})
@@ -226,8 +272,10 @@ def main(argv: list[str] | None = None) -> int:
         args.scheduler,
         args.in_process,
     )
+    record = args.root.resolve() / REFUSED_RECORD
+    refused = json.loads(record.read_text()) if record.exists() else {}
     if not results:
-        return 0
+        return 1 if refused else 0
     seconds = time.perf_counter() - start
     merging = sum(r["merge_seconds"] for r in results) / len(results)
     if args.in_process:
@@ -242,7 +290,22 @@ def main(argv: list[str] | None = None) -> int:
         f"{1000 * merging:.0f} ms a student)"
     )
     summary.report(args.root.resolve())
-    return 0
+    return _exit_status(results, refused)
+
+
+def _exit_status(results: list[dict[str, Any]], refused: dict[str, str]) -> int:
+    """0, or 1 with one line saying why: students not graded, folders refused."""
+    not_graded = [r["student"] for r in results if stopped(r)]
+    if not_graded:
+        print(
+            f"{len(not_graded)} student(s) not graded, for a reason that is not theirs "
+            f"(their earlier grades are kept): see {ERRORS_LOG}",
+            file=sys.stderr,
+        )
+    if refused:
+        print(f"{len(refused)} folder(s) of submitted/ refused: not students of the class",
+              file=sys.stderr)  # fmt: skip
+    return 1 if not_graded or refused else 0
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ import shutil
 import sys
 import tempfile
 import time
+import traceback
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,7 @@ from autograder.isolation import bwrap
 from autograder.isolation.kernel_home import remove_orphaned_homes, student_home
 from autograder.isolation.kernel_spec import KERNEL_PROCESSES, jail_kernels
 from autograder.nbgrader_steps.inspect_submission import (
+    NOT_GRADED_KIND,
     Problem,
     has_graded_cells,
     inspect_submission,
@@ -191,18 +193,20 @@ def grade_submission(
             autograded = root / "autograded" / student / assignment
             ran = [n for n in masters if n not in unreadable | no_tests]
             problems += read_outcomes(autograded, ran)
-        else:
+        else:  # nbgrader itself failed (a kernel that did not start): not the student's doing
             last = [line for line in log.splitlines() if line.strip()][-1:] or ["see the log"]
-            problems.append(Problem("grading_error", "", last[0][:200]))
-        rows = student_rows(db_path, assignment, student)
+            problems.append(Problem(NOT_GRADED_KIND, "", f"nbgrader failed: {last[0][:200]}"))
+        rows = student_rows(db_path, assignment, student) if graded else {}
         verdicts = _read_verdicts(record)
         problems += [
             Problem("judge_mismatch", v["notebook"], why)
             for v, why in judged_scores_kept(db_path, student, verdicts)
         ]
-    except Exception as error:  # one broken submission must not stop the class
-        graded, rows, log, verdicts = False, {}, repr(error), []
-        problems.append(Problem("grading_error", "", f"{type(error).__name__}: {error}"[:200]))
+    except Exception as error:  # a bug in grading must not stop the class, nor cost grades
+        graded, rows, verdicts = False, {}, []
+        log = "".join(traceback.format_exception(error))
+        why = f"grading failed: {type(error).__name__}: {error}"[:200]
+        problems.append(Problem(NOT_GRADED_KIND, "", why))
     finally:
         home.close()
         shutil.rmtree(scratch, ignore_errors=True)

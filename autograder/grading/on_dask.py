@@ -1,21 +1,23 @@
 """Grade a class on Dask distributed: one task per student, results handed back as they arrive.
 
-``open_cluster(None, jobs)`` starts a local cluster of ``jobs`` worker processes (one thread
-each) on 127.0.0.1, talking TLS with a certificate made for the run, so no one else can
-connect; ``open_cluster("tcp://host:8786", ...)`` joins an existing one, or stops within
-seconds with one line naming the address when it cannot. ``grade_on_cluster`` submits
-``grade_submission`` for every student and calls back in this process for each result, so the
-caller stays the gradebook's one writer. ``GradingWorker`` sets every worker process up once
-(memory limit, environment, nbgrader imported), a worker the nanny restarts too.
+``open_cluster(None, jobs, root)`` starts a local cluster of ``jobs`` worker processes (one
+thread each) on 127.0.0.1, talking TLS with a certificate made for the run, its scratch files
+in a folder of its own; ``open_cluster("tls://host:8786", ...)`` joins one started by
+``make scheduler`` and ``make worker`` (``cluster``) with the course's certificate, or stops
+within seconds with one line naming the address when it cannot. Either way every process is
+checked before anyone is graded: no folder it imports from may be another account's, and
+each worker proves at setup that it can start a grading kernel (``ready``).
+``grade_on_cluster`` submits ``grade_submission`` for every student and calls back in this
+process for each result, so the caller stays the gradebook's one writer.
 
 But: it writes no gradebook and judges nothing. A task whose worker dies is run again by
 Dask's scheduler elsewhere (up to its ``allowed-failures``; then the student is reported as
-failed). Workers of an existing cluster must see the course folder at the same path and
-import this repository (``PYTHONPATH``); with more than one thread they grade one student at
-a time anyway, since a student's kernels are set up through the process's environment.
+not graded, their earlier grades kept). Workers of an existing cluster must see the course
+folder at the same path; with more than one thread they grade one student at a time anyway,
+since a student's kernels are set up through the process's environment.
 
->>> failed("ada", "the grading worker died")["problems"][0]["detail"]
-'the grading worker died'
+>>> failed("ada", "the grading worker died")["problems"][0]
+{'kind': 'not_graded', 'notebook': '', 'detail': 'the grading worker died'}
 """
 
 from __future__ import annotations
@@ -23,7 +25,10 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import shutil
+import tempfile
 import threading
+import traceback
 import uuid
 import warnings
 from collections.abc import Callable, Iterator
@@ -37,8 +42,12 @@ from distributed.scheduler import KilledWorker
 from distributed.security import Security
 
 from autograder.course import ASSIGNMENT
+from autograder.grading.cluster import security
 from autograder.grading.grade_one import DEFAULT_MEMORY_GB, grade_submission, prepare_worker
+from autograder.grading.ready import why_cannot_grade
+from autograder.grading.trusted_paths import refusal, untrusted_entries
 from autograder.isolation import bwrap
+from autograder.nbgrader_steps.inspect_submission import NOT_GRADED_KIND
 
 CONNECT_SECONDS = 5  # an unreachable scheduler is reported after this long
 WORKERS_SECONDS = 30  # a reachable scheduler must have a worker by then
@@ -51,15 +60,31 @@ _QUIET_WORKERS = {
 }
 
 
+class WorkerCannotGradeError(RuntimeError):
+    """This worker failed its setup's proof that it can grade; the message says why."""
+
+
+_SETUP_PROBLEM: list[str] = []  # why this worker process cannot grade, once set up
+
+
 class GradingWorker(WorkerPlugin):
     """Once per worker process: the memory limit kernels inherit, their environment, quiet
-    logs and, on a local cluster, the kernels' chatter sent to ``log_path``."""
+    logs and, on a local cluster, the kernels' chatter sent to ``log_path``; then the proof
+    that it can grade (``ready``), whose failure every later task of this worker reports."""
 
     name = "bpe-grading-worker"
 
-    def __init__(self, memory_gb: float = DEFAULT_MEMORY_GB, log_path: str | None = None):
+    def __init__(
+        self,
+        course_root: str,
+        memory_gb: float = DEFAULT_MEMORY_GB,
+        log_path: str | None = None,
+        unconfined: bool = False,
+    ):
+        self.course_root = course_root
         self.memory_gb = memory_gb
         self.log_path = log_path
+        self.unconfined = unconfined
 
     def setup(self, worker: Any) -> None:
         prepare_worker(self.memory_gb)
@@ -68,6 +93,21 @@ class GradingWorker(WorkerPlugin):
             log = os.open(self.log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
             os.dup2(log, 2)
             os.close(log)
+        _set_unconfined(self.unconfined)
+        problem = why_cannot_grade(Path(self.course_root), f"the Dask worker {worker.address}")
+        _SETUP_PROBLEM[:] = [problem] if problem else []
+
+
+def setup_problem() -> str | None:
+    """Why this worker cannot grade, or None (run on every worker by the client)."""
+    return _SETUP_PROBLEM[0] if _SETUP_PROBLEM else None
+
+
+def _set_unconfined(unconfined: bool) -> None:
+    if unconfined:
+        os.environ[bwrap.UNCONFINED] = "1"
+    else:
+        os.environ.pop(bwrap.UNCONFINED, None)
 
 
 def grade_task(
@@ -79,18 +119,25 @@ def grade_task(
     unconfined: bool,
 ) -> dict[str, Any]:
     """One student, graded in a worker: ``grade_submission`` with the run's sandbox choice."""
+    if _SETUP_PROBLEM:
+        raise WorkerCannotGradeError(_SETUP_PROBLEM[0])
     with _ONE_STUDENT:
-        if unconfined:
-            os.environ[bwrap.UNCONFINED] = "1"
-        else:
-            os.environ.pop(bwrap.UNCONFINED, None)
+        _set_unconfined(unconfined)
         return grade_submission(course_root, student, template_db, ASSIGNMENT, timeout, lean)
 
 
-def failed(student: str, why: str) -> dict[str, Any]:
-    """The result of a student whose grading never came back."""
-    problem = {"kind": "grading_error", "notebook": "", "detail": why}
-    return {"student": student, "graded": False, "seconds": 0.0, "problems": [problem], "rows": {}}
+def failed(student: str, why: str, log: str = "") -> dict[str, Any]:
+    """The result of a student whose grading never came back, for a reason that is not the
+    student's: nothing of it reaches the gradebook."""
+    problem = {"kind": NOT_GRADED_KIND, "notebook": "", "detail": why}
+    return {
+        "student": student,
+        "graded": False,
+        "seconds": 0.0,
+        "problems": [problem],
+        "rows": {},
+        "log": log or why,
+    }
 
 
 def _unreachable(address: str, why: str) -> SystemExit:
@@ -101,13 +148,23 @@ def _unreachable(address: str, why: str) -> SystemExit:
     )
 
 
-def _join(address: str) -> Client:
+def _join(address: str, course_root: Path) -> Client:
     try:
-        parse_host_port(parse_address(address)[1])
+        protocol, location = parse_address(address)
+        parse_host_port(location)
     except ValueError:
-        raise _unreachable(address, "not an address like tcp://host:8786") from None
+        raise _unreachable(address, "not an address like tls://host:8786") from None
+    if protocol != "tls":
+        raise SystemExit(
+            f"refusing the Dask scheduler at {address}: without TLS it runs whatever any "
+            "account that reaches it sends, as you. Start it with `make scheduler` and its "
+            "workers with `make worker SCHEDULER=tls://HOST:8786`, then give that address. "
+            "Nothing was graded."
+        )
     try:
-        client = Client(address, timeout=CONNECT_SECONDS, set_as_default=False)
+        client = Client(
+            address, timeout=CONNECT_SECONDS, set_as_default=False, security=security(course_root)
+        )
     except (OSError, TimeoutError, ValueError) as error:
         why = " ".join(str(error).split()) or type(error).__name__
         raise _unreachable(address, why[:160]) from None
@@ -123,41 +180,77 @@ def _join(address: str) -> Client:
 def open_cluster(
     scheduler: str | None,
     jobs: int,
+    course_root: Path,
     memory_gb: float = DEFAULT_MEMORY_GB,
     log_path: Path | None = None,
+    unconfined: bool = False,
 ) -> Iterator[Client]:
     """A client of the cluster that grades: the scheduler at ``scheduler``, or a local
-    cluster of ``jobs`` worker processes (closed on exit), its workers set up for grading.
-    ``log_path`` takes the local workers' stderr (kernels' chatter); an existing cluster's
-    workers keep their own."""
-    cluster = None
-    if scheduler:
-        client = _join(scheduler)
-    else:
-        if log_path is not None:
-            log_path.parent.mkdir(parents=True, exist_ok=True)
-        # 127.0.0.1 is open to every account of the machine (every student, on a hub), and
-        # Dask runs whatever code a connected client sends: only holders of this run's own
-        # certificate may connect.
-        with dask.config.set(_QUIET_WORKERS):  # the nannies hand it to their workers
-            cluster = LocalCluster(
-                n_workers=max(1, jobs),
-                threads_per_worker=1,
-                processes=True,
-                host="127.0.0.1",
-                dashboard_address=None,
-                silence_logs=logging.ERROR,
-                security=Security.temporary(),
-            )
-        client = Client(cluster, set_as_default=False)
-    try:
-        local_log = str(log_path) if log_path and cluster is not None else None
-        client.register_plugin(GradingWorker(memory_gb, local_log))
+    cluster of ``jobs`` worker processes (closed on exit), its workers set up for grading and
+    each process checked (``refuse_unready``). ``log_path`` takes the local workers' stderr
+    (kernels' chatter); an existing cluster's workers keep their own."""
+    with contextlib.ExitStack() as stack:
+        if scheduler:
+            client = _join(scheduler, course_root)
+        else:
+            client = _local_client(stack, jobs, log_path)
+        stack.callback(client.close)
+        local_log = str(log_path) if log_path and not scheduler else None
+        plugin = GradingWorker(str(course_root), memory_gb, local_log, unconfined)
+        client.register_plugin(plugin)
+        refuse_unready(client)
         yield client
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+
+
+def _local_client(stack: contextlib.ExitStack, jobs: int, log_path: Path | None) -> Client:
+    if log_path is not None:
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+    # Dask's default scratch folder, /tmp/dask-scratch-space, is taken whoever made it, and
+    # lands on the path of this process, the nannies and the workers: a folder of our own.
+    scratch = tempfile.mkdtemp(prefix="bpe-dask-")  # mode 0700, a name nobody could take
+    stack.callback(shutil.rmtree, scratch, ignore_errors=True)
+    # 127.0.0.1 is open to every account of the machine (every student, on a hub), and
+    # Dask runs whatever code a connected client sends: only holders of this run's own
+    # certificate may connect.
+    settings = {**_QUIET_WORKERS, "temporary-directory": scratch}
+    with dask.config.set(settings):  # the nannies hand it to their workers
+        cluster = LocalCluster(
+            n_workers=max(1, jobs),
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
+            security=Security.temporary(),
+            local_directory=scratch,
+        )
+    stack.callback(cluster.close)
+    return Client(cluster, set_as_default=False)
+
+
+def refuse_unready(client: Client) -> None:
+    """Stop before anyone is graded when the scheduler, a nanny or a worker imports from a
+    folder another account can write, or a worker failed to prove it can grade."""
+    lines = _scheduler_lines(client)
+    problems = [refusal("the Dask scheduler", lines)] if lines else []
+    with contextlib.suppress(Exception):  # a cluster without nannies
+        for address, lines in client.run(untrusted_entries, nanny=True).items():
+            problems += [refusal(f"the Dask nanny {address}", lines)] if lines else []
+    problems += [why for why in client.run(setup_problem).values() if why]
+    if problems:
+        raise SystemExit("\n".join(dict.fromkeys(problems)))
+
+
+def _scheduler_lines(client: Client) -> list[str]:
+    try:
+        return client.run_on_scheduler(untrusted_entries)
+    except Exception as error:  # it cannot import the course's grading code
+        raise SystemExit(
+            "the Dask scheduler cannot run the course's grading code "
+            f"({type(error).__name__}: {' '.join(str(error).split())[:200]}): start it with "
+            "`make scheduler` in the course folder, which puts the course on its path. "
+            "Nothing was graded."
+        ) from None
 
 
 def blind_workers(client: Client, course_root: Path) -> list[str]:
@@ -200,8 +293,12 @@ def grade_on_cluster(
                 result = future.result()
             except KilledWorker:
                 result = failed(student, "its grading worker died every time it was tried")
-            except Exception as error:  # a bug in grading: report it, grade the rest
-                result = failed(student, f"{type(error).__name__}: {error}"[:200])
+            except WorkerCannotGradeError as error:
+                result = failed(student, str(error))
+            except Exception as error:  # a bug in grading, a task no worker could read
+                why = " ".join(f"{type(error).__name__}: {error}".split())[:300]
+                trace = "".join(traceback.format_exception(error))
+                result = failed(student, why, f"{trace}{future.traceback() or ''}")
             future.release()
             on_result(result)
     finally:

@@ -12,13 +12,16 @@ whether to grade unconfined (``grade_class --unconfined``).
 
 from __future__ import annotations
 
+import atexit
+import functools
 import json
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
-from autograder.course import RECORDS
 from autograder.isolation import bwrap
 from autograder.isolation.bwrap import Sandbox, python_and_library
 from autograder.isolation.kernel_home import folder_names, runtime_folder
@@ -32,6 +35,26 @@ KERNEL_ENVIRONMENT = (
     *("PATH", "LANG", "LANGUAGE", "TERM", "TZ", "PYTHONHASHSEED", "MPLBACKEND"),
     *("TOKENIZERS_PARALLELISM", "PYDEVD_DISABLE_FILE_VALIDATION", "NBGRADER_EXECUTION"),
 )
+
+
+@functools.cache
+def kernels_folder() -> Path:
+    """A folder of this process's own, made once, holding the jailed kernel's spec with this
+    process's Python: a spec written by another process (another path to the Python, another
+    machine's environment) names a Python the sandbox may not show, and every kernel dies."""
+    folder = Path(tempfile.mkdtemp(prefix=f"bpe-kernels-{os.getpid()}-"))  # mode 0700
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    spec_dir = folder / "kernels" / JAIL_KERNEL
+    spec_dir.mkdir(parents=True)
+    jail = Path(__file__).resolve().parent / "kernel_jail.py"
+    spec = {
+        "argv": [sys.executable, "-I", "-S", str(jail), "{connection_file}"],
+        "display_name": "Python 3 (grading sandbox)",
+        "language": "python",
+        "interrupt_mode": "signal",
+    }
+    (spec_dir / "kernel.json").write_text(json.dumps(spec))
+    return folder
 
 
 def jail_available() -> bool:
@@ -53,18 +76,7 @@ def jail_kernels(
     if not jail_available():
         os.environ.pop("GRADING_JAIL", None)
         return False
-    spec_dir = course_root / RECORDS / "kernels" / JAIL_KERNEL
-    if not (spec_dir / "kernel.json").exists():
-        spec_dir.mkdir(parents=True, exist_ok=True)
-        jail = Path(__file__).resolve().parent / "kernel_jail.py"
-        spec = {
-            "argv": [sys.executable, "-I", "-S", str(jail), "{connection_file}"],
-            "display_name": "Python 3 (grading sandbox)",
-            "language": "python",
-            "interrupt_mode": "signal",
-        }
-        (spec_dir / "kernel.json").write_text(json.dumps(spec))
-    kernels_root = str(spec_dir.parent.parent)
+    kernels_root = str(kernels_folder())
     if kernels_root not in os.environ.get("JUPYTER_PATH", "").split(os.pathsep):
         os.environ["JUPYTER_PATH"] = os.pathsep.join(
             p for p in (kernels_root, os.environ.get("JUPYTER_PATH", "")) if p

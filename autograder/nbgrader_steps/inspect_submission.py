@@ -23,6 +23,9 @@ import nbformat
 from autograder.nbgrader_steps.cells import is_tracked
 from autograder.nbgrader_steps.guarded_execute import KERNEL_LOST
 
+# Grading stopped for a reason that is not the student's (a kernel that cannot start, a worker
+# that cannot grade or keeps dying): nothing reaches the gradebook, earlier grades stay.
+NOT_GRADED_KIND = "not_graded"
 # How each kind of finding reads in the summary, and whether a person must look at it.
 _WORDING = {
     "missing_notebook": ("missing notebook", False),
@@ -35,6 +38,7 @@ _WORDING = {
     "memory": ("memory limit reached", False),
     "test_failed": ("test failed", False),
     "grading_error": ("grading failed", True),
+    NOT_GRADED_KIND: ("not graded", True),
     "unconfined": ("graded without the sandbox", False),
     "unsafe_file": ("a link or special file in the submission, so it was not graded", True),
     "judge_mismatch": ("a stored score differs from the judged one", True),

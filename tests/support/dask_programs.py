@@ -1,9 +1,11 @@
-"""A real Dask cluster on this machine: ``dask scheduler`` and ``dask worker`` as programs.
+"""A real Dask cluster on this machine, started as the course starts one for grading.
 
-:func:`dask_cluster` starts a scheduler on 127.0.0.1 (a free port, found through its
-scheduler file) and workers of one thread each, every program in its own process group with
-its configuration, scratch space and log in a given folder, and stops them all by process
-group when the block ends. Tests and ``bench/bench_class.py`` grade through it.
+:func:`dask_cluster` runs ``python -m autograder.grading.cluster scheduler`` and ``... worker``
+(what ``make scheduler`` and ``make worker`` run: TLS with the course's certificate, scratch
+files in folders of their own) on 127.0.0.1 and a free port, each program in its own process
+group with its log in a given folder, and stops them all by process group when the block
+ends. Tests and ``bench/bench_class.py`` grade through it; a client connects with
+``autograder.grading.cluster.security(course_root)``.
 
 But: it does not wait for the workers to join (a client's ``wait_for_workers`` does) and
 grades nothing itself.
@@ -11,9 +13,9 @@ grades nothing itself.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -23,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-DASK = Path(sys.executable).parent / "dask"
+CLUSTER = [sys.executable, "-m", "autograder.grading.cluster"]
 
 
 @dataclass
@@ -35,22 +37,12 @@ class Cluster:
     workers: list[subprocess.Popen] = field(default_factory=list)
 
 
-def _env(state: Path) -> dict[str, str]:
-    """This repository importable (the grading code), Dask's files in ``state``."""
-    return dict(
-        os.environ,
-        PYTHONPATH=str(REPO),
-        DASK_CONFIG=str(state / "config"),
-        DASK_TEMPORARY_DIRECTORY=str(state / "scratch"),
-    )
-
-
-def _start(command: list[str], state: Path, log: str) -> subprocess.Popen:
+def _start(command: list[str], state: Path, log: str, env: dict[str, str]) -> subprocess.Popen:
     with open(state / log, "w") as out:
         return subprocess.Popen(
             command,
             cwd=state,
-            env=_env(state),
+            env=env,
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its own group: stopped with its nanny's children
@@ -59,7 +51,7 @@ def _start(command: list[str], state: Path, log: str) -> subprocess.Popen:
 
 def stop(process: subprocess.Popen) -> None:
     """Stop a program started here and everything in its process group."""
-    for sig in (signal.SIGTERM, signal.SIGKILL):
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL):
         try:
             os.killpg(process.pid, sig)
         except ProcessLookupError:
@@ -72,28 +64,43 @@ def stop(process: subprocess.Popen) -> None:
     process.wait()
 
 
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def listening(port: int) -> bool:
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
 @contextmanager
-def dask_cluster(state: Path, workers: int = 2, seconds: float = 60.0) -> Iterator[Cluster]:
-    """A scheduler and ``workers`` worker programs (one thread each) on 127.0.0.1."""
-    for folder in ("config", "scratch"):
-        (state / folder).mkdir(parents=True, exist_ok=True)
-    address_file = state / "scheduler.json"
-    address_file.unlink(missing_ok=True)
-    scheduler = [str(DASK), "scheduler", "--host", "127.0.0.1", "--port", "0"]
-    scheduler += ["--no-dashboard", "--scheduler-file", str(address_file)]
-    cluster = Cluster("", _start(scheduler, state, "scheduler.log"))
+def dask_cluster(
+    state: Path,
+    course_root: Path,
+    workers: int = 2,
+    seconds: float = 60.0,
+    env: dict[str, str] | None = None,
+) -> Iterator[Cluster]:
+    """A scheduler and ``workers`` worker programs (one thread each) on 127.0.0.1, with the
+    TLS certificate of ``course_root``; ``env`` replaces the programs' environment."""
+    state.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ, PYTHONPATH=str(REPO)) if env is None else env
+    port = free_port()
+    root = ["--root", str(course_root)]
+    scheduler = [*CLUSTER, *root, "scheduler", "--host", "127.0.0.1", "--port", str(port)]
+    cluster = Cluster(f"tls://127.0.0.1:{port}", _start(scheduler, state, "scheduler.log", env))
     try:
         deadline = time.monotonic() + seconds
-        while not address_file.exists():
+        while not listening(port):
             if time.monotonic() > deadline or cluster.scheduler.poll() is not None:
                 log = (state / "scheduler.log").read_text()
                 raise RuntimeError(f"the Dask scheduler did not start:\n{log[-2000:]}")
             time.sleep(0.1)
-        cluster.address = json.loads(address_file.read_text())["address"]
         for k in range(workers):
-            worker = [str(DASK), "worker", cluster.address, "--name", f"worker-{k}"]
-            worker += ["--nthreads", "1", "--host", "127.0.0.1", "--no-dashboard"]
-            cluster.workers.append(_start(worker, state, f"worker-{k}.log"))
+            worker = [*CLUSTER, *root, "worker", cluster.address, "--nworkers", "1"]
+            cluster.workers.append(_start(worker, state, f"worker-{k}.log", env))
         yield cluster
     finally:
         for process in [*reversed(cluster.workers), cluster.scheduler]:

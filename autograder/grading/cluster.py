@@ -1,0 +1,146 @@
+"""Start a Dask scheduler and workers for grading this course, guarded by the course's own TLS.
+
+``python -m autograder.grading.cluster scheduler`` (``make scheduler``) and ``... worker
+tls://HOST:8786`` (``make worker``) run Dask's own ``dask scheduler`` and ``dask worker``
+with this Python, the course on their path, a temporary directory of their own (mode 0700:
+Dask would otherwise use ``/tmp/dask-scratch-space``, which any account can make first and
+fill with modules), and TLS with the certificate in ``<course>/.dask-tls/`` (made on first
+use, readable by the instructor alone), so a client without it is refused. ``make autograde
+SCHEDULER=tls://HOST:8786`` connects with the same certificate (``security``).
+
+But: it starts no grading; ``grade_class`` does, and checks what each process imports. The
+certificate guards the connection, not the machines: anyone who can read ``.dask-tls/`` (root,
+the instructor) can use the cluster.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from autograder.course import CODE_ROOT
+
+TLS_FOLDER = ".dask-tls"  # under the course root; in .gitignore and the sandbox never shows it
+DEFAULT_PORT = 8786
+
+
+@dataclass(frozen=True)
+class TlsFiles:
+    """The course's certificate authority, certificate and key, as PEM files."""
+
+    ca: Path
+    cert: Path
+    key: Path
+
+
+def tls_files(course_root: Path) -> TlsFiles:
+    """The course's TLS files, made on first use: one self-signed certificate (Dask's own
+    ``Security.temporary``) that is the authority, the scheduler's, the workers' and the
+    client's, in a folder of mode 0700."""
+    folder = course_root / TLS_FOLDER
+    files = TlsFiles(folder / "ca.pem", folder / "cert.pem", folder / "key.pem")
+    if all(path.exists() for path in (files.ca, files.cert, files.key)):
+        return files
+    from distributed.security import Security
+
+    made = Security.temporary()
+    folder.mkdir(mode=0o700, exist_ok=True)
+    folder.chmod(0o700)
+    for path, text in (
+        (files.key, made.tls_client_key),
+        (files.cert, made.tls_client_cert),
+        (files.ca, made.tls_ca_file),
+    ):
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "w") as out:
+            out.write(text)
+    return files
+
+
+def security(course_root: Path):  # -> distributed.Security
+    """What a client of the course's cluster presents: the course's certificate."""
+    from distributed.security import Security
+
+    files = tls_files(course_root)
+    return Security(
+        tls_ca_file=str(files.ca),
+        tls_client_cert=str(files.cert),
+        tls_client_key=str(files.key),
+        require_encryption=True,
+    )
+
+
+def _tls_options(files: TlsFiles) -> list[str]:
+    return ["--tls-ca-file", str(files.ca), "--tls-cert", str(files.cert)] + [
+        "--tls-key",
+        str(files.key),
+    ]
+
+
+def scheduler_command(course_root: Path, port: int, host: str | None) -> list[str]:
+    """``dask scheduler`` on TLS, no dashboard (it would be open to every account)."""
+    command = [sys.executable, "-m", "distributed.cli.dask_scheduler", "--protocol", "tls"]
+    command += ["--port", str(port), "--no-dashboard", *_tls_options(tls_files(course_root))]
+    return command + (["--host", host] if host else [])
+
+
+def worker_command(course_root: Path, address: str, workers: int, scratch: Path) -> list[str]:
+    """``dask worker`` processes of one thread each (a student's kernels are set up through
+    the process's environment), scratch files in a folder of their own."""
+    command = [sys.executable, "-m", "distributed.cli.dask_worker", address]
+    command += ["--nthreads", "1", "--nworkers", str(workers), "--no-dashboard"]
+    command += ["--local-directory", str(scratch), *_tls_options(tls_files(course_root))]
+    return command
+
+
+def environment(scratch: Path) -> dict[str, str]:
+    """The course's grading code on the path, and Dask's temporary directory private."""
+    env = dict(os.environ, PYTHONPATH=str(CODE_ROOT), DASK_TEMPORARY_DIRECTORY=str(scratch))
+    env.setdefault("MPLBACKEND", "Agg")
+    return env
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
+    parser.add_argument("--root", type=Path, default=Path.cwd(), help="course root (default: .)")
+    roles = parser.add_subparsers(dest="role", required=True)
+    scheduler = roles.add_parser("scheduler", help="start the scheduler (TLS)")
+    scheduler.add_argument("--port", type=int, default=DEFAULT_PORT)
+    scheduler.add_argument("--host", default=None, help="address to listen on (default: all)")
+    worker = roles.add_parser("worker", help="start grading workers")
+    worker.add_argument("address", help="the scheduler, tls://HOST:PORT")
+    worker.add_argument("--nworkers", type=int, default=os.cpu_count() or 1)
+    args = parser.parse_args(argv)
+    root = args.root.resolve()
+    if args.role == "worker" and not args.address.startswith("tls://"):
+        parser.error(f"the scheduler's address must start with tls:// (got {args.address!r})")
+    scratch = Path(tempfile.mkdtemp(prefix=f"bpe-dask-{args.role}-"))  # mode 0700, a new name
+    if args.role == "scheduler":
+        command = scheduler_command(root, args.port, args.host)
+    else:
+        command = worker_command(root, args.address, args.nworkers, scratch)
+    print(f"starting the Dask {args.role} for grading; Ctrl-C stops it", flush=True)
+    process = subprocess.Popen(command, env=environment(scratch))
+    try:
+        return _wait(process)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _wait(process: subprocess.Popen) -> int:
+    """Wait for Dask's program; Ctrl-C reaches it too (same process group), so wait on."""
+    while True:
+        try:
+            return process.wait()
+        except KeyboardInterrupt:
+            continue
+
+
+if __name__ == "__main__":
+    sys.exit(main())

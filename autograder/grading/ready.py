@@ -1,0 +1,80 @@
+"""Prove that a grading process can grade before it is given a student.
+
+``why_cannot_grade(course_root)`` looks at what this process imports and runs (no folder that
+another account can write: ``trusted_paths``) and starts one grading kernel the way grading
+does (this process's Python, the kernel spec made for this process, the sandbox, a fresh home)
+to import the course library and answer. It returns None when all is well, else one paragraph
+naming what is wrong and what to do. Every Dask worker runs it at setup (``on_dask``); the
+grading command stops before anyone is graded when a worker cannot grade.
+
+But: it proves the machinery, not a submission; a kernel that a student's code later kills is
+that student's outcome.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+from traitlets.config import Config
+
+from autograder.course import ASSIGNMENT
+from autograder.grading.trusted_paths import refusal, untrusted_entries
+from autograder.isolation import bwrap
+from autograder.isolation.kernel_home import runtime_folder, student_home
+from autograder.isolation.kernel_spec import KERNEL_PROCESSES, jail_kernels
+from autograder.nbgrader_steps.prompt_kernel import PromptKernelManager
+
+PROBE = "import bpe_course, sys\nprint(sys.executable, bpe_course.__file__)"
+PROBE_SECONDS = 60
+
+
+def why_cannot_grade(course_root: Path, process: str = "this grading process") -> str | None:
+    """Why this process cannot grade (one paragraph), or None when it can."""
+    lines = untrusted_entries()
+    if lines:
+        return refusal(process, lines)
+    return _kernel_round_trip(course_root, process)
+
+
+def _kernel_round_trip(course_root: Path, process: str) -> str | None:
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(PROBE)])
+    with student_home("probe") as home, bwrap.process_cap("probe", KERNEL_PROCESSES) as cap:
+        config = Config()
+        jailed = jail_kernels(course_root, "probe", ASSIGNMENT, config, home, cap)
+        config.KernelManager.transport = "ipc"
+        config.KernelManager.ip = os.path.join(runtime_folder(), "kernel")
+        client = NotebookClient(
+            notebook,
+            timeout=PROBE_SECONDS,
+            startup_timeout=PROBE_SECONDS,
+            kernel_name=config.Execute.kernel_name if jailed else "python3",
+            kernel_manager_class=PromptKernelManager,
+            resources={"metadata": {"path": str(home)}},
+            config=config,
+            allow_errors=True,
+        )
+        try:
+            client.execute()
+        except Exception as error:  # the kernel did not start or answer
+            return _cannot(process, f"{type(error).__name__}: {error}", jailed)
+    outputs = notebook.cells[0].get("outputs", [])
+    errors = [o for o in outputs if o.get("output_type") == "error"]
+    if errors:
+        return _cannot(process, f"{errors[0]['ename']}: {errors[0]['evalue']}", jailed)
+    return None
+
+
+def _cannot(process: str, what: str, jailed: bool) -> str:
+    shown = ", ".join(str(p) for p in bwrap.python_and_library())
+    where = f"the sandbox shows only {shown}" if jailed else "it ran unconfined"
+    return (
+        f"{process} cannot grade: a grading kernel started with {sys.executable} failed "
+        f"({' '.join(what.split())[:300]}); {where}. Start the worker with the course's own "
+        "Python (`make worker`, or the `.venv/bin/dask` of the course folder) on a machine "
+        "where that Python and the course folder are at the same paths as here; nothing was "
+        "graded by it."
+    )

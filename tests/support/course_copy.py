@@ -1,0 +1,52 @@
+"""A copy of this clone's course folder in which the README's make commands run as written.
+
+:func:`course_copy` copies the files git tracks (modification times kept, so make sees the
+venv as up to date), links ``.venv`` to this clone's, generates the assignment and fixes the
+term secret, so ``make autograde``, ``make scheduler`` and the like run there as in a fresh
+clone whose ``make venv`` has run. :func:`readme_commands` reads the commands of one code block
+of the README, so a test runs them exactly as written.
+
+But: it writes no submissions (``tests.support.synthetic`` does) and the venv is shared: its
+editable ``bpe_course`` is this clone's.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from autograder.course import SECRET_FILE
+from tests.support.scratch_course import SCRATCH_SECRET
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def course_copy(folder: Path) -> Path:
+    """The tracked files of this clone in ``folder``, ready to grade; returns ``folder``."""
+    tracked = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=REPO, capture_output=True, text=True, check=True
+    ).stdout.split("\0")
+    for name in filter(None, tracked):
+        if (REPO / name).is_file():
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO / name, folder / name)
+    (folder / ".venv").symlink_to(REPO / ".venv")
+    (folder / SECRET_FILE).write_text(SCRATCH_SECRET + "\n")
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    command = [sys.executable, "-m", "nbgrader", "generate_assignment", "bpe", "--force"]
+    subprocess.run([*command, "--log-level=ERROR"], cwd=folder, env=env, check=True)
+    return folder
+
+
+def readme_commands(after: str) -> list[str]:
+    """The lines of the README's first code block after the text ``after``, each with its
+    comment dropped."""
+    text = (REPO / "README.md").read_text()
+    block = re.search(re.escape(after) + r".*?```\n(.*?)```", text, re.DOTALL)
+    assert block, f"README.md has no code block after {after!r}"
+    lines = block.group(1).splitlines()
+    return [line.split("  #")[0].strip() for line in lines if line.strip()]
