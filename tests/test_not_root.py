@@ -6,15 +6,20 @@ class of two (an honest student and one whose answer forks up to 400 processes) 
 with ``grade_class`` on 2 workers, and finds the kernels jailed, the fork loop stopped at the
 cap, the honest student at full marks, and no process of that uid left.
 
-This machine's Python lives under ``/root`` (mode 700), which another account cannot reach:
-the test shows it to the instructor through a private mount namespace (util-linux's
-``unshare``), as a Python installed for everyone would be.
+The instructor must reach this Python, the course's ``.venv`` and the clone itself, and any
+of them may lie behind a folder that other accounts cannot pass (mode 700: ``/root``, where
+this machine's Python lives, or a ``mktemp -d`` folder holding the clone). In a private mount
+namespace (util-linux's ``unshare``) the test covers each such folder with an open stand-in
+that holds only the way through, as an install for everyone would be; the real folders keep
+their modes. Then it checks that the instructor can import the grading code, and says what is
+missing if not (a clone made under ``umask 077`` is not readable by others, for instance).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -34,10 +39,30 @@ from tests.support.scratch_course import make_scratch_course
 from tests.support.synthetic import write_submission
 
 
-def _closed_folders() -> list[Path]:
-    """Folders on the way to this Python that other accounts cannot pass through."""
-    python_home = Path(sys.base_prefix).resolve()
-    return [p for p in python_home.parents if not p.stat().st_mode & 0o001]
+def _passable(folder: Path) -> bool:
+    """Whether INSTRUCTOR (no groups but its own) may pass through ``folder``."""
+    info = folder.stat()
+    if info.st_uid == INSTRUCTOR:
+        return bool(info.st_mode & 0o100)
+    if info.st_gid == INSTRUCTOR:
+        return bool(info.st_mode & 0o010)
+    return bool(info.st_mode & 0o001)
+
+
+def _ways_through(targets: list[Path]) -> dict[Path, set[str]]:
+    """Each folder on the way to ``targets`` that INSTRUCTOR cannot pass through, with the
+    names inside it that lead on to a target."""
+    closed: dict[Path, set[str]] = {}
+    for target in targets:
+        for folder in target.parents:
+            if not _passable(folder):
+                closed.setdefault(folder, set()).add(target.relative_to(folder).parts[0])
+    return closed
+
+
+def _needed() -> list[Path]:
+    """What the instructor's grading runs from: this Python, the course's venv, the clone."""
+    return [Path(p).resolve() for p in (sys.base_prefix, sys.prefix, ROOT)]
 
 
 INSTRUCTOR = 54321  # an account that owns nothing on this machine
@@ -46,25 +71,24 @@ pytestmark = [
     pytest.mark.skipif(os.geteuid() != 0, reason="needs root to become another account"),
     pytest.mark.skipif(not bwrap.available(), reason="bubblewrap is missing"),
     pytest.mark.skipif(not shutil.which("unshare"), reason="util-linux's unshare is missing"),
-    pytest.mark.skipif(len(_closed_folders()) > 1, reason="Python is behind two closed folders"),
 ]
 FORKS = FORK_LOOP + 'print(f"forked {forked} ")\n'
 
 
 def _as_instructor(command: list[str], cwd: Path, home: Path) -> subprocess.CompletedProcess:
-    """``command`` run as INSTRUCTOR, with this Python's folders open to it."""
-    python_home = Path(sys.base_prefix).resolve()
+    """``command`` run as INSTRUCTOR, with the way to this Python, the venv and the clone open."""
     steps = []
-    for folder in _closed_folders():  # an open stand-in holding only the way to Python
-        inner = folder / python_home.relative_to(folder).parts[0]
-        keep = home.parent / "python-way"
-        keep.mkdir()
-        steps += [
-            f"mount --bind {inner} {keep}",
-            f"mount -t tmpfs -o mode=755,size=1m tmpfs {folder}",
-            f"mkdir {inner}",
-            f"mount --bind {keep} {inner}",
-        ]
+    # Outermost first: a stand-in's inner folders are bound back before a deeper one is covered.
+    ways = _ways_through([*_needed(), cwd.resolve(), home.resolve()])
+    for number, folder in enumerate(sorted(ways, key=lambda f: len(f.parts))):
+        keep = home.parent / f"way-{number}"  # the way's folders, held while the stand-in goes up
+        inner = [(folder / name, keep / name) for name in sorted(ways[folder])]
+        steps += [f"mkdir -p {shlex.quote(str(kept))}" for _, kept in inner]
+        steps += [f"mount --bind {shlex.quote(str(i))} {shlex.quote(str(k))}" for i, k in inner]
+        steps.append(f"mount -t tmpfs -o mode=755,size=1m tmpfs {shlex.quote(str(folder))}")
+        for real, kept in inner:
+            real, kept = shlex.quote(str(real)), shlex.quote(str(kept))
+            steps += [f"mkdir {real}", f"mount --bind {kept} {real}"]
     user = ["setpriv", f"--reuid={INSTRUCTOR}", f"--regid={INSTRUCTOR}", "--clear-groups"]
     # A clean environment: the suite's own (MPLCONFIGDIR, JUPYTER_*) points at root's folders.
     env = ["env", "-i", f"HOME={home}", f"PYTHONPATH={ROOT}", "LANG=C.UTF-8"]
@@ -76,6 +100,18 @@ def _as_instructor(command: list[str], cwd: Path, home: Path) -> subprocess.Comp
         capture_output=True,
         text=True,
         timeout=600,
+    )
+
+
+def _check_reach(cwd: Path, home: Path) -> None:
+    """Fail, saying what is missing, if the instructor cannot run the course's grading code."""
+    imports = "import autograder.grading.grade_class, bpe_course"
+    done = _as_instructor([sys.executable, "-c", shlex.quote(imports)], cwd, home)
+    assert done.returncode == 0, (
+        f"the instructor's account (uid {INSTRUCTOR}) cannot run {sys.executable} and import"
+        f" the grading code from {ROOT}, even with the closed folders on the way covered: the"
+        " clone and its .venv must be readable by other accounts (as git and pip make them"
+        f" under umask 022).\n{done.stderr[-2000:]}"
     )
 
 
@@ -124,6 +160,7 @@ def test_an_instructor_who_is_not_root_grades_in_the_sandbox(open_tmp: Path) -> 
     home.mkdir()
     subprocess.run(["chown", "-R", f"{INSTRUCTOR}:{INSTRUCTOR}", str(tmp_path)], check=True)
 
+    _check_reach(root, home)
     command = [sys.executable, "-m", "autograder.grading.grade_class", "--jobs", "2", "--lean"]
     done = _as_instructor([*command, "--no-progress"], root, home)
     left = _left_after(5, INSTRUCTOR)
