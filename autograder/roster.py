@@ -15,6 +15,9 @@ spreadsheet formula, nor split nbgrader's ``student+assignment+time`` names.
 >>> is_safe_id("bpe-student1"), is_safe_id("<img src=x>"), is_safe_id("=1+1"), is_safe_id("..")
 (True, False, False, False)
 
+``by_identifier`` finds students by an id an LMS knows them by (``LMS_IDENTIFIERS``), for the
+Canvas and Moodle files (``autograder.reports.canvas``, ``autograder.reports.moodle``).
+
 But: it reads the file and answers questions; it changes nothing. Without ``roster.csv`` (a
 course on one machine) every folder with a safe id is a student.
 """
@@ -108,3 +111,67 @@ def why_not_a_student(student_id: str, roster: dict[str, Student] | None) -> str
     if roster is not None and student_id not in roster:
         return f"{student_id!r} is not in {ROSTER_FILE}"
     return None
+
+
+# The roster's columns an LMS knows a student by: Canvas's ``ID`` and ``SIS Login ID``, and
+# Moodle's ID number, username and email address.
+LMS_IDENTIFIERS = ("lms_user_id", "sis_login_id", "email")
+# Spreadsheet formula characters (OWASP): an identifier cannot be neutralized with a ``'``,
+# since the LMS would then match nobody, so one that starts so is refused.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def roster_row(roster: dict[str, Student], student_id: str) -> int:
+    """The row of ``roster.csv`` that holds ``student_id``, counted as ``read_roster`` counts
+    (the header is row 1).
+
+    >>> roster_row({"ada": Student("ada"), "bo": Student("bo")}, "bo")
+    3
+    """
+    return list(roster).index(student_id) + 2
+
+
+def identifier_key(column: str, value: str) -> str:
+    """How an identifier compares: logins and email addresses ignore case, ids do not.
+
+    >>> identifier_key("email", " Ada@Example.org"), identifier_key("lms_user_id", "A1")
+    ('ada@example.org', 'A1')
+    """
+    value = value.strip()
+    return value.casefold() if column in ("sis_login_id", "email") else value
+
+
+def by_identifier(roster: dict[str, Student], column: str) -> dict[str, Student]:
+    """The roster's students by ``column`` (one of ``LMS_IDENTIFIERS``, compared by
+    ``identifier_key``); students with that cell empty are left out.
+
+    Raises ``RosterError`` naming the row for an identifier two rows share, or one that
+    begins with a spreadsheet formula character (``=``, ``+``, ``-``, ``@``, tab, CR).
+
+    >>> students = {"ada": Student("ada", email="ada@x.org"), "bo": Student("bo")}
+    >>> list(by_identifier(students, "email"))
+    ['ada@x.org']
+    """
+    if column not in LMS_IDENTIFIERS:
+        raise ValueError(f"{column!r} is not one of {', '.join(LMS_IDENTIFIERS)}")
+    found: dict[str, Student] = {}
+    for student_id, student in roster.items():
+        value = getattr(student, column)
+        if not value:
+            continue
+        row = roster_row(roster, student_id)
+        if value.startswith(_FORMULA_START):
+            raise RosterError(
+                f"{ROSTER_FILE}, row {row}: the {column} {value[:80]!r} begins with "
+                f"{value[0]!r}, which a spreadsheet runs as a formula, and an LMS matches "
+                "students on it as written; correct it in the LMS and the roster"
+            )
+        key = identifier_key(column, value)
+        if key in found:
+            first = roster_row(roster, found[key].student_id)
+            raise RosterError(
+                f"{ROSTER_FILE}, row {row}: the {column} {value!r} is also row {first}'s "
+                f"({found[key].student_id}); each student needs their own"
+            )
+        found[key] = student
+    return found

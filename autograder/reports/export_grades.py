@@ -2,7 +2,10 @@
 
 Unlike ``nbgrader export`` (one number per student, whatever was scored), the total is blank
 unless the status is ``graded``, and an exercise is blank where a person must decide. It reads
-the gradebook through ``summary.collect`` and the judged verdicts.
+the gradebook through ``summary.collect`` and the judged verdicts (``class_rows``, which the
+LMS files read too); ``late_penalty`` is nbgrader's, which the LMS files subtract, and
+``course_version`` the version of ``bpe_course`` the file was written with. Every text cell
+is safe to open in a spreadsheet (``safe_csv``).
 
 But: it grades nothing and does not change the gradebook.
 """
@@ -10,12 +13,13 @@ But: it grades nothing and does not change the gradebook.
 from __future__ import annotations
 
 import argparse
-import csv
+import importlib.metadata
 import json
 import sys
 from pathlib import Path
 
 from autograder.course import (
+    ASSIGNMENT,
     EXERCISES,
     FAILED,
     GRADED,
@@ -26,9 +30,10 @@ from autograder.course import (
     exercise_of,
     find_students,
 )
+from autograder.reports.safe_csv import write_csv
 from autograder.reports.summary import StudentRow, collect
 
-COLUMNS = ("student_id", "status", "total", "max", *EXERCISES)
+COLUMNS = ("student_id", "status", "total", "max", *EXERCISES, "late_penalty", "course_version")
 
 
 def _waiting_for_person(course_root: Path) -> dict[str, set[str]]:
@@ -70,8 +75,9 @@ def export_row(row: StudentRow, waiting: set[str]) -> dict[str, str]:
     return out
 
 
-def write_grades(course_root: Path, path: Path) -> list[dict[str, str]]:
-    """Write the CSV for every student in the gradebook; return its rows."""
+def class_rows(course_root: Path) -> list[tuple[StudentRow, set[str]]]:
+    """Every student of the gradebook, the records and ``submitted/``, sorted, each with the
+    exercises the judge left to a person: the one source of ``grades.csv`` and the LMS files."""
     from nbgrader.api import Gradebook
 
     rows = {row.student: row for row in collect(course_root)}
@@ -82,15 +88,46 @@ def write_grades(course_root: Path, path: Path) -> list[dict[str, str]]:
     unseen = set(find_students(course_root)) - known - set(rows)
     for student in unseen:
         rows[student] = StudentRow(student, Status(FAILED, ("submitted but not graded yet",)))
-    students = sorted(known | set(rows))
+    return [
+        (
+            rows.get(student) or StudentRow(student, Status(NO_SUBMISSION)),
+            waiting.get(student, set()),
+        )
+        for student in sorted(known | set(rows))
+    ]
+
+
+def late_penalties(course_root: Path) -> dict[str, float]:
+    """nbgrader's late penalty of each student with a submission (0 when on time)."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{class_db_path(course_root)}") as gb:
+        return {
+            sub.student.id: float(sub.late_submission_penalty or 0.0)
+            for sub in gb.assignment_submissions(ASSIGNMENT)
+        }
+
+
+def course_version() -> str:
+    """The version of ``bpe_course`` here (its ``__version__``, else the installed package's)."""
+    import bpe_course
+
+    version = getattr(bpe_course, "__version__", None)
+    return str(version) if version else importlib.metadata.version("bpe-course")
+
+
+def write_grades(course_root: Path, path: Path) -> list[dict[str, str]]:
+    """Write the CSV for every student in the gradebook; return its rows."""
+    penalties = late_penalties(course_root)
+    version = course_version()
     lines = []
-    for student in students:
-        row = rows.get(student) or StudentRow(student, Status(NO_SUBMISSION))
-        lines.append(export_row(row, waiting.get(student, set())))
-    with path.open("w", newline="") as out:
-        writer = csv.DictWriter(out, fieldnames=COLUMNS)
-        writer.writeheader()
-        writer.writerows(lines)
+    for row, waiting in class_rows(course_root):
+        line = export_row(row, waiting)
+        penalty = penalties.get(row.student)
+        line["late_penalty"] = "" if penalty is None else f"{penalty:g}"
+        line["course_version"] = version
+        lines.append(line)
+    write_csv(path, COLUMNS, ([line[name] for name in COLUMNS] for line in lines))
     return lines
 
 

@@ -23,7 +23,6 @@ has no verdicts, so it is in no bar.
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,6 +30,7 @@ from typing import Any
 from autograder.course import EXERCISES, RECORDS, exercise_of
 from autograder.hidden_tests.messages import named_mistake, not_written
 from autograder.hidden_tests.mistakes import mistake_names
+from autograder.reports.safe_csv import write_csv as write_csv_safely
 
 NAMED, NOT_WRITTEN, UNEXPLAINED = "named", "not written", "unexplained"
 # Where a named mistake is looked for first: the core cases are built to trip each one.
@@ -97,13 +97,13 @@ def count_mistakes(verdicts: list[dict[str, Any]]) -> list[Bar]:
 
 
 def write_csv(bars: list[Bar], path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="") as out:
-        writer = csv.writer(out)
-        writer.writerow(["exercise", "kind", "mistake", "count", "students"])
-        for bar in bars:
-            row = [bar.exercise, bar.kind, bar.mistake, len(bar.students), " ".join(bar.students)]
-            writer.writerow(row)
+    """``mistakes.csv``, every text cell safe to open in a spreadsheet (``safe_csv``)."""
+    header = ["exercise", "kind", "mistake", "count", "students"]
+    rows = [
+        [bar.exercise, bar.kind, bar.mistake, len(bar.students), " ".join(bar.students)]
+        for bar in bars
+    ]
+    write_csv_safely(path, header, rows)
 
 
 def plot(bars: list[Bar], path: Path) -> None:

@@ -16,13 +16,13 @@ But: it grades nothing and changes no gradebook (``autograder.grading.regrade`` 
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from autograder.course import ASSIGNMENT, RECORDS, class_db_path
 from autograder.nbgrader_steps.inspect_submission import printable
+from autograder.reports.safe_csv import write_csv
 from autograder.reports.summary import UNGRADED, given_score
 
 # student -> test cell grade_id -> score (None: waiting for a person, or not scored)
@@ -142,10 +142,7 @@ def write_report(
     out.mkdir(parents=True, exist_ok=True)
     stem = out / f"regrade-{when:%Y%m%d-%H%M%S}"
     csv_path = stem.with_suffix(".csv")
-    with csv_path.open("w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(COLUMNS)
-        writer.writerows(rows(moved))
+    write_csv(csv_path, COLUMNS, rows(moved))  # text cells safe in a spreadsheet
     table = format_table(moved, len(after))
     title = f"# Regrade of {when:%Y-%m-%d %H:%M} UTC\n\nGrades are totals of the test cells "
     title += f"({UNGRADED}: waiting for a person); a hand grade counts over the automatic one.\n\n"

@@ -12,7 +12,6 @@ But: it grades nothing and changes no gradebook.
 
 from __future__ import annotations
 
-import csv
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,10 +19,12 @@ from typing import Any
 
 from autograder.course import (
     ASSIGNMENT,
+    ERRORS_LOG,
     EXERCISES,
     FAILED,
     GRADED,
     NEEDS_PERSON,
+    NOT_GRADED,
     RECORDS,
     RESULTS_RECORD,
     VERDICTS_RECORD,
@@ -31,9 +32,9 @@ from autograder.course import (
     class_db_path,
     exercise_of,
 )
-from autograder.nbgrader_steps.inspect_submission import Problem, printable
+from autograder.nbgrader_steps.inspect_submission import NOT_GRADED_KIND, Problem, printable
 from autograder.nbgrader_steps.judge_answers import exercises_of
-from autograder.reports import mistakes
+from autograder.reports import mistakes, safe_csv
 
 OUT = RECORDS
 MAX_NOTES = 6  # per student in the printed table
@@ -116,7 +117,9 @@ def collect(course_root: Path) -> list[StudentRow]:
                     row.scores[name] = None if score is None or old is None else old + score
             failed = result and not result.get("graded", True)
             reasons = [p.text() for p in problems if p.needs_person]
-            if failed:
+            if _not_graded(problems):
+                row.state = Status(NOT_GRADED, tuple(_not_graded(problems)))
+            elif failed:
                 row.state = Status(FAILED, tuple(reasons or ["see artifacts/grading"]))
             elif manual or any(score is None for score in row.scores.values()):
                 row.state = Status(NEEDS_PERSON, tuple(reasons or ["ungraded cells"]))
@@ -130,6 +133,12 @@ def collect(course_root: Path) -> list[StudentRow]:
             row.disagreements = [_disagreement(v) for v in mine if _disagrees(v)]
             rows.append(row)
     return rows
+
+
+def _not_graded(problems: list[Problem]) -> list[str]:
+    """Why grading stopped for a reason not the student's, pointing at the errors' log."""
+    found = [p.detail for p in problems if p.kind == NOT_GRADED_KIND]
+    return [*found, f"the error is in {ERRORS_LOG}"] if found else []
 
 
 def _disagrees(verdict: dict[str, Any]) -> bool:
@@ -151,6 +160,8 @@ def _not_in_gradebook(
     kind = FAILED if not result.get("graded", False) and not problems else NEEDS_PERSON
     if any(p.kind == "grading_error" for p in problems):
         kind = FAILED
+    if _not_graded(problems):
+        kind, reasons = NOT_GRADED, _not_graded(problems)
     row = StudentRow(student, Status(kind, tuple(reasons)))
     for exercise in exercises_of(course_root):
         row.maxima[exercise.name] = sum(exercise.cells.values())
@@ -164,35 +175,25 @@ def _score_text(score: float | None, maximum: float) -> str:
 
 
 def write_csv(rows: list[StudentRow], path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="") as out:
-        writer = csv.writer(out)
-        writer.writerow(
+    """``summary.csv``, every text cell safe to open in a spreadsheet (``safe_csv``)."""
+    header = ["student", "status", "total", "max", *EXERCISES]
+    header += ["nbgrader_total", "disagreements", "notes"]
+    lines = []
+    for row in rows:
+        maximum = sum(row.maxima.values())
+        lines.append(
             [
-                "student",
-                "status",
-                "total",
-                "max",
-                *EXERCISES,
-                "nbgrader_total",
-                "disagreements",
-                "notes",
+                row.student,
+                row.status,
+                "" if row.total is None else f"{row.total:g}",
+                f"{maximum:g}",
+                *["" if row.scores.get(n) is None else f"{row.scores[n]:g}" for n in EXERCISES],
+                f"{row.nbgrader_total:g}",
+                " | ".join(row.disagreements),
+                " | ".join(row.notes),
             ]
         )
-        for row in rows:
-            maximum = sum(row.maxima.values())
-            writer.writerow(
-                [
-                    row.student,
-                    row.status,
-                    "" if row.total is None else f"{row.total:g}",
-                    f"{maximum:g}",
-                    *["" if row.scores.get(n) is None else f"{row.scores[n]:g}" for n in EXERCISES],
-                    f"{row.nbgrader_total:g}",
-                    " | ".join(row.disagreements),
-                    " | ".join(row.notes),
-                ]
-            )
+    safe_csv.write_csv(path, header, lines)
 
 
 def plot_distribution(rows: list[StudentRow], path: Path) -> None:
@@ -249,9 +250,11 @@ def format_table(rows: list[StudentRow]) -> str:
     graded = sum(1 for r in rows if r.state.kind == GRADED)
     manual = sum(1 for r in rows if r.state.kind == NEEDS_PERSON)
     failed = sum(1 for r in rows if r.state.kind == FAILED)
+    stopped = sum(1 for r in rows if r.state.kind == NOT_GRADED)
     differ = sum(1 for r in rows if r.disagreements)
     lines.append(
-        f"{len(rows)} students: {graded} graded, {manual} need manual grading, {failed} failed; "
+        f"{len(rows)} students: {graded} graded, {manual} need manual grading, {failed} failed, "
+        f"{stopped} not graded (earlier grades kept); "
         f"{differ} with visible tests the kernel and the judge saw differently"
     )
     return "\n".join(lines)

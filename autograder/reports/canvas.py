@@ -1,0 +1,387 @@
+"""Fill the assignment's column of a Canvas gradebook export, for Canvas's Grades, Import.
+
+``python -m autograder.reports.canvas EXPORT.csv`` (``make canvas CANVAS=EXPORT.csv``) reads
+the CSV Canvas's Grades, Export gives (``Student, ID, SIS User ID, SIS Login ID, Section``,
+one column per assignment named ``Name (id)``, maybe a ``Manual Posting`` row, a ``Points
+Possible`` row, then one row a student, the test student last) and writes
+``artifacts/grading/canvas-import.csv``: the same file with the assignment's column (the one
+whose name is ``--assignment-name``, default ``bpe``, or ``--column``) holding each matched
+student's grade scaled to the column's points possible (``lms.scaled``), or a new column
+``bpe`` worth 21 points (``--points``) when there is none. A roster student is the Canvas row
+whose ``ID`` is their ``lms_user_id``, else whose ``SIS Login ID`` is their ``sis_login_id``.
+A grade Canvas holds that differs (typed in Canvas, ``EX``) is kept unless ``--overwrite``.
+
+Every other cell is copied byte for byte (quotes, line ends, a BOM), except a text cell that
+begins with a spreadsheet formula character, which gets a ``'`` in front and is reported; the
+identifier columns are never changed, and one that begins so stops the run.
+
+But: it reads comma-separated exports with a decimal point (Canvas's default in English);
+another separator is refused. It writes a file for a person to upload; it talks to no Canvas.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+
+from autograder.reports import lms
+from autograder.reports.safe_csv import check_identifier, is_formula, neutral
+from autograder.roster import Student, by_identifier, identifier_key
+
+OUT = "artifacts/grading/canvas-import.csv"
+IDENTIFIERS = ("ID", "SIS User ID", "SIS Login ID", "Integration ID", "Root Account")
+POINTS_POSSIBLE = "Points Possible"
+MANUAL_POSTING = "Manual Posting"
+TEST_STUDENT = "Student, Test"
+_WITH_ID = re.compile(r"(?P<name>.*) \((?P<id>\d+)\)")
+
+
+class ExportError(SystemExit):
+    """The export is not in the shape Canvas gives; nothing is written."""
+
+
+@dataclass
+class Cell:
+    """One field as it stands in the file (``raw``, quotes included) and as it reads."""
+
+    raw: str
+    value: str
+
+
+@dataclass
+class Record:
+    """One CSV record: its cells and the line end that closed it ("" at the file's end)."""
+
+    cells: list[Cell]
+    end: str
+
+    def value(self, index: int) -> str:
+        return self.cells[index].value if index < len(self.cells) else ""
+
+    def text(self) -> str:
+        return ",".join(cell.raw for cell in self.cells) + self.end
+
+
+def quoted(value: str) -> str:
+    """A field as Canvas writes one: quoted only when it holds a comma, quote or line end.
+
+    >>> quoted("17.14"), quoted('Lovelace, "Ada" A')
+    ('17.14', '"Lovelace, ""Ada"" A"')
+    """
+    if any(c in value for c in ',"\r\n'):
+        return '"' + value.replace('"', '""') + '"'
+    return value
+
+
+def split_records(text: str) -> list[Record]:
+    """The records of a CSV text with each field's raw text kept, so that a record written
+    back from its ``raw`` cells is the same bytes.
+
+    >>> [r.text() for r in split_records('a,"b, ""c"" d"\\r\\n1,\\n')]
+    ['a,"b, ""c"" d"\\r\\n', '1,\\n']
+    >>> [c.value for c in split_records('a,"b, ""c"" d"\\r\\n')[0].cells]
+    ['a', 'b, "c" d']
+    """
+    records, cells, i, n = [], [], 0, len(text)
+    while i < n:
+        start = i
+        if text[i] == '"':
+            value, i = _quoted_field(text, i + 1)
+        else:
+            while i < n and text[i] not in ",\r\n":
+                i += 1
+            value = text[start:i]
+        cells.append(Cell(text[start:i], value))
+        if i < n and text[i] == ",":
+            i += 1
+            if i == n:  # a trailing comma: one more, empty, field
+                cells.append(Cell("", ""))
+            continue
+        end = "\r\n" if text.startswith("\r\n", i) else text[i : i + 1]
+        i += len(end)
+        records.append(Record(cells, end))
+        cells = []
+    if cells:
+        records.append(Record(cells, ""))
+    return records
+
+
+def _quoted_field(text: str, i: int) -> tuple[str, int]:
+    """The value of a quoted field whose opening quote is before ``i``, and where it ends."""
+    parts = []
+    while i < len(text):
+        quote = text.find('"', i)
+        if quote < 0:
+            raise ExportError("the export ends inside a quoted cell: is it the whole file?")
+        parts.append(text[i:quote])
+        if text.startswith('""', quote):
+            parts.append('"')
+            i = quote + 2
+            continue
+        i = quote + 1
+        break
+    # Text after the closing quote, up to the separator, is kept as it reads.
+    stop = i
+    while stop < len(text) and text[stop] not in ",\r\n":
+        stop += 1
+    parts.append(text[i:stop])
+    return "".join(parts), stop
+
+
+def number(text: str) -> Decimal | None:
+    try:
+        value = Decimal(text.strip())
+    except InvalidOperation:
+        return None
+    return value if value.is_finite() else None
+
+
+@dataclass
+class Export:
+    """A Canvas gradebook export, split into its header, special rows and student rows."""
+
+    path: Path
+    bom: str
+    records: list[Record]
+    header: list[str]
+    points_row: int
+    manual_row: int | None
+    students: list[int]  # record indices of the student rows
+
+    def column(self, name: str) -> int | None:
+        return self.header.index(name) if name in self.header else None
+
+    def where(self, index: int) -> str:
+        return f"{self.path.name}, row {index + 1}"
+
+
+def read_export(path: Path) -> Export:
+    """Read and check the export's shape; ``ExportError`` says what is wrong."""
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ExportError(f"cannot read {path} as a UTF-8 CSV file: {error}") from error
+    bom = "\ufeff" if text.startswith("\ufeff") else ""
+    records = split_records(text[len(bom) :])
+    if not records:
+        raise ExportError(f"{path} is empty")
+    header = [cell.value for cell in records[0].cells]
+    if "ID" not in header or not ({"Student", "LastName"} & set(header)):
+        separator = " (it looks separated by ';')" if ";" in records[0].text() else ""
+        raise ExportError(
+            f"{path}, row 1: a Canvas export starts with Student,ID,SIS User ID,SIS Login ID,"
+            f"Section{separator}; download it again from Grades, Export (comma-separated)"
+        )
+    points_row = next(
+        (i for i, r in enumerate(records) if r.value(0).strip() == POINTS_POSSIBLE), None
+    )
+    if points_row is None:
+        raise ExportError(f"{path}: no '{POINTS_POSSIBLE}' row; export the whole gradebook")
+    ident = header.index("ID")
+    manual = [i for i in range(1, points_row) if not records[i].value(ident)]
+    students = [i for i in range(points_row + 1, len(records)) if _has_cells(records[i])]
+    return Export(path, bom, records, header, points_row, manual[0] if manual else None, students)
+
+
+def _has_cells(record: Record) -> bool:
+    return any(cell.value for cell in record.cells)
+
+
+def target_column(export: Export, name: str, column: str | None) -> int | None:
+    """The index of the assignment's column, or None when Canvas has none yet."""
+    if column is not None:
+        if column not in export.header:
+            raise ExportError(f"{export.path}: no column {column!r} (--column) in row 1")
+        return export.header.index(column)
+    found = [
+        i
+        for i, head in enumerate(export.header)
+        if (m := _WITH_ID.fullmatch(head)) and m["name"] == name
+    ]
+    if len(found) > 1:
+        heads = ", ".join(repr(export.header[i]) for i in found)
+        raise ExportError(f"{export.path}: several columns are {name!r}: {heads}; pick --column")
+    return found[0] if found else None
+
+
+class Filler:
+    """Builds the import file and the report from an export, the roster and the grades."""
+
+    def __init__(self, export: Export, roster: dict[str, Student], args: argparse.Namespace):
+        self.export, self.roster, self.args = export, roster, args
+        self.report = lms.Report("Canvas")
+        self.by_id = by_identifier(roster, "lms_user_id")
+        self.by_login = by_identifier(roster, "sis_login_id")
+
+    def fill(self, grades: dict[str, lms.ClassGrade]) -> str:
+        export = self.export
+        self._check_identifiers()
+        self._neutralize()
+        target = target_column(export, self.args.assignment_name, self.args.column)
+        if target is None:
+            target = self._add_column()
+        points = self._points(target)
+        self.report.title = (
+            f"Canvas column {export.header[target]!r}, {lms.points_text(points)} points possible; "
+            f"{len(export.students)} Canvas rows, {len(self.roster)} roster students"
+        )
+        matched: dict[str, int] = {}
+        for index in export.students:
+            student = self._match(index)
+            if student is None:
+                self._not_in_roster(index, target)
+                continue
+            if student.student_id in matched:
+                raise ExportError(
+                    f"{export.where(index)} and row {matched[student.student_id] + 1} are both "
+                    f"{student.student_id} of the roster: one Canvas row a student"
+                )
+            matched[student.student_id] = index
+            self._fill_one(index, target, grades[student.student_id], points)
+        for student, grade in sorted(grades.items()):
+            if student not in matched:
+                self._absent(grade)
+        body = "".join(record.text() for record in export.records)
+        return export.bom + body
+
+    def _check_identifiers(self) -> None:
+        columns = [i for i, head in enumerate(self.export.header) if head in IDENTIFIERS]
+        for index in self.export.students:
+            for column in columns:
+                value = self.export.records[index].value(column)
+                check_identifier(value, f"{self.export.where(index)}, {self.export.header[column]}")
+
+    def _neutralize(self) -> None:
+        export = self.export
+        for index, record in enumerate(export.records):
+            for column, cell in enumerate(record.cells):
+                name = export.header[column] if column < len(export.header) else ""
+                if is_formula(cell.value) and not (index and name in IDENTIFIERS):
+                    record.cells[column] = Cell(quoted(neutral(cell.value)), neutral(cell.value))
+                    self.report.add(
+                        lms.NEUTRALIZED,
+                        f"{export.where(index)}, {name or 'column ' + str(column + 1)}",
+                    )
+
+    def _add_column(self) -> int:
+        """A new column for the assignment: Canvas makes an assignment of it on import."""
+        export = self.export
+        column = len(export.header)
+        points = self.args.points or lms.assignment_maximum(self.args.root.resolve())
+        for index, record in enumerate(export.records):
+            while len(record.cells) < column:
+                record.cells.append(Cell("", ""))
+            value = {0: self.args.assignment_name, export.points_row: f"{points:.2f}"}
+            text = value.get(index, "")
+            record.cells.append(Cell(quoted(neutral(text)), neutral(text)))
+        export.header.append(self.args.assignment_name)
+        return column
+
+    def _points(self, column: int) -> Decimal:
+        text = self.export.records[self.export.points_row].value(column)
+        points = number(text)
+        if points is None or points <= 0:
+            raise ExportError(
+                f"{self.export.where(self.export.points_row)}: the column "
+                f"{self.export.header[column]!r} has points possible {text!r}; give the "
+                "assignment points in Canvas and export again"
+            )
+        return points
+
+    def _match(self, index: int) -> Student | None:
+        record, export = self.export.records[index], self.export
+        login = export.column("SIS Login ID")
+        found = self.by_id.get(
+            identifier_key("lms_user_id", record.value(export.header.index("ID")))
+        )
+        if found is None and login is not None and record.value(login):
+            found = self.by_login.get(identifier_key("sis_login_id", record.value(login)))
+        return found
+
+    def _who(self, index: int) -> str:
+        record, export = self.export.records[index], self.export
+        name = record.value(0)
+        ident = record.value(export.header.index("ID"))
+        test = " (Canvas's test student)" if name == TEST_STUDENT else ""
+        return f"{name} (Canvas ID {ident}, {export.where(index)}){test}"
+
+    def _set(self, index: int, column: int, value: str) -> None:
+        record = self.export.records[index]
+        while len(record.cells) <= column:
+            record.cells.append(Cell("", ""))
+        record.cells[column] = Cell(quoted(value), value)
+
+    def _fill_one(self, index: int, column: int, grade: lms.ClassGrade, points: Decimal) -> None:
+        held = self.export.records[index].value(column)
+        who = f"{grade.student} → {self._who(index)}"
+        zero = lms.zero_for_no_submission(grade, self.args.no_submission_zero)
+        if grade.final is None and not zero:
+            shown = held or "blank"
+            self.report.add(
+                lms.NO_GRADE,
+                f"{who}: {grade.here()}; the file: as Canvas holds it ({shown})",
+            )
+            return
+        value = Decimal(0) if zero else lms.scaled(grade.final or 0.0, grade.maximum, points)
+        text = lms.as_text(value)
+        why = "no submission, 0 (--no-submission-zero)" if zero else grade.here()
+        of = f"{text} of {lms.points_text(points)} ({why})"
+        if held and number(held) != value:
+            if not self.args.overwrite:  # a grade typed in Canvas, or EX: Canvas's stands
+                self.report.add(lms.KEPT, f"{who}: Canvas holds {held}, here {of}; kept")
+                return
+            self.report.add(lms.OVERWRITTEN, f"{who}: Canvas held {held}, now {of}")
+        else:
+            self.report.add(lms.MATCHED, f"{who}: {of}")
+        self._set(index, column, text)
+
+    def _not_in_roster(self, index: int, column: int) -> None:
+        held = self.export.records[index].value(column) or "blank"
+        line = f"{self._who(index)}: the file: as Canvas holds it ({held})"
+        self.report.add(lms.NOT_IN_ROSTER, line)
+
+    def _absent(self, grade: lms.ClassGrade) -> None:
+        student = self.roster.get(grade.student)
+        known = (
+            f"roster lms_user_id {student.lms_user_id or '-'}, sis_login_id "
+            f"{student.sis_login_id or '-'}"
+            if student
+            else "not in the roster"
+        )
+        line = f"{grade.student} ({known}): {grade.here()}"
+        template = lms.UNMATCHED if grade.final is not None else lms.ABSENT
+        self.report.add(template, line)
+
+
+def build(args: argparse.Namespace) -> lms.Builder:
+    def make(root: Path, roster: dict[str, Student]) -> tuple[lms.Report, str]:
+        export = read_export(args.export)
+        filler = Filler(export, roster, args)
+        text = filler.fill(lms.class_grades(root, roster))
+        return filler.report, text
+
+    return make
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("export", type=Path, help="the CSV from Canvas's Grades, Export")
+    lms.common_options(parser, OUT)
+    parser.add_argument("--column", help="the assignment's column, as row 1 names it")
+    parser.add_argument(
+        "--points", type=float, help="points possible of a new column (default: the assignment's)"
+    )
+    parser.add_argument(
+        "--overwrite", action="store_true", help="replace grades Canvas holds that differ"
+    )
+    args = parser.parse_args(argv)
+    args.export = args.export.resolve()
+    return lms.run(args, build(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,230 @@
+"""What the Canvas and Moodle files share: each student's grade, its scaling, the run's report.
+
+``class_grades`` reads every student from the same rows as ``grades.csv``
+(``export_grades.class_rows``: the gradebook, hand grades over automatic ones, and the
+records), with nbgrader's late penalty subtracted: the grade an LMS gets is
+``max(0, total - late_penalty)``, and only for a student whose status is ``graded``. Any other
+status (no submission, failed, waiting for a person, or a kind added later) is no grade, and
+the file leaves the LMS's own value alone unless ``--no-submission-zero`` gives a student with
+no submission 0. ``scaled`` puts a grade on the LMS column's points:
+
+>>> scaled(18, 21, 20), scaled(21, 21, 20), scaled(1, 2, 1.01)
+(Decimal('17.14'), Decimal('20.00'), Decimal('0.51'))
+
+``Report`` lists every student of both sides under one heading, never dropping one.
+
+But: it writes no file itself (``canvas`` and ``moodle`` do), and it talks to no LMS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
+
+from autograder.course import ASSIGNMENT, GRADED, NO_SUBMISSION, Status, class_db_path
+from autograder.nbgrader_steps.inspect_submission import printable
+from autograder.roster import ROSTER_FILE, RosterError, Student, read_roster
+
+CENT = Decimal("0.01")
+EXIT_UNMATCHED = 2  # graded students the LMS file cannot reach; nothing written
+
+
+@dataclass(frozen=True)
+class ClassGrade:
+    """One student's grade as the gradebook holds it."""
+
+    student: str
+    status: Status
+    total: float | None  # before the late penalty; None unless graded
+    maximum: float
+    late_penalty: float = 0.0
+    scores: dict[str, float | None] = field(default_factory=dict)
+    maxima: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def graded(self) -> bool:
+        return self.status.kind == GRADED and self.total is not None
+
+    @property
+    def final(self) -> float | None:
+        """The grade an LMS gets: the total less the late penalty, never below 0."""
+        if not self.graded or self.total is None:
+            return None
+        return max(0.0, self.total - self.late_penalty)
+
+    def here(self) -> str:
+        """What the course holds for the student, in words."""
+        if not self.graded:
+            return printable(str(self.status))
+        late = f", late penalty {self.late_penalty:g}: {self.final:g}" if self.late_penalty else ""
+        return f"{self.total:g}/{self.maximum:g}{late}"
+
+    def feedback(self) -> str:
+        """A line for the LMS's feedback column: the grade and each exercise's score."""
+        parts = [
+            f"{name} {score:g}/{self.maxima.get(name, 0):g}"
+            for name, score in self.scores.items()
+            if score is not None
+        ]
+        text = f"{ASSIGNMENT} {self.here()}"
+        return f"{text} ({', '.join(parts)})" if parts and self.graded else text
+
+
+def assignment_maximum(course_root: Path) -> float:
+    """The assignment's points in the gradebook (21 for this course)."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{class_db_path(course_root)}") as gb:
+        return float(gb.find_assignment(ASSIGNMENT).max_score)
+
+
+def class_grades(course_root: Path, roster: dict[str, Student]) -> dict[str, ClassGrade]:
+    """Every student here or in the roster, by course id, as ``grades.csv`` has them."""
+    from autograder.reports.export_grades import class_rows, late_penalties
+
+    maximum = assignment_maximum(course_root)
+    penalties = late_penalties(course_root)
+    grades = {}
+    for row, waiting in class_rows(course_root):
+        graded = row.state.kind == GRADED and row.total is not None and not waiting
+        scores = {name: None if name in waiting else s for name, s in row.scores.items()}
+        grades[row.student] = ClassGrade(
+            row.student,
+            row.state,
+            row.total if graded else None,
+            maximum,
+            penalties.get(row.student, 0.0),
+            scores,
+            dict(row.maxima),
+        )
+    for student in roster:
+        grades.setdefault(student, ClassGrade(student, Status(NO_SUBMISSION), None, maximum))
+    return grades
+
+
+def scaled(score: float, maximum: float, points: float | Decimal) -> Decimal:
+    """``score`` of ``maximum`` as points of ``points``, rounded half up to two decimals
+    (computed in decimal, so 0.505 is 0.51, not a float's 0.50)."""
+    exact = Decimal(str(score)) * Decimal(str(points)) / Decimal(str(maximum))
+    return exact.quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+def as_text(value: Decimal) -> str:
+    """A grade as the LMS files write it: two decimals, as Canvas exports them."""
+    return f"{value:.2f}"
+
+
+def points_text(points: Decimal) -> str:
+    return f"{float(points):g}"
+
+
+def zero_for_no_submission(grade: ClassGrade, enabled: bool) -> bool:
+    return enabled and grade.status.kind == NO_SUBMISSION
+
+
+MATCHED = "matched: the file holds their grade"
+OVERWRITTEN = "differs from what {lms} holds: replaced (--overwrite)"
+KEPT = "differs from what {lms} holds: {lms}'s kept (--overwrite replaces it)"
+NO_GRADE = "in {lms}, no grade here"
+NOT_IN_ROSTER = f"in {{lms}}, not in {ROSTER_FILE}"
+UNMATCHED = "graded here, not in {lms}"
+ABSENT = "not graded here, not in {lms}"
+NEUTRALIZED = "cells neutralized for spreadsheets (a ' in front)"
+ORDER = (MATCHED, OVERWRITTEN, KEPT, NO_GRADE, NOT_IN_ROSTER, UNMATCHED, ABSENT, NEUTRALIZED)
+
+
+@dataclass
+class Report:
+    """What a run did for every student, by heading; printed whether or not it wrote."""
+
+    lms: str
+    title: str = ""
+    sections: dict[str, list[str]] = field(default_factory=dict)
+
+    def add(self, template: str, line: str) -> None:
+        self.sections.setdefault(template, []).append(printable(line))
+
+    def count(self, template: str) -> int:
+        return len(self.sections.get(template, []))
+
+    def text(self) -> str:
+        lines = [self.title] if self.title else []
+        for template in ORDER:
+            entries = self.sections.get(template, [])
+            if entries:
+                lines.append(f"{template.format(lms=self.lms)} ({len(entries)}):")
+                lines += [f"  {entry}" for entry in entries]
+        return "\n".join(lines)
+
+
+def require_roster(course_root: Path) -> dict[str, Student]:
+    """The roster, which maps the course's ids to the LMS's; without one, ``RosterError``."""
+    roster = read_roster(course_root)
+    if roster is None:
+        raise RosterError(
+            f"{course_root / ROSTER_FILE} is missing: the LMS files need it to know each "
+            "student in the LMS (columns: student_id,first_name,last_name,email,lms_user_id,"
+            "sis_login_id,section; see the README's instructor section)"
+        )
+    return roster
+
+
+def common_options(parser: argparse.ArgumentParser, out: str) -> None:
+    """The options the Canvas and Moodle commands share."""
+    parser.add_argument("--root", type=Path, default=Path.cwd(), help="course root (default: .)")
+    parser.add_argument("--out", type=Path, default=Path(out), help=f"file to write ({out})")
+    parser.add_argument(
+        "--assignment-name",
+        default=ASSIGNMENT,
+        help=f"the assignment's name in the LMS (default: {ASSIGNMENT})",
+    )
+    parser.add_argument(
+        "--no-submission-zero",
+        action="store_true",
+        help="give 0 to students with no submission (by default the LMS keeps its value)",
+    )
+    parser.add_argument(
+        "--allow-unmatched",
+        action="store_true",
+        help="write the file even when graded students are not in the LMS",
+    )
+
+
+# Makes the file's text and the report from the course root and the roster.
+Builder = Callable[[Path, dict[str, Student]], tuple[Report, str]]
+
+
+def run(args: argparse.Namespace, build: Builder) -> int:
+    """Check the course, ``build`` the file's text and the report, print the report, and
+    write the file unless a graded student is unmatched (exit 2) or the input is wrong
+    (exit 1): a failed run writes nothing and leaves an earlier file as it was."""
+    from autograder.reports.safe_csv import replacing
+
+    root = args.root.resolve()
+    if not class_db_path(root).exists():
+        print("no gradebook.db yet: run `make autograde` first", file=sys.stderr)
+        return 1
+    try:
+        report, text = build(root, require_roster(root))
+    except SystemExit as error:  # a roster, export or identifier problem, named by row
+        print(error.code, file=sys.stderr)
+        return 1
+    out = args.out if args.out.is_absolute() else root / args.out
+    unmatched = report.count(UNMATCHED)
+    print(report.text())
+    if unmatched and not args.allow_unmatched:
+        print(
+            f"\n{unmatched} graded student(s) are not in {report.lms} (listed above): nothing "
+            f"was written. Add them to {ROSTER_FILE} with their {report.lms} identifier, or "
+            "pass --allow-unmatched to write the file without them.",
+            file=sys.stderr,
+        )
+        return EXIT_UNMATCHED
+    with replacing(out) as handle:
+        handle.write(text)
+    print(f"\nwrote {out}")
+    return 0
