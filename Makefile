@@ -15,7 +15,7 @@ WIDGET_PORT ?= 8866
 GRADING := PYTHONPATH=$(CURDIR) $(BIN)/python
 
 .PHONY: help venv lab test lint format notebooks bench clean clean-class widget autograde scheduler worker \
-  feedback export export-nbgrader check student-bundle mutants regrade solutions release-solutions hub hub-venv
+  feedback export export-nbgrader canvas moodle check student-bundle mutants regrade solutions release-solutions hub hub-venv
 
 help:  ## list every target with what it does
 	@grep -hE '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | sort | \
@@ -112,6 +112,14 @@ export: venv  ## write grades.csv: per student the status, total and each exerci
 
 export-nbgrader: venv  ## write grades-nbgrader.csv, nbgrader's own export (one number per student, no status)
 	$(NBGRADER) export --to=grades-nbgrader.csv --log-level=WARN
+
+canvas: venv  ## fill Canvas's gradebook export (CANVAS=export.csv) for Canvas's import: artifacts/grading/canvas-import.csv (LMS_OPTIONS="--overwrite ...")
+	@test -n "$(CANVAS)" || { echo "give Canvas's export: make canvas CANVAS=path/to/export.csv"; exit 1; }
+	$(GRADING) -m autograder.reports.canvas "$(CANVAS)" $(LMS_OPTIONS)
+
+moodle: venv  ## write artifacts/grading/moodle-import.csv for Moodle's CSV grade import (MOODLE_ID=email|username|idnumber, FEEDBACK=1)
+	$(GRADING) -m autograder.reports.moodle --identifier $(or $(MOODLE_ID),email) \
+	  $(if $(FEEDBACK),--feedback,) $(LMS_OPTIONS)
 
 mutants: venv  ## mutation testing: mutmut's mutants of the reference vs the hidden and the visible tests (about 2 min)
 	$(GRADING) -m tests.mutation.run_mutants
