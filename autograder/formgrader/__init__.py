@@ -1,0 +1,169 @@
+"""The course's guard around nbgrader's Formgrader: student ids, names, notebook and file names
+show as text, never run as markup.
+
+A Jupyter server extension (``autograder.formgrader``, enabled next to nbgrader's own
+formgrader extension). nbgrader 0.9 renders its pages through a Jinja environment that does not
+autoescape, puts ids from the gradebook and from the URL into HTML and inside JavaScript
+strings, and draws the grading view with nbconvert templates that do not escape either. This
+extension puts a subclass of each of nbgrader's page handlers in front of nbgrader's routes;
+each renders through an autoescaping environment that finds the course's copies of the pages
+that need ``|tojson`` first (``templates/``), draws the grading view with the course's copies
+of its nbconvert templates (``templates/formgrade/``), and answers 404 for a student,
+assignment or notebook that the gradebook does not hold. It serves the course's copy of the one
+script that showed a name as markup (``static/js/``), and adds the second layer of ``headers``.
+Load order does not matter: the handlers read nbgrader's settings only when a request comes.
+
+But: it changes nothing of nbgrader's JSON API (it stays data), and it does not stop markup that
+a student's notebook puts in the grading view's cells (``autograder.nbgrader_steps.markup_as_text``
+does that at autograde).
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader
+from jupyter_server.utils import url_path_join
+from nbconvert.exporters import HTMLExporter
+from nbgrader.api import MissingEntry
+from nbgrader.server_extensions.formgrader import handlers as nbgrader_handlers
+from tornado import web
+
+from autograder.formgrader.headers import (
+    FormgraderPolicy,
+    StudentFiles,
+    files_handler,
+)
+
+HERE = Path(__file__).resolve().parent
+TEMPLATES = HERE / "templates"
+STATIC = HERE / "static"
+ENVIRONMENT = "bpe_formgrader_jinja2_env"
+EXPORTER = "bpe_formgrader_exporter"
+
+
+def _jupyter_server_extension_points() -> list[dict[str, str]]:
+    return [{"module": "autograder.formgrader"}]
+
+
+def environment() -> Environment:
+    """nbgrader's pages with autoescaping, the course's copies found first."""
+    loader = FileSystemLoader([str(TEMPLATES), nbgrader_handlers.template_path])
+    return Environment(loader=loader, autoescape=True)
+
+
+def exporter(config: Any) -> HTMLExporter:
+    """The grading view's exporter: nbgrader's settings, the course's ``formgrade`` copies first."""
+    config = copy.deepcopy(config)
+    config.HTMLExporter.template_name = "formgrade"
+    config.HTMLExporter.extra_template_basedirs = [str(TEMPLATES), nbgrader_handlers.template_path]
+    return HTMLExporter(config=config)
+
+
+class CourseRendering(FormgraderPolicy):
+    """Render with the course's environment and exporter, whatever nbgrader's settings hold
+    (nbgrader's extension, loaded after this one, would overwrite them)."""
+
+    def render(self, name: str, **ns: Any) -> str:
+        return self.settings[ENVIRONMENT].get_template(name).render(**ns)
+
+    @property
+    def exporter(self) -> HTMLExporter:
+        if EXPORTER not in self.settings:
+            self.settings[EXPORTER] = exporter(self.settings["nbgrader_formgrader"].config)
+        return self.settings[EXPORTER]
+
+    def must_exist(self, find: Any, what: str, *names: str) -> None:
+        """404 for a name the gradebook does not hold (nbgrader shows any id from the URL)."""
+        try:
+            find(*names)
+        except MissingEntry:
+            # The reason is the page's heading; the id stays out of it, and out of the log.
+            raise web.HTTPError(404, reason=f"No such {what}") from None
+
+
+class StudentPage(CourseRendering, nbgrader_handlers.ManageStudentsAssignmentsHandler):
+    def get(self, student_id: str) -> None:
+        self.must_exist(self.gradebook.find_student, "student", student_id)
+        super().get(student_id)
+
+
+class StudentNotebooksPage(
+    CourseRendering, nbgrader_handlers.ManageStudentNotebookSubmissionsHandler
+):
+    def get(self, student_id: str, assignment_id: str) -> None:
+        self.must_exist(self.gradebook.find_student, "student", student_id)
+        self.must_exist(self.gradebook.find_assignment, "assignment", assignment_id)
+        super().get(student_id, assignment_id)
+
+
+class NotebooksPage(CourseRendering, nbgrader_handlers.GradebookNotebooksHandler):
+    def get(self, assignment_id: str) -> None:
+        self.must_exist(self.gradebook.find_assignment, "assignment", assignment_id)
+        super().get(assignment_id)
+
+
+class SubmissionsPage(CourseRendering, nbgrader_handlers.GradebookNotebookSubmissionsHandler):
+    def get(self, assignment_id: str, notebook_id: str) -> None:
+        self.must_exist(self.gradebook.find_notebook, "notebook", notebook_id, assignment_id)
+        super().get(assignment_id, notebook_id)
+
+
+class SubmissionFiles(StudentFiles, CourseRendering, nbgrader_handlers.SubmissionFilesHandler):
+    """Files of a submission's autograded folder, which the grading view links to."""
+
+    def is_student_file(self) -> bool:
+        return True
+
+
+CHECKED = {
+    nbgrader_handlers.ManageStudentsAssignmentsHandler: StudentPage,
+    nbgrader_handlers.ManageStudentNotebookSubmissionsHandler: StudentNotebooksPage,
+    nbgrader_handlers.GradebookNotebooksHandler: NotebooksPage,
+    nbgrader_handlers.GradebookNotebookSubmissionsHandler: SubmissionsPage,
+    nbgrader_handlers.SubmissionFilesHandler: SubmissionFiles,
+}
+
+
+def course_handler(handler: type) -> type:
+    """The course's subclass of one of nbgrader's handlers (static files are left as they are)."""
+    if handler in CHECKED:
+        return CHECKED[handler]
+    if not issubclass(handler, nbgrader_handlers.BaseHandler):
+        return handler
+    return type(f"Course{handler.__name__}", (CourseRendering, handler), {})
+
+
+def routes(serverapp: Any) -> list[tuple]:
+    """nbgrader's page routes with the course's handlers, the course's script, and /files/."""
+    found = [
+        (pattern, course_handler(handler), *rest)
+        for pattern, handler, *rest in (nbgrader_handlers.default_handlers)
+    ]
+    static = {"path": str(STATIC)}
+    found.append((r"/formgrader/course_static/(.*)", web.StaticFileHandler, static))
+    contents = serverapp.contents_manager
+    files = files_handler(contents.files_handler_class)
+    found.append((r"/files/(.*)", files, contents.files_handler_params))
+    base_url = serverapp.web_app.settings["base_url"]
+    return [(url_path_join(base_url, pattern.lstrip("/")), *rest) for pattern, *rest in found]
+
+
+def in_front(webapp: web.Application, rules: list[tuple]) -> None:
+    """Add ``rules`` ahead of every route added so far: tornado takes the first group of
+    routes that matches, and nbgrader's extension may have added its own already."""
+    before = list(webapp.default_router.rules)
+    webapp.add_handlers(".*$", rules)
+    added = [rule for rule in webapp.default_router.rules if rule not in before]
+    for rule in added:
+        webapp.default_router.rules.remove(rule)
+    webapp.default_router.rules[0:0] = added
+
+
+def _load_jupyter_server_extension(serverapp: Any) -> None:
+    webapp = serverapp.web_app
+    webapp.settings[ENVIRONMENT] = environment()
+    in_front(webapp, routes(serverapp))
+    serverapp.log.info("autograder.formgrader: the Formgrader's pages escape what they show")

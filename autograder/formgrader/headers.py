@@ -1,0 +1,103 @@
+"""The second layer behind the Formgrader's escaping: what the browser may run on the
+instructor's origin.
+
+- ``FormgraderPolicy``: the Formgrader's pages get a Content-Security-Policy whose scripts may
+  come only from the Formgrader's own static folders (nbgrader's and the course's) or be inline.
+  A ``<script src>`` that markup slipped into a page, aimed at a student's file under
+  ``files/``, is refused, and so are plugins, ``<base>`` and forms sent elsewhere.
+- ``StudentFiles``: a file under the course's ``submitted/``, ``autograded/`` or ``feedback/``
+  folder, served by ``files/`` or by the grading view's file route, is sent as ``text/plain``
+  (raster images keep their type) with ``nosniff``, so no page can load it as a script or a
+  style sheet, and with a sandboxing policy, so opened on its own it runs nothing either.
+
+But: inline scripts stay allowed, since every Formgrader page has some and its buttons use
+inline ``onclick`` handlers (nonces would mean copying every page and nbconvert's own grading
+template); an inline script that markup managed to add would still run and could still call
+the server's API. The escaping (``autograder.formgrader``) is what stops that. Files of the
+instructor's own (``source/``, ``release/``, anywhere else) are served as Jupyter serves them.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+import os
+from typing import Any
+
+from jupyter_server.utils import url_path_join
+
+# Types a browser never runs as script or style, whatever the page that loads them.
+INERT_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+PLAIN = "text/plain; charset=UTF-8"
+STUDENT_FILE_POLICY = (
+    "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; sandbox; "
+    "frame-ancestors 'self'"
+)
+# The Formgrader's own script folders, as paths under the server's base URL.
+SCRIPT_FOLDERS = ("formgrader/static/", "formgrader/course_static/")
+
+
+def formgrader_policy(origin: str, base_url: str) -> str:
+    """The Content-Security-Policy of a Formgrader page served from ``origin``."""
+    scripts = " ".join(origin + url_path_join(base_url, folder) for folder in SCRIPT_FOLDERS)
+    return (
+        f"default-src 'self'; script-src 'unsafe-inline' {scripts}; "
+        "style-src 'self' 'unsafe-inline'; img-src 'self' data:; object-src 'none'; "
+        "base-uri 'none'; form-action 'self'; frame-ancestors 'self'"
+    )
+
+
+class FormgraderPolicy:
+    """Mixed into the course's Formgrader handlers (``autograder.formgrader``)."""
+
+    @property
+    def content_security_policy(self) -> str:
+        origin = f"{self.request.protocol}://{self.request.host}"
+        return formgrader_policy(origin, self.settings.get("base_url", "/"))
+
+
+def student_folders(settings: dict) -> list[str]:
+    """The course's folders that hold what students wrote, resolved."""
+    formgrader = settings.get("nbgrader_formgrader")
+    if formgrader is None:
+        return []
+    course = formgrader.coursedir
+    names = (course.submitted_directory, course.autograded_directory, course.feedback_directory)
+    return [os.path.realpath(os.path.join(course.root, name)) for name in names]
+
+
+def is_within(path: str, folders: list[str]) -> bool:
+    return any(path == folder or path.startswith(folder + os.sep) for folder in folders)
+
+
+class StudentFiles:
+    """Mixed into a static-file handler: student files go out inert."""
+
+    def is_student_file(self) -> bool:
+        if not hasattr(self, "_bpe_student_file"):
+            self._bpe_student_file = self._under_student_folder()
+        return self._bpe_student_file
+
+    def _under_student_folder(self) -> bool:
+        root = self.settings.get("server_root_dir") or os.getcwd()
+        relative = (self.path_args[0] if self.path_args else "").lstrip("/")
+        folders = student_folders(self.settings)
+        # Both the path as asked and where its links lead: either under a student folder counts.
+        asked = os.path.normpath(os.path.join(os.path.abspath(root), relative))
+        plain = [os.path.normpath(folder) for folder in folders]
+        return is_within(asked, plain) or is_within(os.path.realpath(asked), folders)
+
+    def flush(self, *args: Any, **kwargs: Any) -> Any:
+        # The headers are set here, not in set_default_headers, which runs before the route's
+        # arguments are known; every file handler sets its own type before its first flush.
+        if getattr(self, "path_args", None) is not None and self.is_student_file():
+            self.set_header("Content-Security-Policy", STUDENT_FILE_POLICY)
+            name = self.path_args[0] if self.path_args else ""
+            if mimetypes.guess_type(name)[0] not in INERT_TYPES:
+                self.set_header("Content-Type", PLAIN)
+            self.set_header("X-Content-Type-Options", "nosniff")
+        return super().flush(*args, **kwargs)
+
+
+def files_handler(handler: type) -> type:
+    """The server's ``files/`` handler with student files sent inert."""
+    return type(f"Course{handler.__name__}", (StudentFiles, handler), {})

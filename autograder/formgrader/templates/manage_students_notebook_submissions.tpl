@@ -1,0 +1,39 @@
+{#- A copy of nbgrader 0.9.6's manage_students_notebook_submissions.tpl
+    (BSD-3-Clause, Copyright (c) 2014 Project Jupyter Contributors) in an autoescaping
+    environment, changed only where it puts values inside JavaScript strings (|tojson)
+    and loads the course's copy of its script -#}
+{%- extends 'manage_students_base.tpl' -%}
+
+{%- block head -%}
+<script>
+var student_id = {{ student_id|tojson }};
+var assignment_id = {{ assignment_id|tojson }};
+</script>
+
+<script src="{{ base_url }}/formgrader/course_static/js/manage_students_notebook_submissions.js"></script>
+{%- endblock head -%}
+
+{%- block breadcrumbs -%}
+<ol class="breadcrumb">
+  <li><a href="{{ base_url }}/formgrader/manage_students">Students</a></li>
+  <li><a href="{{ base_url }}/formgrader/manage_students/{{ student_id }}">{{ student_id }}</a></li>
+  <li class="active">{{ assignment_id }}</li>
+</ol>
+{%- endblock -%}
+
+{%- block table_header -%}
+<tr>
+  <th>Notebook ID</th>
+  <th class="text-center">Overall Score</th>
+  <th class="text-center">Code Score</th>
+  <th class="text-center">Written Score</th>
+  <th class="text-center">Task Score</th>
+  <th class="text-center">Needs manual grade?</th>
+  <th class="text-center">Tests failed?</th>
+  <th class="text-center">Flagged?</th>
+</tr>
+{%- endblock -%}
+
+{%- block table_body -%}
+<tr><td colspan="7">Loading, please wait...</td></tr>
+{%- endblock -%}
