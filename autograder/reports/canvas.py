@@ -367,18 +367,23 @@ def build(args: argparse.Namespace) -> lms.Builder:
     return make
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("export", type=Path, help="the CSV from Canvas's Grades, Export")
-    lms.common_options(parser, OUT)
-    parser.add_argument("--column", help="the assignment's column, as row 1 names it")
-    parser.add_argument(
+def parser() -> argparse.ArgumentParser:
+    """The command's options."""
+    out = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    out.add_argument("export", type=Path, help="the CSV from Canvas's Grades, Export")
+    lms.common_options(out, OUT)
+    out.add_argument("--column", help="the assignment's column, as row 1 names it")
+    out.add_argument(
         "--points", type=float, help="points possible of a new column (default: the assignment's)"
     )
-    parser.add_argument(
+    out.add_argument(
         "--overwrite", action="store_true", help="replace grades Canvas holds that differ"
     )
-    args = parser.parse_args(argv)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
     args.export = args.export.resolve()
     return lms.run(args, build(args))
 

@@ -95,18 +95,23 @@ def build(args: argparse.Namespace) -> lms.Builder:
     return make
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    lms.common_options(parser, OUT)
-    parser.add_argument(
+def parser() -> argparse.ArgumentParser:
+    """The command's options."""
+    out = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    lms.common_options(out, OUT)
+    out.add_argument(
         "--identifier",
         choices=sorted(HEADERS),
         default="email",
         help="what Moodle matches students on (default: email)",
     )
-    parser.add_argument("--points", type=float, help="the grade item's maximum (default: 21)")
-    parser.add_argument("--feedback", action="store_true", help="add a feedback column")
-    args = parser.parse_args(argv)
+    out.add_argument("--points", type=float, help="the grade item's maximum (default: 21)")
+    out.add_argument("--feedback", action="store_true", help="add a feedback column")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
     return lms.run(args, build(args))
 
 
