@@ -138,7 +138,9 @@ def test_each_exercise_has_its_answer_cell_and_three_graded_test_cells(name: str
         hidden = cells[f"test_{name}_hidden_{group}"].source
         assert hidden == HIDDEN_CELL.format(name=name, group=group)
     examples = cells[f"test_{name}_examples"].source
-    assert "assert " in examples and "autograder" not in examples
+    # Literal asserts, or the shared check of bpe_course.examples (the hidden tests' words).
+    assert "assert " in examples or f'check_examples("{name}", {name})' in examples
+    assert "autograder" not in examples
 
 
 @pytest.mark.parametrize("name", EXERCISES)

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from bpe_course import __version__
 from tests.conftest import ROOT
-from tests.support.catalogue import CORRECT, WRONG
+from tests.support.catalogue import CORRECT, MORE_WRONG, WRONG
 from tests.support.synthetic import write_submission
 
 LESSON = "01_bpe_by_hand.ipynb"
@@ -46,6 +47,7 @@ def test_a_finished_notebook_passes(tmp_path: Path) -> None:
     result = selfcheck(path.name, cwd=path.parent)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "all 2 visible tests pass" in result.stdout
+    assert result.stdout.startswith(f"bpe-course {__version__} self-check\n")
     assert "hidden  test_pair_counts_hidden_core" in result.stdout
     assert path.read_bytes() == before  # the student's file is left alone
 
@@ -83,15 +85,17 @@ def test_the_answers_students_found_passing_now_fail_with_the_mistake_named(tmp_
     assert "pass    test_pair_counts_examples" in result.stdout
     # The report wraps long messages; read it with its line breaks undone.
     text = " ".join(result.stdout.split())
+    # Each is named as the hidden tests name it, with the same words.
     assert (
-        "FAIL test_merge_pair_examples: AssertionError: occurrences side by side both join" in text
+        "FAIL test_merge_pair_examples: AssertionError: merge_pair is wrong on 2 of 11 examples "
+        "(likely mistake: string replacement missing back-to-back pairs)" in text
     )
-    assert "Replacing ' a b ' in a space-padded string misses the second one" in text
-    assert "got ('ab', 'a', 'b')" in text
-    assert "FAIL test_train_bpe_examples: AssertionError: a pair counts at every position" in text
-    assert "Counting a pair once per word (a set of its pairs) ties them all at 1" in text
-    assert "FAIL test_encode_bpe_examples: AssertionError: in t e t e a the lowest-ranked" in text
-    assert "tokens.index('e') points at the first e" in text
+    assert "uses up the space that the next occurrence starts with" in text
+    assert "FAIL test_train_bpe_examples: AssertionError: train_bpe is wrong on " in text
+    assert "(likely mistake: a pair counted once per word)" in text
+    assert "FAIL test_encode_bpe_examples: AssertionError: encode_bpe is wrong on " in text
+    assert "(likely mistake: joining at the first copy of the left symbol)" in text
+    assert "symbols.index(left) finds the first copy" in text
     assert "2 of 2 visible tests fail: test_train_bpe_examples, test_encode_bpe_examples" in text
     assert max(len(line) for line in result.stdout.splitlines()) <= 100
 
@@ -147,3 +151,39 @@ def test_nothing_students_receive_imports_the_instructors_code(path: Path) -> No
     text = path.read_text()
     for private in ("solutions", "autograder"):
         assert f"import {private}" not in text and f"from {private}" not in text, path
+
+
+def visible_message(name: str, source: str) -> str:
+    """What the exercise's visible test cell (as the self-check runs it) says of ``source``."""
+    from tests.mutation.kill import visible_failure
+
+    namespace: dict = {}
+    exec(compile(source, f"<answer {name}>", "exec"), namespace)  # our catalogue's code
+    return visible_failure(name, namespace[name]) or ""
+
+
+def test_the_walkthroughs_mistakes_are_named_for_what_they_are() -> None:
+    # A student's walkthrough (issue 23): each used to be told something untrue.
+    skip_one = visible_message(
+        "merge_pair", MORE_WRONG["merge_pair"]["moves on by one after a join"][1]
+    )
+    assert "(likely mistake: overlapping merges)" in skip_one
+    assert "keep every symbol" not in skip_one  # nothing was dropped
+    changes = visible_message(
+        "train_bpe", MORE_WRONG["train_bpe"]["changes its argument as it goes"][1]
+    )
+    assert "(likely mistake: changing the caller's input)" in changes.splitlines()[0]
+    assert "ties" not in changes.splitlines()[0]
+    assert changes.splitlines()[2].startswith("argument 1 was changed from: ")
+    letters = visible_message(
+        "pair_counts", MORE_WRONG["pair_counts"]["pairs the letters of the joined word"][1]
+    )
+    assert "(likely mistake: pairs of characters instead of symbols)" in letters
+    leftmost = visible_message(
+        "encode_bpe", WRONG["encode_bpe"]["leftmost pair instead of lowest rank"]
+    )
+    assert "(likely mistake: leftmost pair instead of lowest rank)" in leftmost
+    zeros = visible_message(
+        "merge_and_update", WRONG["merge_and_update"]["old neighbour pairs not subtracted"]
+    )
+    assert "should be" in zeros and "expected," not in zeros and "None" not in zeros

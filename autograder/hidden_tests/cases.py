@@ -2,8 +2,9 @@
 
 ``cases(name, group)`` returns fresh argument tuples of plain data: ``"core"`` (the lesson's
 examples and the edge case each known mistake trips on), ``"random"`` (small random inputs
-from a fixed seed per exercise, the same under any ``PYTHONHASHSEED``) and, for
-merge_and_update only, ``"examples"`` (the visible cell's stateful calls, rebuilt).
+from a fixed seed per exercise, the same under any ``PYTHONHASHSEED``) and ``"examples"``
+(the visible cell's inputs: ``bpe_course.examples`` for four exercises, and for
+merge_and_update its cell's stateful calls, rebuilt).
 
 But: it says nothing about expected answers; ``compare.reference`` knows those.
 
@@ -21,6 +22,8 @@ from collections.abc import Callable
 
 from autograder.course import EXERCISES
 from bpe_course.engine import index_pairs
+from bpe_course.examples import EXAMPLES as VISIBLE
+from bpe_course.examples import example_cases
 from solutions import merge_and_update, train_bpe
 
 GROUPS = ("core", "random")
@@ -73,7 +76,11 @@ def _pair_counts_random(rng: random.Random) -> list[Case]:
     out = []
     for _ in range(30):
         corpus = _random_corpus(rng)
-        out.append((_as_symbols(corpus),))
+        if rng.random() < 0.5:  # symbols of several letters, as after a few merges
+            words, _, _, _ = _state_after(corpus, train_bpe(corpus, rng.randint(1, 4)))
+            out.append(({tuple(w): n for w, n in zip(words, corpus.values())},))
+        else:
+            out.append((_as_symbols(corpus),))
     return out
 
 
@@ -127,6 +134,7 @@ def _train_bpe_core() -> list[Case]:
         ({"cdcd": 1, "ab": 1}, 1),  # (c, d) occurs twice in one word
         ({"ab": 1, "cd": 5}, 1),  # weighting decides
         ({"ab": 5, "abc": 2, "bc": 3, "cd": 1}, 3),  # (b, c) must not join across ab|c
+        ({"abcab": 2}, 2),  # both (a, b) join, far apart: then (ab, c), not (a, b) again
         ({"b": 2, "a": 3}, 2),  # nothing to merge
         ({}, 2),
     ]
@@ -152,6 +160,9 @@ def _encode_bpe_core() -> list[Case]:
         ("aaaaa", [("a", "a"), ("aa", "aa")]),
         ("abc", [("b", "c"), ("a", "b")]),
         (" the", [(" ", "t"), ("h", "e"), (" t", "he")]),  # spaces live inside tokens
+        ("abab", [("ab", "a"), ("a", "b")]),  # one join per step, then look again
+        ("abcab", [("a", "b")]),  # every occurrence, far apart too
+        ("abcbc", [("a", "b"), ("b", "c")]),  # ab c holds no pair (b, c), ab c bc does
         ("tea", []),
         ("", list(TOY_MERGES)),
     ]
@@ -161,8 +172,12 @@ def _encode_bpe_random(rng: random.Random) -> list[Case]:
     out = []
     for _ in range(40):
         # Tables come from training, the only kind of table the encoder is promised.
-        merges = train_bpe(_random_corpus(rng), rng.randint(0, 10))
-        word = "".join(rng.choice("abcd") for _ in range(rng.randint(0, 9)))
+        corpus = _random_corpus(rng)
+        merges = train_bpe(corpus, rng.randint(0, 10))
+        if rng.random() < 0.5:  # words the table was trained on, run together
+            word = "".join(rng.choice(list(corpus)) for _ in range(rng.randint(1, 3)))
+        else:
+            word = "".join(rng.choice("abcd") for _ in range(rng.randint(0, 9)))
         out.append((word, merges))
     return out
 
@@ -281,10 +296,7 @@ def cases(name: str, group: str, secret: str | None = None) -> list[Case]:
     if group == "random":
         return _RANDOM[name](_random_source(name, secret))
     if group == EXAMPLES:
-        if name not in _EXAMPLES:
-            raise ValueError(
-                f"{name}'s examples are read from its notebook's visible test cell "
-                "(nbgrader_steps.cells.example_calls); only merge_and_update has them here"
-            )
+        if name in VISIBLE:
+            return example_cases(name)
         return _EXAMPLES[name]()
     raise ValueError(f"unknown group {group!r}; expected 'core' or 'random'")

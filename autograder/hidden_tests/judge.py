@@ -1,7 +1,8 @@
 """The hidden tests' checker: judge a student's outcomes on every case of a group.
 
 - :func:`judge` compares outcomes (from ``run.run_case``) with the reference's and returns
-  failure messages, smallest failing input first, with the mistake by name where one fits.
+  failure messages, smallest failing input first, with the mistake by name only when the
+  whole group's outcomes single it out (``bpe_course.mistakes.diagnose``).
 - :func:`check` is what a master notebook's hidden test cell calls: run, judge, and raise
   ``AssertionError`` with the first message.
 
@@ -19,8 +20,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from autograder.hidden_tests.cases import EXAMPLES, GROUPS, cases
-from autograder.hidden_tests.compare import agrees, reference
-from autograder.hidden_tests.messages import describe_failures
+from autograder.hidden_tests.compare import reference
+from autograder.hidden_tests.messages import describe
+from autograder.hidden_tests.mistakes import trials_of
 from autograder.hidden_tests.run import Outcome, run_case
 
 
@@ -51,14 +53,11 @@ def judge(
         expected = [run_case(name, reference(name), args) for args in all_args]
     if len(expected) != len(all_args):
         raise ValueError(f"{name}/{group} has {len(all_args)} cases but {len(expected)} expected")
-    failures = []
-    for args, want, got in zip(all_args, expected, outcomes):
+    for got in outcomes:
         if type(got) is not Outcome:
             raise TypeError(f"judge takes Outcome objects, got {type(got).__name__}")
-        if not agrees(name, want, got):
-            failures.append((args, want, got))
-    failures.sort(key=lambda failure: size(failure[0]))
-    return describe_failures(name, failures, total=len(all_args))
+    trials = trials_of(name, all_args, outcomes, expected)
+    return describe(name, trials, order=lambda trial: size(trial.args))
 
 
 def check(name: str, group: str, func: Callable) -> None:

@@ -613,3 +613,268 @@ DELEGATING: dict[str, dict[str, str]] = {
             """),
     },
 }
+
+
+# More wrong answers: another way of making a known mistake (label -> (mistake, source)), or
+# a mistake no variant of ours reproduces, or two at once (mistake None): those must lose
+# points and be named as nothing, since any name would send the student the wrong way.
+MORE_WRONG: dict[str, dict[str, tuple[str | None, str]]] = {
+    "pair_counts": {
+        "pairs the letters of the joined word": (
+            "pairs of characters instead of symbols",
+            _src("""
+                def pair_counts(words):
+                    counts = {}
+                    for symbols, n in words.items():
+                        text = "".join(symbols)
+                        for i in range(len(text) - 1):
+                            pair = (text[i], text[i + 1])
+                            counts[pair] = counts.get(pair, 0) + n
+                    return counts
+                """),
+        ),
+        "range stops one early": (
+            "the last pair of each word not counted",
+            _src("""
+                def pair_counts(words):
+                    counts = {}
+                    for symbols, n in words.items():
+                        for i in range(len(symbols) - 2):
+                            pair = (symbols[i], symbols[i + 1])
+                            counts[pair] = counts.get(pair, 0) + n
+                    return counts
+                """),
+        ),
+        "assigns the count instead of adding it": (
+            None,
+            _src("""
+                def pair_counts(words):
+                    counts = {}
+                    for symbols, n in words.items():
+                        for pair in zip(symbols, symbols[1:]):
+                            counts[pair] = n
+                    return counts
+                """),
+        ),
+        "unweighted and once per word": (
+            None,
+            _src("""
+                def pair_counts(words):
+                    counts = {}
+                    for symbols in words:
+                        for pair in set(zip(symbols, symbols[1:])):
+                            counts[pair] = counts.get(pair, 0) + 1
+                    return counts
+                """),
+        ),
+    },
+    "merge_pair": {
+        "joins the first occurrence and stops": (
+            "only the first occurrence joined",
+            _src("""
+                def merge_pair(symbols, pair):
+                    symbols = list(symbols)
+                    for i in range(len(symbols) - 1):
+                        if (symbols[i], symbols[i + 1]) == tuple(pair):
+                            symbols[i : i + 2] = [symbols[i] + symbols[i + 1]]
+                            break
+                    return tuple(symbols)
+                """),
+        ),
+        "moves on by one after a join": (
+            "overlapping merges",
+            _src("""
+                def merge_pair(symbols, pair):
+                    out, i = [], 0
+                    while i < len(symbols):
+                        if i + 1 < len(symbols) and (symbols[i], symbols[i + 1]) == pair:
+                            out.append(symbols[i] + symbols[i + 1])
+                        else:
+                            out.append(symbols[i])
+                        i += 1
+                    return tuple(out)
+                """),
+        ),
+        "scans one symbol short": (
+            "the last symbol dropped",
+            _src("""
+                def merge_pair(symbols, pair):
+                    out, i = [], 0
+                    while i < len(symbols) - 1:
+                        if (symbols[i], symbols[i + 1]) == pair:
+                            out.append(symbols[i] + symbols[i + 1])
+                            i += 2
+                        else:
+                            out.append(symbols[i])
+                            i += 1
+                    return tuple(out)
+                """),
+        ),
+        "checks only the left half": (
+            None,
+            _src("""
+                def merge_pair(symbols, pair):
+                    out, i = [], 0
+                    while i < len(symbols):
+                        if i + 1 < len(symbols) and symbols[i] == pair[0]:
+                            out.append(symbols[i] + symbols[i + 1])
+                            i += 2
+                        else:
+                            out.append(symbols[i])
+                            i += 1
+                    return tuple(out)
+                """),
+        ),
+    },
+    "train_bpe": {
+        "merges the first occurrence only": (
+            "only the first occurrence joined",
+            _trainer(
+                merge="""
+def _join(symbols, pair):
+    symbols = list(symbols)
+    for i in range(len(symbols) - 1):
+        if (symbols[i], symbols[i + 1]) == pair:
+            return tuple(symbols[:i] + [symbols[i] + symbols[i + 1]] + symbols[i + 2 :])
+    return tuple(symbols)
+"""
+            ),
+        ),
+        "counts the letters of the joined word": (
+            "pairs of characters instead of symbols",
+            _trainer(pairs='zip("".join(s), "".join(s)[1:])'),
+        ),
+        "changes its argument as it goes": (
+            "changing the caller's input",
+            _trainer(
+                prelude="for w in list(word_counts):\n"
+                "        word_counts[w] = word_counts[w] + 0 * len(w)\n"
+                "    word_counts.clear() if num_merges > 3 else None\n"
+                "    word_counts.update({'x': 1}) if num_merges > 3 else None\n    "
+            ),
+        ),
+        "ties go to the last pair counted": (
+            None,
+            _trainer("sorted(counts, key=counts.get)[-1]"),
+        ),
+    },
+    "encode_bpe": {
+        "the fewest tokens the table allows": (
+            "the shortest segmentation instead of merge order",
+            _src("""
+                def encode_bpe(word, merges):
+                    vocab = set(word) | {a + b for a, b in merges}
+                    best = {0: []}
+                    for end in range(1, len(word) + 1):
+                        options = [
+                            best[s] + [word[s:end]]
+                            for s in range(end)
+                            if s in best and word[s:end] in vocab
+                        ]
+                        best[end] = min(options, key=len)
+                    return best[len(word)]
+                """),
+        ),
+        "a token for the empty word": (
+            "a token for the empty word",
+            _src("""
+                def encode_bpe(word, merges):
+                    ranks = {}
+                    for r, p in enumerate(merges):
+                        ranks.setdefault(tuple(p), r)
+                    symbols = list(word) or [""]
+                    while True:
+                        found = [
+                            (ranks[p], i)
+                            for i, p in enumerate(zip(symbols, symbols[1:]))
+                            if p in ranks
+                        ]
+                        if not found:
+                            return symbols
+                        _, i = min(found)
+                        symbols[i : i + 2] = [symbols[i] + symbols[i + 1]]
+                """),
+        ),
+        "replays the table with a first-only join": (
+            "only the first occurrence joined",
+            _src("""
+                def encode_bpe(word, merges):
+                    symbols = list(word)
+                    for left, right in merges:
+                        for i in range(len(symbols) - 1):
+                            if symbols[i] == left and symbols[i + 1] == right:
+                                symbols[i : i + 2] = [left + right]
+                                break
+                    return symbols
+                """),
+        ),
+        "replays the table once, in order": (None, _replayer(_MERGE)),
+    },
+    "merge_and_update": {
+        "joins the first occurrence only": (
+            "only the first occurrence joined",
+            _updater(
+                store="new",
+                candidates="sorted(where.pop(pair, set()))",
+            ).replace(
+                "                new.append(pair[0] + pair[1])\n                j += 2\n",
+                "                new.append(pair[0] + pair[1])\n"
+                "                new.extend(old[j + 2 :])\n                break\n",
+            ),
+        ),
+        "unweighted, and where not updated": (None, _updater(weight="1", index="pass")),
+    },
+}
+
+MORE_WRONG["pair_counts"]["a Counter of every pair, once each"] = (
+    "unweighted counts",
+    _src("""
+        from collections import Counter
+
+        def pair_counts(words):
+            return Counter(p for symbols in words for p in zip(symbols, symbols[1:]))
+        """),
+)
+MORE_WRONG["merge_pair"]["joins in place from the right end"] = (
+    "right-to-left merges",
+    _src("""
+        def merge_pair(symbols, pair):
+            s = list(symbols)
+            i = len(s) - 2
+            while i >= 0:
+                if (s[i], s[i + 1]) == tuple(pair):
+                    s[i : i + 2] = [s[i] + s[i + 1]]
+                    i -= 2
+                else:
+                    i -= 1
+            return tuple(s)
+        """),
+)
+MORE_WRONG["train_bpe"]["the best of counts.items()"] = (
+    "ties broken by first appearance",
+    _trainer("max(counts.items(), key=lambda item: item[1])[0]"),
+)
+MORE_WRONG["train_bpe"]["a while loop that stops one early"] = (
+    "one merge too few",
+    _trainer(loop="range(1, num_merges)"),
+)
+MORE_WRONG["encode_bpe"]["the first known pair, scanning again"] = (
+    "leftmost pair instead of lowest rank",
+    _src("""
+        def encode_bpe(word, merges):
+            symbols = list(word)
+            changed = True
+            while changed:
+                changed = False
+                for i in range(len(symbols) - 1):
+                    if (symbols[i], symbols[i + 1]) in merges:
+                        symbols[i : i + 2] = [symbols[i] + symbols[i + 1]]
+                        changed = True
+                        break
+            return symbols
+        """),
+)
+MORE_WRONG["merge_and_update"]["visits where[pair] as the set gives it"] = (
+    "indices not in increasing order",
+    _updater(candidates="list(where.pop(pair, set()))"),
+)

@@ -1,0 +1,454 @@
+"""The known mistakes of the five exercises, and naming the one behind a wrong answer.
+
+Each mistake has a name, advice, and a way to recognise it: wrong versions of our own
+(``variants``), or a test on the outcome itself (wrong types, a changed argument, a loop over
+all words, a token for the empty word, a shortest segmentation). :func:`diagnose` names a
+mistake only when the evidence singles it out:
+
+1. an answer that changed an argument it was given is told so first, whatever else is wrong;
+2. else the one mistake that fits: one of its variants does exactly what the answer did on
+   every case of the group, the passing ones too, or its test holds on every failing case;
+3. when no mistake fits, or several do, nothing: the message describes the smallest failing
+   input without a name.
+
+The notebooks' visible tests and the hidden tests both name mistakes with it.
+
+But: it runs only our own variants, never the answer; outcomes come to it as plain data.
+
+>>> from bpe_course.outcomes import run
+>>> from bpe_course.variants import encode_leftmost
+>>> table = [("e", "a"), ("ea", "t"), ("t", "ea"), ("s", "eat")]
+>>> right = {"steat": ["s", "t", "eat"], "seat": ["seat"], "tea": ["tea"]}
+>>> trials = [Trial((w, table), Result(right[w], None, (w, table)),
+...                 run(encode_leftmost, (w, table)), w != "steat") for w in right]
+>>> diagnose("encode_bpe", trials).name
+'leftmost pair instead of lowest rank'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from bpe_course.outcomes import Result, is_plain, run, same, where_problem
+from bpe_course.variants import (
+    FIRST_LEFT_ENCODERS,
+    STRING_MERGES,
+    counts_of_characters,
+    counts_once_per_word,
+    counts_unweighted,
+    counts_without_last_pair,
+    counts_without_overlaps,
+    encode_leftmost,
+    first_appearance,
+    largest_pair,
+    make_rank_encoder,
+    make_replaying_encoder,
+    make_trainer,
+    make_updater,
+    merge_by_padded_replace,
+    merge_dropping_last,
+    merge_first_only,
+    merge_overlapping,
+    merge_right_to_left,
+    smallest_concatenation,
+)
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One case of a group: its arguments, the right outcome, the answer's outcome, and
+    whether the answer passed it (computed once, by whoever judges right and wrong)."""
+
+    args: tuple
+    expected: Any
+    got: Any
+    passed: bool = False
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A known mistake: its name, advice in a sentence or two, and how to recognise it."""
+
+    name: str
+    advice: str
+    variants: tuple[Callable, ...] = ()
+    # test(name, args, expected, got) -> True when the outcome itself shows the mistake; it
+    # must hold on every failing case, and ``somewhere`` (if given) on at least one.
+    test: Callable[[str, tuple, Any, Any], bool] | None = field(default=None)
+    somewhere: Callable[[str, tuple, Any, Any], bool] | None = field(default=None)
+
+
+# ---- tests on the outcome itself -------------------------------------------------------------
+
+
+def _loose(value: Any) -> Any:
+    """Plain data with its container types forgotten: tuples and lists alike, 1 == True; an
+    object that is not plain data equals only itself."""
+    cls = type(value)
+    if cls is tuple or cls is list:
+        return ("sequence", tuple(_loose(item) for item in value))
+    if cls is set or cls is frozenset:
+        return ("set", frozenset(_loose(item) for item in value))
+    if cls is dict:
+        return ("dict", frozenset((_loose(k), _loose(v)) for k, v in value.items()))
+    if not is_plain(value):
+        return ("other", id(value))
+    return value
+
+
+def wrong_types(name: str, args: tuple, expected: Any, got: Any) -> bool:
+    if got.error is not None:
+        return False
+    if not is_plain(got.value):
+        return True
+    if name == "merge_and_update":
+        problem = where_problem(got.after, expected.after) or ""
+        return (
+            (_loose(got.value) == _loose(expected.value) and not same(expected.value, got.value))
+            or (
+                not same(expected.after[0], got.after[0])
+                and _loose(expected.after[0]) == _loose(got.after[0])
+            )
+            or "should be a set" in problem
+        )
+    return _loose(got.value) == _loose(expected.value) and not same(expected.value, got.value)
+
+
+def changed_input(name: str, args: tuple, expected: Any, got: Any) -> bool:
+    if name == "merge_and_update":  # words, stats and where are meant to change; counts not
+        return not same(args[1], got.after[1]) or not same(args[4], got.after[4])
+    return not same(tuple(args), tuple(got.after))
+
+
+def looped_over_words(name: str, args: tuple, expected: Any, got: Any) -> bool:
+    return got.error is not None and got.error.startswith("WordsLoopError")
+
+
+def empty_word_token(name: str, args: tuple, expected: Any, got: Any) -> bool:
+    return got.error is None and args[0] == "" and same([""], got.value)
+
+
+def _fewest_tokens(word: str, tokens: set[str]) -> int:
+    """The fewest known tokens that spell ``word`` (each character is one)."""
+    best = [0] + [len(word) + 1] * len(word)
+    for end in range(1, len(word) + 1):
+        for start in range(end):
+            if word[start:end] in tokens or end - start == 1:
+                best[end] = min(best[end], best[start] + 1)
+    return best[len(word)]
+
+
+def shortest_segmentation(name: str, args: tuple, expected: Any, got: Any) -> bool:
+    """The answer spells the word in the fewest tokens the table can make."""
+    word, merges = args
+    value = got.value
+    if got.error is not None or type(value) is not list or not all(type(t) is str for t in value):
+        return False
+    tokens = set(word) | {left + right for left, right in merges}
+    return (
+        "".join(value) == word
+        and all(token in tokens for token in value)
+        and len(value) == _fewest_tokens(word, tokens)
+    )
+
+
+def fewer_tokens(name: str, args: tuple, expected: Any, got: Any) -> bool:
+    return got.error is None and type(got.value) is list and len(got.value) < len(expected.value)
+
+
+# ---- the catalogue of named mistakes -------------------------------------------------------
+
+RIGHT_TO_LEFT = "right-to-left merges"
+OVERLAPPING = "overlapping merges"
+STRING_REPLACE = "string replacement across symbol boundaries"
+WRONG_TYPES = "wrong return types"
+CHANGED_INPUT = "changing the caller's input"
+UNWEIGHTED = "unweighted counts"
+ONCE_PER_WORD = "a pair counted once per word"
+PADDED_REPLACE = "string replacement missing back-to-back pairs"
+FIRST_ONLY = "only the first occurrence joined"
+DROPS_LAST = "the last symbol dropped"
+CHARACTERS = "pairs of characters instead of symbols"
+LAST_PAIR = "the last pair of each word not counted"
+EMPTY_TOKEN = "a token for the empty word"
+SHORTEST = "the shortest segmentation instead of merge order"
+
+ADVICE = {
+    FIRST_ONLY: "Join every occurrence of the pair, not just the first: a b a b with (a, b) "
+    "gives ab ab. Keep scanning after a join, from the symbol after the pair.",
+    DROPS_LAST: "Keep every symbol: when the scan reaches the last symbol and it is not part "
+    "of a join, it still belongs in the result (a b c with (a, b) gives ab c).",
+    CHARACTERS: "Pair whole symbols, not the letters of the word spelled out: in t ea the "
+    "pairs are (t, ea) only, not (t, e) and (e, a). Walk the tuple of symbols.",
+    LAST_PAIR: "A word of n symbols has n - 1 adjacent pairs, the last two symbols included: "
+    "visit positions 0 to n - 2.",
+    EMPTY_TOKEN: "The empty word has no tokens: return [], not [''].",
+    SHORTEST: "BPE does not look for the fewest tokens: it replays the merges, lowest rank "
+    "first, and may end with more tokens than the shortest split (abcd with (a, b), (b, c), "
+    "(bc, d) gives ab c d, not a bcd).",
+    RIGHT_TO_LEFT: "Occurrences of the pair must be joined scanning from the left: "
+    "a a a with (a, a) gives aa a, not a aa.",
+    OVERLAPPING: "After joining a pair, move past both of its symbols; the right half is "
+    "used up and cannot start another occurrence.",
+    STRING_REPLACE: "Replacing text in the joined word also matches letters that belong to "
+    "different symbols (ab c contains 'b c'). Compare whole symbols, two at a time.",
+    WRONG_TYPES: "The values are right but a type is not: return exactly what the exercise "
+    "asks for (a dict of tuple pairs to ints, a tuple, a list of tuples, a list of str, "
+    "lists of symbols), built from plain Python types.",
+    CHANGED_INPUT: "Your function changed an argument it was given. Work on a copy, or "
+    "build new objects, and leave the caller's data as it was.",
+    UNWEIGHTED: "Each occurrence of a pair counts as many times as its word occurs: add "
+    "the word's count, not 1.",
+    ONCE_PER_WORD: "A pair that occurs twice in one word counts twice (times the word's "
+    "count); count every position, not each distinct pair once.",
+    PADDED_REPLACE: "Replacing ' a b ' in the space-padded word uses up the space that the "
+    "next occurrence starts with, so a b a b with (a, b) gives ab a b instead of ab ab; and "
+    "a symbol that is itself a space (as in GPT-style chunks) vanishes when the string is split. "
+    "Walk the symbols with an index and compare whole symbols, two at a time.",
+}
+
+
+def _mistake(name: str, *variants: Callable, test: Callable | None = None) -> Mistake:
+    return Mistake(name, ADVICE[name], tuple(variants), test)
+
+
+MISTAKES: dict[str, list[Mistake]] = {
+    "pair_counts": [
+        _mistake(CHANGED_INPUT, test=changed_input),
+        _mistake(WRONG_TYPES, test=wrong_types),
+        _mistake(UNWEIGHTED, counts_unweighted),
+        _mistake(ONCE_PER_WORD, counts_once_per_word),
+        Mistake(
+            "overlapping pairs not counted",
+            "Count every adjacent position: a a a holds the pair (a, a) twice.",
+            (counts_without_overlaps,),
+        ),
+        _mistake(CHARACTERS, counts_of_characters),
+        _mistake(LAST_PAIR, counts_without_last_pair),
+    ],
+    "merge_pair": [
+        _mistake(WRONG_TYPES, test=wrong_types),
+        _mistake(RIGHT_TO_LEFT, merge_right_to_left),
+        _mistake(OVERLAPPING, merge_overlapping),
+        _mistake(STRING_REPLACE, *STRING_MERGES),
+        _mistake(PADDED_REPLACE, merge_by_padded_replace),
+        _mistake(FIRST_ONLY, merge_first_only),
+        _mistake(DROPS_LAST, merge_dropping_last),
+    ],
+    "train_bpe": [
+        _mistake(CHANGED_INPUT, test=changed_input),
+        _mistake(WRONG_TYPES, test=wrong_types),
+        Mistake(
+            "one merge too few",
+            "Run the loop num_merges times (while pairs remain), not num_merges - 1.",
+            (make_trainer(fewer=1),),
+        ),
+        Mistake(
+            "stopping when counts fall to 1",
+            "Keep merging while any word has two symbols, even when the best pair occurs "
+            "only once; stop only after num_merges merges or when no pair is left.",
+            (make_trainer(stop_below=2),),
+        ),
+        Mistake(
+            "ties broken by the largest pair",
+            "Among pairs with the highest count, take the smallest pair in tuple order: "
+            "min over (-count, pair), not max over (count, pair).",
+            (make_trainer(choose=largest_pair),),
+        ),
+        Mistake(
+            "ties broken by the concatenated string",
+            "Compare tied pairs as tuples (left symbol first, then right), not by the "
+            "string they make: ('e', 't') beats ('eat', 's') although 'eats' < 'et'.",
+            (make_trainer(choose=smallest_concatenation),),
+        ),
+        Mistake(
+            "ties broken by first appearance",
+            "max() keeps the first best pair it meets, so ties go to whichever pair was "
+            "counted first. Break ties explicitly by the smallest pair.",
+            (make_trainer(choose=first_appearance),),
+        ),
+        _mistake(UNWEIGHTED, make_trainer(count=counts_unweighted)),
+        _mistake(ONCE_PER_WORD, make_trainer(count=counts_once_per_word)),
+        _mistake(RIGHT_TO_LEFT, make_trainer(merge=merge_right_to_left)),
+        _mistake(OVERLAPPING, make_trainer(merge=merge_overlapping)),
+        _mistake(STRING_REPLACE, *(make_trainer(merge=m) for m in STRING_MERGES)),
+        _mistake(PADDED_REPLACE, make_trainer(merge=merge_by_padded_replace)),
+        _mistake(FIRST_ONLY, make_trainer(merge=merge_first_only)),
+        _mistake(DROPS_LAST, make_trainer(merge=merge_dropping_last)),
+        _mistake(CHARACTERS, make_trainer(count=counts_of_characters)),
+        _mistake(LAST_PAIR, make_trainer(count=counts_without_last_pair)),
+    ],
+    "encode_bpe": [
+        _mistake(CHANGED_INPUT, test=changed_input),
+        _mistake(WRONG_TYPES, test=wrong_types),
+        Mistake(
+            "leftmost pair instead of lowest rank",
+            "At each step apply the merge with the lowest rank present anywhere in the "
+            "word, not the first mergeable pair from the left (try 'steat').",
+            (encode_leftmost,),
+        ),
+        Mistake(
+            "joining at the first copy of the left symbol",
+            "symbols.index(left) finds the first copy of the pair's left half, which may "
+            "not be followed by its right half (in t e t e a the pair (e, a) is at the "
+            "end). Remember the position where you found the pair and join there.",
+            FIRST_LEFT_ENCODERS,
+        ),
+        _mistake(
+            RIGHT_TO_LEFT,
+            make_replaying_encoder(merge_right_to_left),
+            make_rank_encoder(merge_right_to_left),
+        ),
+        _mistake(
+            OVERLAPPING,
+            make_replaying_encoder(merge_overlapping),
+            make_rank_encoder(merge_overlapping),
+        ),
+        _mistake(
+            STRING_REPLACE,
+            *(make_replaying_encoder(m) for m in STRING_MERGES),
+            *(make_rank_encoder(m) for m in STRING_MERGES),
+        ),
+        _mistake(
+            PADDED_REPLACE,
+            make_replaying_encoder(merge_by_padded_replace),
+            make_rank_encoder(merge_by_padded_replace),
+        ),
+        _mistake(FIRST_ONLY, make_replaying_encoder(merge_first_only)),
+        _mistake(
+            DROPS_LAST,
+            make_replaying_encoder(merge_dropping_last),
+            make_rank_encoder(merge_dropping_last),
+        ),
+        _mistake(EMPTY_TOKEN, test=empty_word_token),
+        Mistake(SHORTEST, ADVICE[SHORTEST], test=shortest_segmentation, somewhere=fewer_tokens),
+    ],
+    "merge_and_update": [
+        Mistake(
+            "iterating over all words",
+            "Only the words listed in where[pair] can hold the pair; visit those and "
+            "never loop over the whole words list.",
+            test=looped_over_words,
+        ),
+        _mistake(CHANGED_INPUT, test=changed_input),
+        _mistake(WRONG_TYPES, test=wrong_types),
+        Mistake(
+            "zero entries left in stats",
+            "When a pair's count drops to 0, delete it from stats: stats must equal the "
+            "true pair counts, with no zero entries.",
+            (make_updater(keep_zeros=True),),
+        ),
+        Mistake(
+            "where not updated",
+            "Every new pair a merge creates must be added to where, with the index of "
+            "the word it appears in.",
+            (make_updater(update_where=False),),
+        ),
+        Mistake(
+            "indices not in increasing order",
+            "A set does not keep its numbers sorted: list({10, 3}) is [10, 3]. Visit "
+            "sorted(where[pair]) so that the indices you return are in increasing order.",
+            (make_updater(in_order=False),),
+        ),
+        Mistake(
+            "old neighbour pairs not subtracted",
+            "Joining a b in x a b y also ends the pairs (x, a) and (b, y): subtract the "
+            "word's count from each, not only from (a, b).",
+            (make_updater(subtract_neighbours=False),),
+        ),
+        Mistake(
+            "new neighbour pairs not added",
+            "Joining a b in x a b y makes the pairs (x, ab) and (ab, y): add the word's "
+            "count to each in stats.",
+            (make_updater(add_neighbours=False),),
+        ),
+        Mistake(
+            "stale indices reported as changed",
+            "where[pair] may list words that no longer hold the pair. Return only the "
+            "indices of words your merge actually changed.",
+            (make_updater(report_stale=True),),
+        ),
+        _mistake(UNWEIGHTED, make_updater(weighted=False)),
+        _mistake(RIGHT_TO_LEFT, make_updater(merge=merge_right_to_left)),
+        _mistake(OVERLAPPING, make_updater(merge=merge_overlapping)),
+        _mistake(FIRST_ONLY, make_updater(merge=merge_first_only)),
+    ],
+}
+
+
+def mistake_names() -> dict[str, list[str]]:
+    """The names of the mistakes the diagnosis recognises, per exercise."""
+    return {name: [m.name for m in found] for name, found in MISTAKES.items()}
+
+
+def behaves_alike(name: str, expected: Any, a: Any, b: Any) -> bool:
+    """True when two outcomes show the same behaviour (the same error type, or the same
+    results); for merge_and_update, ``where`` counts only as right or wrong."""
+    if a.error is not None or b.error is not None:
+        return (
+            a.error is not None
+            and b.error is not None
+            and a.error.split(":")[0] == b.error.split(":")[0]
+        )
+    if name == "merge_and_update":
+        return (
+            same(a.value, b.value)
+            and same(a.after[:3], b.after[:3])
+            and (where_problem(a.after, expected.after) is None)
+            == (where_problem(b.after, expected.after) is None)
+        )
+    return same(a.value, b.value) and same(a.after, b.after)
+
+
+def _variant_fits(name: str, variant: Callable, trials: Sequence[Trial]) -> bool:
+    """True when ``variant`` does what the answer did on every trial, passing ones too."""
+    return all(
+        behaves_alike(name, t.expected, run_variant(name, variant, t.args), t.got) for t in trials
+    )
+
+
+def run_variant(name: str, variant: Callable, args: tuple) -> Result:
+    """One of our variants on ``args``, recorded like an answer."""
+    return run(variant, args)
+
+
+def _test_fits(name: str, mistake: Mistake, failed: Sequence[Trial]) -> bool:
+    """True when the mistake's test holds on every failed trial (and ``somewhere`` on one)."""
+    if mistake.test is None or not all(
+        mistake.test(name, t.args, t.expected, t.got) for t in failed
+    ):
+        return False
+    check = mistake.somewhere
+    return check is None or any(check(name, t.args, t.expected, t.got) for t in failed)
+
+
+def _only(found: list[Mistake]) -> Mistake | None:
+    names = {m.name for m in found}
+    return found[0] if len(names) == 1 else None
+
+
+def diagnose(name: str, trials: Sequence[Trial]) -> Mistake | None:
+    """The one known mistake that the evidence of a group's trials singles out, or None
+    (see the module's docstring for the rule)."""
+    known = MISTAKES.get(name, [])
+    failed = [t for t in trials if not t.passed]
+    if not failed:
+        return None
+    for mistake in known:
+        if mistake.name == CHANGED_INPUT and any(
+            changed_input(name, t.args, t.expected, t.got) for t in failed
+        ):
+            return mistake
+    ordered = [*failed, *(t for t in trials if t.passed)]  # a misfit shows on a failure first
+    fitting = [
+        m
+        for m in known
+        if m.name != CHANGED_INPUT
+        and (
+            any(_variant_fits(name, variant, ordered) for variant in m.variants)
+            or _test_fits(name, m, failed)
+        )
+    ]
+    return _only(fitting)

@@ -1,0 +1,349 @@
+"""Wrong answers of our own to the exercises, one mistake each, for recognising a student's.
+
+Wrong merges (right to left, overlapping, only the first occurrence, dropping the last
+symbol, string replacement), wrong pair counts, a naive trainer and encoders with one part
+swapped, and merge_and_update with one part left out.
+
+But: no right answer to an exercise is written here; the correct parts the wrong versions
+are built around come from the demonstration engine (``bpe_course.engine``).
+
+>>> merge_right_to_left(("a", "a", "a"), ("a", "a"))
+('a', 'aa')
+>>> merge_first_only(("a", "b", "a", "b"), ("a", "b"))
+('ab', 'a', 'b')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from bpe_course.engine import _join, index_pairs
+
+Pair = tuple[str, str]
+
+
+def merge_pair(symbols: Sequence[str], pair: Pair) -> tuple[str, ...]:
+    """The engine's merge, as a tuple: the part a wrong trainer or updater keeps right."""
+    return tuple(_join(list(symbols), tuple(pair)))
+
+
+def pair_counts(words: dict) -> dict:
+    """The engine's weighted pair counts: the part a wrong trainer keeps right."""
+    return index_pairs([list(symbols) for symbols in words], list(words.values()))[0]
+
+
+# ---- wrong ways to merge a pair (shared by merge_pair, train_bpe, encode_bpe) -------------
+
+
+def merge_right_to_left(symbols: Sequence[str], pair: Pair) -> tuple[str, ...]:
+    """Scans from the right end, so ``a a a`` becomes ``a aa``."""
+    left, right = pair
+    out: list[str] = []
+    i = len(symbols) - 1
+    while i >= 0:
+        if i >= 1 and symbols[i - 1] == left and symbols[i] == right:
+            out.append(left + right)
+            i -= 2
+        else:
+            out.append(symbols[i])
+            i -= 1
+    return tuple(reversed(out))
+
+
+def merge_overlapping(symbols: Sequence[str], pair: Pair) -> tuple[str, ...]:
+    """Forgets to skip the right half after a merge, so it is used again."""
+    left, right = pair
+    out: list[str] = []
+    for i, symbol in enumerate(symbols):
+        if i + 1 < len(symbols) and symbol == left and symbols[i + 1] == right:
+            out.append(left + right)
+        else:
+            out.append(symbol)
+    return tuple(out)
+
+
+def merge_by_string_split(symbols: Sequence[str], pair: Pair) -> tuple[str, ...]:
+    """Replaces text in the space-joined word, which also matches across symbols."""
+    text = " ".join(symbols).replace(" ".join(pair), "".join(pair))
+    return tuple(text.split(" "))
+
+
+def merge_by_string_words(symbols: Sequence[str], pair: Pair) -> tuple[str, ...]:
+    """The same text replacement, split on any run of whitespace."""
+    return tuple(" ".join(symbols).replace(" ".join(pair), "".join(pair)).split())
+
+
+STRING_MERGES = (merge_by_string_split, merge_by_string_words)
+
+
+def merge_by_padded_replace(symbols: Sequence[str], pair: Pair) -> tuple[str, ...]:
+    """Pads the space-joined word and replaces " a b " by " ab ": whole symbols only, but
+    each replacement uses up the space the next occurrence starts with, so a b a b with
+    (a, b) gives ab a b."""
+    left, right = pair
+    text = " " + " ".join(symbols) + " "
+    return tuple(text.replace(f" {left} {right} ", f" {left}{right} ").split())
+
+
+def merge_first_only(symbols: Sequence[str], pair: Pair) -> tuple[str, ...]:
+    """Joins the first occurrence and returns, so a b a b gives ab a b."""
+    left, right = pair
+    for i in range(len(symbols) - 1):
+        if symbols[i] == left and symbols[i + 1] == right:
+            return (*symbols[:i], left + right, *symbols[i + 2 :])
+    return tuple(symbols)
+
+
+def merge_dropping_last(symbols: Sequence[str], pair: Pair) -> tuple[str, ...]:
+    """Stops the scan one symbol early, so an unjoined last symbol is lost."""
+    left, right = pair
+    out: list[str] = []
+    i = 0
+    while i < len(symbols) - 1:
+        if symbols[i] == left and symbols[i + 1] == right:
+            out.append(left + right)
+            i += 2
+        else:
+            out.append(symbols[i])
+            i += 1
+    return tuple(out)
+
+
+# ---- wrong ways to count pairs ---------------------------------------------------------------
+
+
+def counts_unweighted(words: dict) -> dict:
+    counts: dict = {}
+    for symbols in words:
+        for pair in zip(symbols, symbols[1:]):
+            counts[pair] = counts.get(pair, 0) + 1
+    return counts
+
+
+def counts_once_per_word(words: dict) -> dict:
+    counts: dict = {}
+    for symbols, count in words.items():
+        for pair in dict.fromkeys(zip(symbols, symbols[1:])):
+            counts[pair] = counts.get(pair, 0) + count
+    return counts
+
+
+def counts_without_overlaps(words: dict) -> dict:
+    counts: dict = {}
+    for symbols, count in words.items():
+        i = 0
+        while i + 1 < len(symbols):
+            pair = (symbols[i], symbols[i + 1])
+            counts[pair] = counts.get(pair, 0) + count
+            # skip the next position when it would reuse this pair's right half for the same pair
+            nxt = (symbols[i + 1], symbols[i + 2]) if i + 2 < len(symbols) else None
+            i += 2 if nxt == pair else 1
+    return counts
+
+
+def counts_of_characters(words: dict) -> dict:
+    """Joins each word's symbols into one string and pairs its characters, which is right
+    only while every symbol is one character."""
+    counts: dict = {}
+    for symbols, count in words.items():
+        text = "".join(symbols)
+        for pair in zip(text, text[1:]):
+            counts[pair] = counts.get(pair, 0) + count
+    return counts
+
+
+def counts_without_last_pair(words: dict) -> dict:
+    """Stops one position early, so the last pair of every word is left out."""
+    counts: dict = {}
+    for symbols, count in words.items():
+        for i in range(len(symbols) - 2):
+            pair = (symbols[i], symbols[i + 1])
+            counts[pair] = counts.get(pair, 0) + count
+    return counts
+
+
+# ---- a trainer with one thing changed at a time --------------------------------------------
+
+
+def lowest_pair(counts: dict) -> Pair:
+    return min(counts, key=lambda pair: (-counts[pair], pair))
+
+
+def largest_pair(counts: dict) -> Pair:
+    return max(counts, key=lambda pair: (counts[pair], pair))
+
+
+def smallest_concatenation(counts: dict) -> Pair:
+    return min(counts, key=lambda pair: (-counts[pair], pair[0] + pair[1]))
+
+
+def first_appearance(counts: dict) -> Pair:
+    return max(counts, key=counts.__getitem__)
+
+
+def make_trainer(
+    count: Callable = pair_counts,
+    choose: Callable = lowest_pair,
+    merge: Callable = merge_pair,
+    stop_below: int = 1,
+    fewer: int = 0,
+) -> Callable:
+    """A naive trainer with one part swapped for a wrong one."""
+
+    def train(word_counts: dict, num_merges: int) -> list[Pair]:
+        words = {tuple(word): n for word, n in word_counts.items()}
+        merges: list[Pair] = []
+        for _ in range(max(num_merges - fewer, 0)):
+            counts = count(words)
+            if not counts:
+                break
+            best = choose(counts)
+            if counts[best] < stop_below:
+                break
+            merges.append(best)
+            words = {merge(symbols, best): n for symbols, n in words.items()}
+        return merges
+
+    return train
+
+
+# ---- wrong encoders --------------------------------------------------------------------------
+
+
+def encode_leftmost(word: str, merges: Sequence[Pair]) -> list[str]:
+    """Merges the first pair (from the left) that is in the table, whatever its rank."""
+    known = set(map(tuple, merges))
+    symbols = list(word)
+    merged = True
+    while merged:
+        merged = False
+        for i in range(len(symbols) - 1):
+            if (symbols[i], symbols[i + 1]) in known:
+                symbols[i : i + 2] = [symbols[i] + symbols[i + 1]]
+                merged = True
+                break
+    return symbols
+
+
+def make_first_left_encoder(join_halves: bool) -> Callable:
+    """Finds the lowest-ranked pair present, then joins it where ``symbols.index(left)``
+    points: at the first copy of its left half, whether or not the right half follows it.
+    ``join_halves``: the new symbol is left + right, else the two symbols found there."""
+
+    def encode(word: str, merges: Sequence[Pair]) -> list[str]:
+        ranks: dict = {}
+        for rank, pair in enumerate(merges):
+            ranks.setdefault(tuple(pair), rank)
+        symbols = list(word)
+        for _ in range(len(word)):  # every join shortens the list by one
+            present = [p for p in zip(symbols, symbols[1:]) if p in ranks]
+            if not present:
+                break
+            left, right = min(present, key=ranks.__getitem__)
+            i = symbols.index(left)
+            joined = left + right if join_halves else "".join(symbols[i : i + 2])
+            symbols[i : i + 2] = [joined]
+        return symbols
+
+    return encode
+
+
+FIRST_LEFT_ENCODERS = (make_first_left_encoder(True), make_first_left_encoder(False))
+
+
+def make_replaying_encoder(merge: Callable) -> Callable:
+    """Replays the table in order with a wrong ``merge``."""
+
+    def encode(word: str, merges: Sequence[Pair]) -> list[str]:
+        symbols = tuple(word)
+        for pair in merges:
+            symbols = merge(symbols, tuple(pair))
+        return list(symbols)
+
+    return encode
+
+
+def make_rank_encoder(merge: Callable) -> Callable:
+    """The lowest-rank loop with a wrong ``merge`` (stops if a merge changes nothing)."""
+
+    def encode(word: str, merges: Sequence[Pair]) -> list[str]:
+        ranks: dict = {}
+        for rank, pair in enumerate(merges):
+            ranks.setdefault(tuple(pair), rank)
+        symbols = tuple(word)
+        for _ in range(4 * len(word) + 4):  # a wrong merge may never shrink the word
+            present = [p for p in zip(symbols, symbols[1:]) if p in ranks]
+            if not present:
+                break
+            symbols = merge(symbols, min(present, key=ranks.__getitem__))
+        return list(symbols)
+
+    return encode
+
+
+# ---- wrong incremental updates ---------------------------------------------------------------
+
+
+def make_updater(
+    merge: Callable = merge_pair,
+    keep_zeros: bool = False,
+    update_where: bool = True,
+    report_stale: bool = False,
+    weighted: bool = True,
+    in_order: bool = True,
+    subtract_neighbours: bool = True,
+    add_neighbours: bool = True,
+) -> Callable:
+    """merge_and_update with one part left out or done wrong. A word's update is what its
+    pairs lose and gain; the "neighbours" are the pairs other than ``pair`` itself that it
+    loses (x a and b y at x a b y) and every pair it gains (x ab and ab y)."""
+
+    def update(
+        words: list[list[str]],
+        counts: list[int],
+        stats: dict[Pair, int],
+        where: dict[Pair, set[int]],
+        pair: Pair,
+    ) -> list[int]:
+        changed = []
+        listed = where.get(pair, ()) if not update_where else where.pop(pair, ())
+        for i in sorted(listed) if in_order else list(listed):
+            old = list(words[i])
+            new = list(merge(old, pair))
+            if new == old:
+                if report_stale:
+                    changed.append(i)
+                continue
+            weight = counts[i] if weighted else 1
+            lost, gained = _pair_change(old, new)
+            for gone, times in lost.items():
+                if subtract_neighbours or gone == tuple(pair):
+                    stats[gone] = stats.get(gone, 0) - weight * times
+            for born, times in gained.items():
+                if add_neighbours:
+                    stats[born] = stats.get(born, 0) + weight * times
+                if update_where:
+                    where.setdefault(born, set()).add(i)
+            words[i] = new
+            changed.append(i)
+        if not keep_zeros:
+            for p in [p for p, n in stats.items() if n == 0]:
+                del stats[p]
+        return changed
+
+    return update
+
+
+def _pair_change(old: list[str], new: list[str]) -> tuple[dict, dict]:
+    """The pairs a word loses and gains, with how many times: old minus new, new minus old."""
+    before, after = _pair_tally(old), _pair_tally(new)
+    lost = {p: n - after.get(p, 0) for p, n in before.items() if n > after.get(p, 0)}
+    gained = {p: n - before.get(p, 0) for p, n in after.items() if n > before.get(p, 0)}
+    return lost, gained
+
+
+def _pair_tally(symbols: list[str]) -> dict:
+    tally: dict = {}
+    for p in zip(symbols, symbols[1:]):
+        tally[p] = tally.get(p, 0) + 1
+    return tally
