@@ -14,7 +14,7 @@ WIDGET_PORT ?= 8866
 # Instructors' tools import solutions/ and autograder/ from the course root, never installed.
 GRADING := PYTHONPATH=$(CURDIR) $(BIN)/python
 
-.PHONY: help venv lab test lint format notebooks bench clean clean-class widget autograde scheduler worker \
+.PHONY: help venv lab test lint format notebooks bench clean clean-class widget autograde scheduler worker check-class \
   feedback export export-nbgrader canvas moodle check student-bundle mutants regrade solutions release-solutions hub hub-venv
 
 help:  ## list every target with what it does
@@ -37,7 +37,10 @@ $(STAMP): requirements.txt pyproject.toml
 
 lab: venv  ## open JupyterLab on the course, starting at the first lesson
 	@# .venv/bin first on PATH, so `python` in Lab's terminals is the course's Python too.
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/jupyter lab $(ALLOW_ROOT) notebooks/01_bpe_by_hand.ipynb
+	@# `python -m` from here lets the server (not its kernels) import autograder.formgrader,
+	@# which makes the Formgrader escape what it shows.
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m jupyterlab $(ALLOW_ROOT) \
+	  --ServerApp.jpserver_extensions=autograder.formgrader=True notebooks/01_bpe_by_hand.ipynb
 
 test: venv lint  ## run the whole suite (lint, unit, property, nbgrader, browser)
 	$(BIN)/python -m pytest
@@ -88,6 +91,9 @@ autograde: venv  ## grade submitted/ (STUDENT=a,b for some) on a local Dask clus
 	$(GRADING) -m autograder.grading.grade_class --jobs $(JOBS) $(if $(FULL),,--lean) \
 	  $(if $(SCHEDULER),--scheduler $(SCHEDULER),) $(if $(UNCONFINED),--unconfined,) \
 	  $(foreach s,$(subst $(comma), ,$(STUDENT)),--student $(s))
+
+check-class: venv  ## list made-up student ids in the gradebook, submitted/ and feedback/, and other accounts' Dask folders in /tmp (make autograde runs it too)
+	$(GRADING) -m autograder.grading.class_check
 
 SCHEDULER_PORT ?= 8786
 scheduler: venv  ## start a Dask scheduler for grading: TLS with the course's certificate (.dask-tls/), port SCHEDULER_PORT=8786

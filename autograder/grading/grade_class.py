@@ -37,6 +37,7 @@ from autograder.course import (
     class_db_path,
     find_students,
 )
+from autograder.grading import class_check
 from autograder.grading.grade_one import DEFAULT_MEMORY_GB, prepare_worker, scratch_root
 from autograder.grading.gradebook_rows import make_template, merge_student
 from autograder.grading.on_dask import blind_workers, grade_on_cluster, grade_task, open_cluster
@@ -160,6 +161,7 @@ def grade_class(
 
     course_root = course_root.resolve()
     refuse_untrusted("the grading process")
+    class_check.report(course_root)  # strangers from before: a person removes them
     class_db = class_db_path(course_root)
     students, refused = class_members(course_root, students)
     record_refused(course_root, refused)
