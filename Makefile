@@ -45,6 +45,11 @@ lab: venv  ## open JupyterLab on the course, starting at the first lesson
 test: venv lint  ## run the whole suite (lint, unit, property, nbgrader, browser)
 	$(BIN)/python -m pytest
 
+.PHONY: test-fast
+# A fast test that needs more than two minutes is a slow one that lacks its marker.
+test-fast: venv  ## the quick tier for the edit loop: unit, property and doctests (about a minute)
+	$(BIN)/python -m pytest -m "not slow and not nbgrader and not browser" --timeout=120
+
 lint: venv  ## ruff check and ruff format --check
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .

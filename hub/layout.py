@@ -56,6 +56,9 @@ INSTRUCTOR_LAB_PLUGINS = (
 INSTRUCTOR_SERVER_EXTENSIONS = (
     "nbgrader.server_extensions.formgrader",
     "nbgrader.server_extensions.course_list",
+    # The course's escaping for the Formgrader, imported from the instructor's course copy
+    # (on their server's PYTHONPATH, hub/roles.py); never installed into the hub's venv.
+    "autograder.formgrader",
 )
 
 
@@ -154,7 +157,9 @@ def write_role_settings(folder: HubFolder, course_id: str) -> None:
         folder.common / "labconfig" / "page_config.json", {"disabledExtensions": {NEWS_OFF: True}}
     )
     server = {
-        "LabApp": {"news_url": None, "check_for_updates_class": "jupyterlab.NeverCheckForUpdate"}
+        "LabApp": {"news_url": None, "check_for_updates_class": "jupyterlab.NeverCheckForUpdate"},
+        # On for the instructor; the students' settings below turn it off with the Formgrader.
+        "ServerApp": {"jpserver_extensions": {"autograder.formgrader": True}},
     }
     write_json(folder.common / "jupyter_server_config.json", server)
     off = {name: True for name in INSTRUCTOR_LAB_PLUGINS}

@@ -11,7 +11,12 @@ URL-encoded id is markup the gradebook does not hold. Every payload would set th
 and open a dialog: neither happens, and the markup is in the page as text. The student's file
 goes out as inert text, and a script tag aimed at it, added to a Formgrader page, is refused by
 its Content-Security-Policy. The control: the same pages from nbgrader's formgrader alone run
-the payloads (``BPE_FORMGRADER_UNGUARDED=1`` runs the whole file so, to see it fail).
+the payloads (``BPE_FORMGRADER_UNGUARDED=1`` runs the whole file so, to see it fail). Last, the
+hub's role settings (``hub.layout``, ``hub.roles``) load the extension in the instructor's
+server and not in a student's.
+
+But: no hub is started and no account made (tests/test_hub.py does that); nothing is graded,
+the markup is put into the gradebook directly.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
@@ -252,3 +258,55 @@ def test_control_nbgraders_formgrader_alone_runs_the_markup(browser, course, sto
     ]
     live = [name for name in expected_live if ran(visit(browser, addresses[name]))]
     assert live == expected_live
+
+
+def serve_as(role: str, tmp: Path) -> tuple[dict, str]:
+    """Start a server with the hub's settings of ``role`` (instructor or student) on a course
+    copy that holds the course's ``autograder``; returns the Formgrader page's headers and the
+    server's log."""
+    from hub import layout, roles
+
+    folder = layout.HubFolder(tmp / "hub")
+    layout.write_role_settings(folder, "bpe-from-scratch")
+    course = tmp / "course"
+    course.mkdir()
+    (course / "autograder").symlink_to(ROOT / "autograder")
+    settings = {
+        "venv": sys.prefix,
+        "instructor": "teacher",
+        "course_root": str(course),
+        "config_common": str(folder.common),
+        "config_student": str(folder.student),
+        "exchange": str(tmp / "exchange"),
+    }
+    env = lab.jupyter_env(tmp / "jupyter")
+    env.update(roles.role_environment(settings, "teacher" if role == "instructor" else "pupil"))
+    port = lab.free_port()
+    command = [sys.executable, "-m", "jupyter_server", "--no-browser", f"--port={port}"]
+    command += ["--ServerApp.ip=127.0.0.1", f"--IdentityProvider.token={TOKEN}", "--allow-root"]
+    log = tmp / "server.log"
+    process = lab.start([*command, f"--ServerApp.root_dir={course}"], course, env, log)
+    try:
+        base = f"http://127.0.0.1:{port}/"
+        status = f"{base}api/status?token={TOKEN}"
+        lab.wait_until(lambda: lab.answers(status), process, log, "the Jupyter server")
+        request = urllib.request.Request(
+            base + "formgrader/manage_students", headers={"Authorization": f"token {TOKEN}"}
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                headers = dict(response.headers)
+        except urllib.error.HTTPError as error:
+            headers = dict(error.headers)
+    finally:
+        lab.stop(process)
+    return headers, log.read_text()
+
+
+def test_the_hubs_settings_turn_it_on_for_the_instructor_only(tmp_path) -> None:
+    loaded = "autograder.formgrader | extension was successfully loaded"
+    headers, log = serve_as("instructor", tmp_path / "instructor")
+    assert loaded in log
+    assert "/formgrader/static/" in headers["Content-Security-Policy"]
+    headers, log = serve_as("student", tmp_path / "student")
+    assert "autograder.formgrader" not in log and "formgrader/static" not in str(headers)

@@ -11,9 +11,12 @@ instructor's origin.
   style sheet, and with a sandboxing policy, so opened on its own it runs nothing either.
 
 But: inline scripts stay allowed, since every Formgrader page has some and its buttons use
-inline ``onclick`` handlers (nonces would mean copying every page and nbconvert's own grading
-template); an inline script that markup managed to add would still run and could still call
-the server's API. The escaping (``autograder.formgrader``) is what stops that. Files of the
+inline ``onclick`` handlers (``script-src 'self'`` left every page's table at "Loading", and
+still let a ``<script src>`` from ``files/`` run, ``files/`` being ``'self'``; nonces would mean
+copying every page and nbconvert's own grading template). An inline script that markup managed
+to add would still run and could still call the server's API: the escaping
+(``autograder.formgrader``) is what stops that. The grading view's MathJax, which nbgrader loads
+from a CDN, is refused (the course runs offline, where it never loaded). Files of the
 instructor's own (``source/``, ``release/``, anywhere else) are served as Jupyter serves them.
 """
 
@@ -42,7 +45,9 @@ def formgrader_policy(origin: str, base_url: str) -> str:
     return (
         f"default-src 'self'; script-src 'unsafe-inline' {scripts}; "
         "style-src 'self' 'unsafe-inline'; img-src 'self' data:; object-src 'none'; "
-        "base-uri 'none'; form-action 'self'; frame-ancestors 'self'"
+        "base-uri 'none'; form-action 'self'; frame-ancestors 'self'; "
+        # Jupyter's own policy reports here too: refusals show in the server's log.
+        f"report-uri {url_path_join(base_url, 'api/security/csp-report')}"
     )
 
 
