@@ -161,11 +161,12 @@ def _kill_a_busy_worker(address: str, grading: subprocess.Popen, course: Path) -
 
     with Client(address, timeout=10, set_as_default=False, security=security(course)) as client:
         client.wait_for_workers(2, timeout=60)
-        busy = _wait_for(
-            lambda: grading.poll() is None and _running_student(client),
-            "a worker running a student's task",
-            seconds=120,
-        )
+
+        def busy_while_grading() -> tuple[str, str] | None:
+            assert grading.poll() is None, "grading ended before a worker ran a student"
+            return _running_student(client)
+
+        busy = _wait_for(busy_while_grading, "a worker running a student's task", seconds=120)
         worker, key = busy
         pid = client.run(os.getpid, workers=[worker])[worker]
         os.kill(pid, signal.SIGKILL)
@@ -191,6 +192,8 @@ def graded(courses: tuple, cluster: Cluster, tmp_path_factory: pytest.TempPathFa
         try:
             killed = _kill_a_busy_worker(cluster.address, grading, on_dask)
             code = grading.wait(timeout=600)
+        except AssertionError as failure:
+            raise AssertionError(f"{failure}\n{log_path.read_text()[-3000:]}") from None
         finally:
             if grading.poll() is None:
                 stop(grading)

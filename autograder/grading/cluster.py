@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -134,12 +135,15 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _wait(process: subprocess.Popen) -> int:
-    """Wait for Dask's program; Ctrl-C reaches it too (same process group), so wait on."""
-    while True:
-        try:
-            return process.wait()
-        except KeyboardInterrupt:
-            continue
+    """Wait for Dask's program, handing it the signals that would stop this one (Ctrl-C
+    reaches both; a ``kill`` of this process alone would otherwise leave it running)."""
+
+    def hand_on(number: int, frame: object) -> None:
+        process.send_signal(number)
+
+    for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, hand_on)
+    return process.wait()
 
 
 if __name__ == "__main__":

@@ -112,13 +112,20 @@ class Sandbox:
 def python_and_library() -> tuple[Path, ...]:
     """What student code needs to see to run: this Python, its venv, and the folder the
     course library is imported from (wherever the venv's install points)."""
-    import importlib.util
-
-    spec = importlib.util.find_spec("bpe_course")
-    library = Path(spec.origin).resolve().parent if spec and spec.origin else None
+    library = _library_folder()
     found = [Path(sys.base_prefix).resolve(), Path(sys.prefix)]
     found += [Path(sys.prefix).resolve()] if Path(sys.prefix).is_symlink() else []
     return tuple(dict.fromkeys([*found, *([library] if library else [])]))
+
+
+@functools.cache
+def _library_folder() -> Path | None:
+    """Where this Python, started isolated (``-I``) as kernels and answers are, imports
+    ``bpe_course`` from: the venv's install decides, not this process's ``PYTHONPATH``."""
+    find = "import importlib.util as u; s = u.find_spec('bpe_course'); print(s and s.origin or '')"
+    done = subprocess.run([sys.executable, "-I", "-c", find], capture_output=True, text=True)
+    origin = done.stdout.strip()
+    return Path(origin).resolve().parent if origin else None
 
 
 @functools.cache

@@ -35,6 +35,12 @@ def course_copy(folder: Path) -> Path:
             (folder / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(REPO / name, folder / name)
     (folder / ".venv").symlink_to(REPO / ".venv")
+    # As after `make venv` there: the venv's stamp newer than what it was built from (this
+    # clone's venv is, unless someone changed the requirements since: then this one is stale
+    # anyway, and rebuilding it from a copy would be wrong).
+    built = (REPO / ".venv" / ".installed").stat().st_mtime
+    for name in ("requirements.txt", "pyproject.toml"):
+        os.utime(folder / name, (built - 1, built - 1))
     (folder / SECRET_FILE).write_text(SCRATCH_SECRET + "\n")
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
     command = [sys.executable, "-m", "nbgrader", "generate_assignment", "bpe", "--force"]
