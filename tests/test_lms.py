@@ -119,6 +119,14 @@ def test_a_new_column_when_canvas_has_none_bom_and_crlf_kept(course: Path, capsy
     assert "Canvas column 'bpe', 21 points possible" in capsys.readouterr().out
 
 
+def test_a_second_run_on_the_import_file_changes_nothing(course: Path) -> None:
+    assert run_canvas(course, export=EXPORT_NEW) == 0
+    again = course / "again.csv"
+    shutil.copyfile(course / OUT, again)
+    assert run_canvas(course, export=again) == 0  # its "bpe" column is found, not added again
+    assert (course / OUT).read_bytes() == again.read_bytes()
+
+
 def test_the_report_lists_every_student_with_what_the_file_holds(course: Path, capsys) -> None:
     assert run_canvas(course) == 0
     out = capsys.readouterr().out

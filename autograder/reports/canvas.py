@@ -5,7 +5,7 @@ the CSV Canvas's Grades, Export gives (``Student, ID, SIS User ID, SIS Login ID,
 one column per assignment named ``Name (id)``, maybe a ``Manual Posting`` row, a ``Points
 Possible`` row, then one row a student, the test student last) and writes
 ``artifacts/grading/canvas-import.csv``: the same file with the assignment's column (the one
-whose name is ``--assignment-name``, default ``bpe``, or ``--column``) holding each matched
+named ``bpe (id)`` or ``bpe``, after ``--assignment-name``, or ``--column``) holding each matched
 student's grade scaled to the column's points possible (``lms.scaled``), or a new column
 ``bpe`` worth 21 points (``--points``) when there is none. A roster student is the Canvas row
 whose ``ID`` is their ``lms_user_id``, else whose ``SIS Login ID`` is their ``sis_login_id``.
@@ -200,7 +200,7 @@ def target_column(export: Export, name: str, column: str | None) -> int | None:
     found = [
         i
         for i, head in enumerate(export.header)
-        if (m := _WITH_ID.fullmatch(head)) and m["name"] == name
+        if head == name or ((m := _WITH_ID.fullmatch(head)) and m["name"] == name)
     ]
     if len(found) > 1:
         heads = ", ".join(repr(export.header[i]) for i in found)
@@ -273,6 +273,8 @@ class Filler:
         column = len(export.header)
         points = self.args.points or lms.assignment_maximum(self.args.root.resolve())
         for index, record in enumerate(export.records):
+            if index and index != export.points_row and not _has_cells(record):
+                continue  # a blank line stays as it is
             while len(record.cells) < column:
                 record.cells.append(Cell("", ""))
             value = {0: self.args.assignment_name, export.points_row: f"{points:.2f}"}
