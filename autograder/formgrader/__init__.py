@@ -24,6 +24,7 @@ import copy
 from pathlib import Path
 from typing import Any
 
+import nbgrader
 from jinja2 import Environment, FileSystemLoader
 from jupyter_server.utils import url_path_join
 from nbconvert.exporters import HTMLExporter
@@ -42,6 +43,8 @@ TEMPLATES = HERE / "templates"
 STATIC = HERE / "static"
 ENVIRONMENT = "bpe_formgrader_jinja2_env"
 EXPORTER = "bpe_formgrader_exporter"
+# The nbgrader whose templates and script the course copied.
+COPIED_FROM = "0.9.6"
 
 
 def _jupyter_server_extension_points() -> list[dict[str, str]]:
@@ -163,6 +166,13 @@ def in_front(webapp: web.Application, rules: list[tuple]) -> None:
 
 
 def _load_jupyter_server_extension(serverapp: Any) -> None:
+    if nbgrader.__version__ != COPIED_FROM:
+        serverapp.log.warning(
+            "autograder.formgrader: its templates are copies of nbgrader %s's, this is %s; "
+            "compare them with nbgrader's before relying on the Formgrader",
+            COPIED_FROM,
+            nbgrader.__version__,
+        )
     webapp = serverapp.web_app
     webapp.settings[ENVIRONMENT] = environment()
     in_front(webapp, routes(serverapp))
