@@ -234,11 +234,18 @@ def refuse_unready(client: Client) -> None:
     lines = _scheduler_lines(client)
     problems = [refusal("the Dask scheduler", lines)] if lines else []
     with contextlib.suppress(Exception):  # a cluster without nannies
-        for address, lines in client.run(untrusted_entries, nanny=True).items():
+        for address, lines in _answers(client, untrusted_entries, nanny=True).items():
             problems += [refusal(f"the Dask nanny {address}", lines)] if lines else []
-    problems += [why for why in client.run(setup_problem).values() if why]
+    problems += [why for why in _answers(client, setup_problem).values() if why]
     if problems:
         raise SystemExit("\n".join(dict.fromkeys(problems)))
+
+
+def _answers(client: Client, function: Callable[[], Any], nanny: bool = False) -> dict:
+    """Each process's answer; one that died meanwhile (its nanny restarts it, and the new
+    one's setup is checked again by every task it runs) gives none."""
+    answers = client.run(function, nanny=nanny, on_error="return")
+    return {k: v for k, v in answers.items() if not isinstance(v, BaseException)}
 
 
 def _scheduler_lines(client: Client) -> list[str]:
