@@ -21,6 +21,8 @@ from tests.conftest import ROOT
 from tests.support.catalogue import CORRECT
 from tests.support.synthetic import fill_answers
 
+pytestmark = pytest.mark.slow  # builds the bundle, runs its self-check and kernels
+
 LESSON = "notebooks/01_bpe_by_hand.ipynb"
 
 

@@ -276,38 +276,6 @@ def test_unknown_names_are_explained() -> None:
         cases("train_bpe", "hidden")
 
 
-def test_docstring_examples_of_the_checkers_run() -> None:
-    import doctest
-
-    import autograder.hidden_tests.cases
-    import autograder.hidden_tests.judge
-    import autograder.hidden_tests.mistakes
-    import autograder.hidden_tests.plain
-    import autograder.hidden_tests.run
-    import bpe_course.examples
-    import bpe_course.feedback
-    import bpe_course.mistakes
-    import bpe_course.outcomes
-    import bpe_course.variants
-    import tests.support.synthetic
-
-    for module in (
-        bpe_course.examples,
-        bpe_course.feedback,
-        bpe_course.mistakes,
-        bpe_course.outcomes,
-        bpe_course.variants,
-        autograder.hidden_tests.cases,
-        autograder.hidden_tests.judge,
-        autograder.hidden_tests.mistakes,
-        autograder.hidden_tests.plain,
-        autograder.hidden_tests.run,
-        tests.support.synthetic,
-    ):
-        result = doctest.testmod(module)
-        assert result.attempted > 0 and result.failed == 0, module.__name__
-
-
 def test_an_unwritten_stub_gets_one_plain_message() -> None:
     def stub(*args):
         raise NotImplementedError()

@@ -22,6 +22,8 @@ from autograder.course import RECORDS, VERDICTS_RECORD
 from autograder.reports import canvas, export_grades, moodle, regrade_report, safe_csv, summary
 from tests.support.lms import Spec, add_student, new_course, scores
 
+pytestmark = pytest.mark.slow  # builds a graded class through nbgrader's gradebook
+
 PAYLOADS = ("=1+1", "@SUM(A1)", "+CMD|'-C calc'!A0", "-2+3")
 ROSTER = "student_id,first_name,last_name,email,lms_user_id,sis_login_id,section\n"
 EXPORT = (

@@ -4,13 +4,10 @@ turn back into nbgrader's default page."""
 
 from __future__ import annotations
 
-import doctest
-
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from traitlets.config import Config
 
-import autograder.nbgrader_steps.feedback_page
 from autograder.nbgrader_steps.feedback_page import (
     TEMPLATE_FILE,
     TEMPLATE_NAME,
@@ -28,8 +25,6 @@ def test_each_test_cell_gets_a_title_saying_what_it_tests() -> None:
         "encode_bpe: the visible tests (the lesson's examples)"
     )
     assert cell_title("intro") == "Test cell intro"
-    result = doctest.testmod(autograder.nbgrader_steps.feedback_page)
-    assert result.attempted > 0 and result.failed == 0
 
 
 def test_the_page_gets_mathjax_to_embed_and_the_titles_of_its_test_cells() -> None:

@@ -42,6 +42,7 @@ from tests.support.synthetic import write_submission
 
 pytestmark = [
     pytest.mark.nbgrader,
+    pytest.mark.timeout(1200),  # the class is graded in one fixture (and again unconfined)
     pytest.mark.skipif(not bwrap.available(), reason="bubblewrap is missing"),
 ]
 MARK = "hostile-7f3a"  # in the detached process's command line, to find it afterwards
@@ -273,7 +274,9 @@ def test_honest_students_keep_full_marks_and_their_files(sandboxed) -> None:
         assert rows[student].status == "graded", rows[student].status
         assert rows[student].total == 21, (student, rows[student].scores)
         assert _digest(root / "submitted" / student / "bpe") == sandboxed["before"][student]
-    assert sandboxed["seconds"] < 240  # the whole class, on 2 cores
+    # The whole class took about 60 s here (2 cores, other jobs running): the bound catches an
+    # attacker who stalls the class, with four times that as room for a slower machine.
+    assert sandboxed["seconds"] < 240
 
 
 def test_the_attacker_earns_nothing_and_leaves_nothing_running(sandboxed) -> None:

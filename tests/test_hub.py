@@ -52,7 +52,8 @@ from tests.support.synthetic import answer_cells
 
 browser = lab.browser  # the same Chromium as the other browser tests (skips without it)
 
-pytestmark = [pytest.mark.browser, pytest.mark.nbgrader]
+# The first test starts the hub and its accounts (up to 240 s) before its own steps.
+pytestmark = [pytest.mark.browser, pytest.mark.nbgrader, pytest.mark.timeout(1200)]
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "artifacts" / "hub"

@@ -13,9 +13,10 @@ import pytest
 from autograder.isolation import landlock
 from tests.conftest import ROOT
 
-pytestmark = pytest.mark.skipif(
-    landlock.abi_version() == 0, reason="this Linux kernel has no Landlock"
-)
+pytestmark = [
+    pytest.mark.slow,  # starts restricted processes
+    pytest.mark.skipif(landlock.abi_version() == 0, reason="this Linux kernel has no Landlock"),
+]
 
 PROBE = """
 import json, os, socket, subprocess, sys

@@ -196,16 +196,6 @@ def test_the_grading_sandbox_refuses_the_engines_at_scale_too() -> None:
     assert out.stdout == "refused\n" * 3
 
 
-def test_docstring_examples_run() -> None:
-    import doctest
-    import importlib
-
-    for name in ("arrays", "batch_encode", "parallel", "pretokenize", "shards"):
-        module = importlib.import_module(f"bpe_course.{name}")
-        result = doctest.testmod(module)
-        assert result.attempted > 0 and result.failed == 0, name
-
-
 @SETTINGS
 @given(counts=words, n=st.integers(0, 25))
 def test_the_naive_loop_lesson_4_times_learns_the_same_merges(counts, n) -> None:

@@ -16,6 +16,8 @@ import pytest
 
 from tests.conftest import ROOT
 
+pytestmark = pytest.mark.slow  # runs make in a scratch course
+
 CLASS_DATA = (
     "submitted/ada/bpe/01_bpe_by_hand.ipynb",
     "autograded/ada/bpe/01_bpe_by_hand.ipynb",

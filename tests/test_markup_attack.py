@@ -242,13 +242,6 @@ def test_the_feedback_exporter_cleans_html_outputs_whatever_the_config() -> None
     assert FeedbackExporter(config=config).sanitize_html is True
 
 
-def test_doctests() -> None:
-    import doctest
-
-    result = doctest.testmod(autograder.nbgrader_steps.markup_as_text)
-    assert result.attempted > 0 and result.failed == 0
-
-
 @pytest.mark.browser
 def test_in_chromium_the_students_script_runs_only_without_the_step(
     page, courses: dict[str, Path]

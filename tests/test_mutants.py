@@ -16,6 +16,8 @@ from tests.mutation.generate import Mutant, all_mutants
 from tests.mutation.kill import hidden_failure, owner, visible_failure
 from tests.mutation.run_mutants import Tally, problems, tally
 
+pytestmark = pytest.mark.slow  # generates and runs the mutants
+
 
 def mutated_function(mutant: Mutant):
     """The exercise function of the module with only ``mutant`` applied."""
@@ -118,14 +120,3 @@ def test_the_checker_sees_the_frozen_reference_not_the_mutant(tmp_path) -> None:
     assert where == "frozen"
     assert message.startswith("core: pair_counts is wrong on ")
     assert "(likely mistake: unweighted counts)" in message
-
-
-def test_docstring_examples_of_the_mutation_tools_run() -> None:
-    import doctest
-
-    import tests.mutation.generate
-    import tests.mutation.kill
-
-    for module in (tests.mutation.generate, tests.mutation.kill):
-        result = doctest.testmod(module)
-        assert result.attempted > 0 and result.failed == 0, module.__name__

@@ -256,6 +256,7 @@ def printed(nb: nbformat.NotebookNode) -> str:
     )
 
 
+@pytest.mark.slow  # runs every lesson in a kernel (module fixture)
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_master_runs_top_to_bottom_with_solutions_and_hidden_tests(
     executed: dict[str, nbformat.NotebookNode], lesson: str
@@ -270,6 +271,7 @@ def test_master_runs_top_to_bottom_with_solutions_and_hidden_tests(
     assert not errors, f"{lesson} raised: {errors}"
 
 
+@pytest.mark.slow  # runs every lesson in a kernel (module fixture)
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_the_prose_quotes_what_the_cells_print(
     executed: dict[str, nbformat.NotebookNode], lesson: str
@@ -279,6 +281,7 @@ def test_the_prose_quotes_what_the_cells_print(
         assert quote in out, f"{lesson} no longer prints {quote!r}; update the prose around it"
 
 
+@pytest.mark.slow  # runs every lesson in a kernel (module fixture)
 def test_lesson_4_counts_with_pytorch_or_says_how_to_install_it(
     executed: dict[str, nbformat.NotebookNode],
 ) -> None:
@@ -295,6 +298,7 @@ def test_lesson_4_counts_with_pytorch_or_says_how_to_install_it(
     assert "the most frequent byte pair is 'e␣', 24,225 times" in out
 
 
+@pytest.mark.slow  # runs every lesson in a kernel (module fixture)
 def test_lesson_1_shows_the_widget_and_lesson_3_the_plot(
     executed: dict[str, nbformat.NotebookNode],
 ) -> None:

@@ -12,9 +12,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from autograder.isolation import bwrap
 from autograder.isolation.kernel_home import student_home
 from tests.conftest import ROOT
+
+pytestmark = pytest.mark.slow  # starts and kills sandboxed workers
 
 HOLD = """
 import contextlib, os, sys, time

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import doctest
-
 from tqdm.notebook import tqdm
 
-import bpe_course.progress
 from bpe_course.progress import finish_at_count
 
 
@@ -17,8 +14,3 @@ def test_the_widget_bar_ends_full_at_the_count_reached() -> None:
     widget = bar.container.children[1]
     assert (widget.max, widget.value, bar.n, bar.total) == (440, 440, 440, 440)
     bar.close()
-
-
-def test_the_docstring_example_runs() -> None:
-    result = doctest.testmod(bpe_course.progress)
-    assert result.attempted == 6 and result.failed == 0

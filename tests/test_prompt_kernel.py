@@ -18,6 +18,8 @@ from nbclient import NotebookClient
 from autograder.nbgrader_steps.guarded_execute import GuardedExecute
 from autograder.nbgrader_steps.prompt_kernel import PromptKernelClient, PromptKernelManager
 
+pytestmark = pytest.mark.slow  # starts kernels
+
 
 def _kernel_named(folder: Path, name: str, code: str) -> str:
     """A kernelspec in ``folder`` whose kernel is ``python -c code`` (not a real kernel)."""

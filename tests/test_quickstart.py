@@ -32,10 +32,14 @@ import sys
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import ROOT
 from tests.support.catalogue import CORRECT
 from tests.support.synthetic import fill_answers
 from tests.test_browser import free_port, jupyter_env, start, stop, wait_until
+
+pytestmark = pytest.mark.slow  # a venv, two pip installs and JupyterLab
 
 LESSON = "notebooks/01_bpe_by_hand.ipynb"
 STEPS = [

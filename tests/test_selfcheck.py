@@ -16,6 +16,8 @@ from tests.conftest import ROOT
 from tests.support.catalogue import CORRECT, MORE_WRONG, WRONG
 from tests.support.synthetic import write_submission
 
+pytestmark = pytest.mark.slow  # runs the self-check, a kernel per notebook
+
 LESSON = "01_bpe_by_hand.ipynb"
 
 

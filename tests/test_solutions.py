@@ -23,6 +23,8 @@ from autograder.release.solutions import SOLUTIONS, solution_code
 from tests.conftest import ROOT
 from tests.support.scratch_course import SCRATCH_SECRET, make_scratch_course
 
+pytestmark = pytest.mark.slow  # runs make and nbgrader in a scratch course
+
 WITH_TESTS = ("01_bpe_by_hand.ipynb", "02_encoding_by_rank.ipynb", "04_making_it_fast.ipynb")
 
 

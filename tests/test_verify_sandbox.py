@@ -18,6 +18,8 @@ from autograder.nbgrader_steps.cells import answer_statements, example_calls
 from autograder.nbgrader_steps.judge_answers import exercises_of, judge_notebook
 from tests.support.catalogue import CORRECT, DELEGATING, WRONG
 
+pytestmark = pytest.mark.slow  # judges answers in the sandbox, a process each
+
 ROOT = Path(__file__).resolve().parent.parent
 EXERCISES = {exercise.name: exercise for exercise in exercises_of(ROOT)}
 
