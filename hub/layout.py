@@ -116,6 +116,17 @@ def enroll(students: list[str], course: Path, instructor: str, venv: Path) -> No
     subprocess.run([*command, db_url, *students], cwd=course, env=env, check=True)
 
 
+def write_roster(students: list[str], course: Path, uid: int, gid: int) -> Path:
+    """The course's ``roster.csv`` (``autograder.roster``) listing the hub's students, so
+    collect and autograde take no one else; kept if the instructor already wrote one."""
+    roster = course / "roster.csv"
+    if not roster.exists():
+        roster.write_text("student_id\n" + "".join(f"{name}\n" for name in students))
+        os.chown(roster, uid, gid)
+        roster.chmod(0o600)
+    return roster
+
+
 def write_json(path: Path, data: object) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=1) + "\n")
@@ -149,6 +160,8 @@ def write_role_settings(folder: HubFolder, course_id: str) -> None:
         "c = get_config()  # noqa: F821\n"
         f"c.CourseDirectory.course_id = {course_id!r}\n"
         f"c.Exchange.root = {str(folder.exchange)!r}\n"
+        "# Every student of this hub has an account: an entry named for no account is made up.\n"
+        "c.OwnedCollect.require_account = True\n"
     )
     folder.common.mkdir(parents=True, exist_ok=True)
     (folder.common / "nbgrader_config.py").write_text(nbgrader)

@@ -69,6 +69,7 @@ def prepare(args: argparse.Namespace) -> dict:
     layout.make_exchange(folder, course_id, entry.pw_uid, entry.pw_gid)
     layout.write_role_settings(folder, course_id)
     course = layout.copy_course(REPO, Path(entry.pw_dir), entry.pw_uid, entry.pw_gid, args.venv)
+    layout.write_roster(students, course, entry.pw_uid, entry.pw_gid)
     layout.enroll(students, course, instructor, args.venv)
     settings = {
         "bind_url": f"http://{args.ip}:{args.port}",

@@ -4,15 +4,22 @@ On a hub every student may create entries in inbound (mode 2733), so an entry's 
 (``student+assignment+time+random``) is a claim, not a proof. An entry is collected only if:
 
 - its name reads and its time is no later than the collect's clock plus ``future_skew``;
+- its student is a student of the class (``roster``: a safe id, in ``roster.csv`` where the
+  course has one; on a hub, ``require_account``, an account of the machine);
 - it is a folder, not a link, owned (by ``lstat``) by the Unix account its name names;
+- its ``timestamp.txt``, if any, reads as a time (nbgrader stops every later collect on one
+  that does not);
 - everything in it is a folder or a regular file owned by that account: no symbolic link,
   fifo, socket or device, so nothing outside the entry is ever opened.
 
-Each refused entry is one warning naming it and why; of the entries kept, the choice is
+Each refused entry is one warning naming it and why, and any trouble with one entry
+(permissions, a submission already in ``submitted/`` whose time does not read) refuses that
+entry alone; the collect then fails naming them all. Of the entries kept, the choice is
 nbgrader's (the newest, or the newest on time with ``--before-duedate``), so a forged entry
 never hides its student's real one. The chosen entry is copied part by part, never following a
 link, into a scratch folder of the collector's own; nbgrader's copy then takes it into
-``submitted/`` with its ignore globs, size caps and group modes.
+``submitted/`` with its ignore globs, size caps and group modes; an earlier submission is
+replaced only once the new one has been copied and checked in full.
 
 Used by every ``nbgrader collect`` of the course (and the Formgrader's Collect), from
 ``nbgrader_config.py``::
@@ -20,7 +27,7 @@ Used by every ``nbgrader collect`` of the course (and the Formgrader's Collect),
     c.ExchangeFactory.collect = "autograder.nbgrader_steps.owned_collect.OwnedCollect"
 
 But: where a student id is no Unix account (a course on one machine, where the instructor owns
-every entry) the owner cannot be checked, and nbgrader's behaviour is kept: a warning only. A
+every entry) the owner cannot be checked; the roster still decides who is a student. A
 time in the past cannot be told from a real one, so a student can still backdate their own
 entry. It deletes nothing in inbound.
 """
@@ -31,14 +38,19 @@ import datetime
 import glob
 import os
 import pwd
+import shutil
 import stat
 import tempfile
 from collections import defaultdict
+from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.exchange.default.collect import ExchangeCollect
 from nbgrader.utils import check_mode, parse_utc
-from traitlets import Integer
+from traitlets import Bool, Integer
+
+from autograder.nbgrader_steps.inspect_submission import printable
+from autograder.roster import read_roster, why_not_a_student
 
 FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
 # O_NONBLOCK: a fifo swapped in after the listing opens at once and is refused by its fstat.
@@ -173,6 +185,43 @@ def _copy_file(
         os.close(source)
 
 
+def _reason(error: BaseException) -> str:
+    """An exception as one line of a warning."""
+    if isinstance(error, UntrustedEntryError):
+        return str(error)
+    return f"it could not be read or copied ({type(error).__name__}: {error})"
+
+
+def _timestamp_of(entry: str) -> datetime.datetime | None:
+    """The time in the entry's ``timestamp.txt`` (None without one); a time that does not
+    read refuses the entry, since nbgrader stops every later collect on it."""
+    path = os.path.join(entry, "timestamp.txt")
+    try:
+        descriptor = os.open(path, FILE)
+    except FileNotFoundError:
+        return None
+    with os.fdopen(descriptor) as file:
+        text = file.read(200).strip()
+    try:
+        return parse_utc(text) if text else None
+    except (ValueError, OverflowError, TypeError):
+        raise UntrustedEntryError(
+            f"its timestamp.txt reads {printable(text)[:40]!r}, not a time"
+        ) from None
+
+
+def _existing_timestamp(dest: str) -> datetime.datetime | None:
+    """The time of the submission already in ``submitted/``; a poisoned one (from before
+    this check) refuses the new entry with what to do, instead of stopping the collect."""
+    try:
+        return _timestamp_of(dest)
+    except UntrustedEntryError as why:
+        raise UntrustedEntryError(
+            f"the submission already in {dest} is unreadable ({why}); look at it, then move "
+            "that folder aside and collect again"
+        ) from None
+
+
 class OwnedCollect(ExchangeCollect):
     """``nbgrader collect`` that skips inbound entries their named student did not make."""
 
@@ -181,10 +230,15 @@ class OwnedCollect(ExchangeCollect):
         help="Seconds an entry's time may run ahead of the collect's clock (clocks of the "
         "machines that submit and collect); a later entry is refused.",
     ).tag(config=True)
+    require_account = Bool(
+        False,
+        help="Collect only entries named for a Unix account of this machine (a hub, where "
+        "every student has one); other names are refused rather than taken on trust.",
+    ).tag(config=True)
 
     def init_src(self) -> None:
-        # nbgrader 0.9's init_src, with untrusted entries left out before the choice and a
-        # name that does not read skipped rather than failing the whole class's collect.
+        # nbgrader 0.9's init_src, with untrusted entries left out before the choice: any
+        # trouble with one entry refuses that entry and the collect goes on with the others.
         if not self.coursedir.course_id:
             self.fail("No course id specified. Re-run with --course flag.")
         self.course_path = os.path.join(self.root, self.coursedir.course_id)
@@ -194,6 +248,8 @@ class OwnedCollect(ExchangeCollect):
         if not check_mode(self.inbound_path, read=True, execute=True):
             self.fail(f"You don't have read permissions for the directory: {self.inbound_path}")
         self.duedate = self._duedate()
+        self.refused: list[tuple[str, str]] = []
+        self.roster = read_roster(Path(self.coursedir.root))
         student = self.coursedir.student_id or "*"
         pattern = os.path.join(self.inbound_path, f"{student}+{self.coursedir.assignment_id}+*")
         latest = datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
@@ -202,25 +258,65 @@ class OwnedCollect(ExchangeCollect):
         for path in sorted(glob.glob(pattern)):
             try:
                 record = self._trusted_record(path, latest)
-            except UntrustedEntryError as why:
-                self.log.warning("Not collecting %r: %s", os.path.basename(path), why)
+            except Exception as why:  # noqa: BLE001 - one entry never stops the class
+                self._refuse(os.path.basename(path), why)
                 continue
             kept[record["username"]].append(record)
         self.src_records = [self._choose(records) for records in kept.values()]
 
-    def do_copy(self, src: str, dest: str, log: object = None) -> None:
-        """Copy the chosen entry without following anything into a scratch folder of the
-        collector's own, then hand that to nbgrader's copy. A part that changed into a link
-        or special file since ``init_src`` looked leaves the student uncollected this time."""
-        student = os.path.basename(src).rsplit("+", 3)[0]
+    def _refuse(self, entry: str, why: BaseException | str) -> None:
+        text = why if isinstance(why, str) else _reason(why)
+        self.log.warning("Not collecting %r: %s", printable(entry)[:120], text)
+        self.refused.append((entry, text))
+
+    def copy_files(self) -> None:
+        """Each chosen entry on its own: one that cannot be read, checked or copied is
+        refused and the others are collected; then the collect fails naming the refused."""
+        if not self.src_records:
+            self.log.warning("No submissions of %r to collect", self.coursedir.assignment_id)
+        for record in self.src_records:
+            try:
+                self._collect(record)
+            except Exception as why:  # noqa: BLE001 - one entry never stops the class
+                self._refuse(record["filename"], why)
+        if self.refused:
+            names = ", ".join(printable(name)[:80] for name, _ in self.refused[:20])
+            self.fail(
+                f"collected the others, refused {len(self.refused)} entr"
+                f"{'y' if len(self.refused) == 1 else 'ies'} of inbound (see the warnings "
+                f"above for why): {names}"
+            )
+
+    def _collect(self, record: dict) -> None:
+        """nbgrader's choice of whether to copy, with the entry copied and checked in full
+        before an earlier submission is replaced, and a poisoned timestamp refused."""
+        student = record["username"]
+        source = os.path.join(self.inbound_path, record["filename"])
+        dest = self.coursedir.format_path(
+            self.coursedir.submitted_directory, student, self.coursedir.assignment_id
+        )
+        if os.path.isdir(dest):
+            existing = _existing_timestamp(dest)
+            newer = existing is None or record["timestamp"] > existing
+            if not (self.update and newer) and not (
+                self.before_duedate and existing != record["timestamp"]
+            ):
+                self.log.info("No newer submission to collect: %s", student)
+                return
+        owner = self._account(student)
+        if owner is None and self.check_owner:
+            self.log.warning("%s: no account of that name, so its owner is not checked", student)
         with tempfile.TemporaryDirectory(prefix="bpe-collect-") as scratch:
             plain = os.path.join(scratch, "entry")
-            try:
-                copy_plain(src, plain, self._account(student), self._max_bytes())
-            except UntrustedEntryError as why:
-                self.log.warning("Not collecting %r: %s", os.path.basename(src), why)
-                return
-            super().do_copy(plain, dest, log)
+            copy_plain(source, plain, owner, self._max_bytes())
+            _timestamp_of(plain)  # nbgrader reads it at every later collect
+            if os.path.isdir(dest):
+                self.log.info("Updating submission: %s", student)
+                shutil.rmtree(dest)
+            else:
+                self.log.info("Collecting submission: %s", student)
+            os.makedirs(os.path.dirname(dest), exist_ok=True)
+            super().do_copy(plain, dest)
 
     def _trusted_record(self, path: str, latest: datetime.datetime) -> dict:
         name = os.path.basename(path)
@@ -240,13 +336,22 @@ class OwnedCollect(ExchangeCollect):
         info = os.lstat(path)
         if not stat.S_ISDIR(info.st_mode):
             raise UntrustedEntryError(f"it is a {kind(info.st_mode)}, not a folder")
+        why = why_not_a_student(parts[0], self.roster)
+        if why:
+            raise UntrustedEntryError(f"{why}, so it is no student of the class")
         owner = self._account(parts[0])
+        if owner is None and self.require_account:
+            raise UntrustedEntryError(
+                f"no account of this machine is named {parts[0]!r}: every student of this "
+                "hub has one, so it was made up"
+            )
         if owner is not None and info.st_uid != owner:
             raise UntrustedEntryError(
                 f"it is named for student {parts[0]!r} but owned by account "
                 f"{account_name(info.st_uid)!r} (filed in another student's name?)"
             )
         copy_plain(path, None, owner, self._max_bytes())
+        _timestamp_of(path)
         return {"username": parts[0], "filename": name, "timestamp": stamp}
 
     def _account(self, student: str) -> int | None:
