@@ -60,6 +60,9 @@ def test_the_bundle_holds_what_a_student_needs_and_nothing_else(bundle: Path) ->
     pyproject = tomllib.loads(contents["pyproject.toml"].decode())
     assert pyproject["tool"] == {"setuptools": {"packages": ["bpe_course"]}}
     assert pyproject["project"]["name"] == "bpe-course" and "build-system" in pyproject
+    # bpe_course's own dependencies, not the extras for grading, the hub or development
+    assert "numpy>=2.4" in pyproject["project"]["dependencies"]
+    assert "optional-dependencies" not in pyproject["project"]
     for folder in ("tests", "source/"):
         assert folder not in contents["pyproject.toml"].decode(), folder
 

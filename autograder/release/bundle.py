@@ -153,9 +153,11 @@ def student_pyproject(text: str) -> str:
     build = data.get("build-system", {"requires": ["setuptools>=64"]})
     build.setdefault("requires", ["setuptools>=64"])
     build.setdefault("build-backend", "setuptools.build_meta")
+    # The extras name the instructors' and developers' tools, which the bundle leaves out.
+    project = {k: v for k, v in data.get("project", {}).items() if k != "optional-dependencies"}
     sections = {
         "build-system": build,
-        "project": data.get("project", {}),
+        "project": project,
         "tool.setuptools": {"packages": ["bpe_course"]},
     }
     lines = []
