@@ -3,13 +3,17 @@
 ρ (rho) is the number of UTF-8 bytes of a text divided by the number of tokens it encodes
 to: higher means each token carries more text. The curve function trains on one text and
 measures ρ on it and on held-out text after every merge, the picture of a tokenizer that
-overfits its training data. Plotting lives in ``bpe_course.plots``.
+overfits its training data. :func:`follow_merges` is that loop, for any trainer and table
+(``bpe_course.large`` runs it on the array engine).
+
+But: plotting lives in ``bpe_course.plots``, and training on files in ``bpe_course.large``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from tqdm.auto import tqdm
 
@@ -58,25 +62,60 @@ def compression_curve(
             raise ValueError(f"{name} must be a non-empty str")
     trainer = Trainer(chunk_counts(train_text))
     heldout = ChunkTable(chunk_counts(heldout_text))
-    train_bytes = len(train_text.encode("utf-8"))
-    heldout_bytes = len(heldout_text.encode("utf-8"))
+    # Each merge shortens at least one distinct chunk, so this bounds the merges to come.
+    bound = sum(len(symbols) - 1 for symbols in trainer.symbols)
+
+    def next_merge() -> Pair | None:
+        merge = trainer.step()
+        return None if merge is None else merge.pair
+
+    sides = (trainer, len(train_text.encode("utf-8"))), (heldout, len(heldout_text.encode("utf-8")))
+    return follow_merges(next_merge, *sides, bound=bound, num_merges=num_merges, progress=progress)
+
+
+class Tokens(Protocol):
+    """A text's table of chunks, as long in tokens as ``total_tokens`` says."""
+
+    total_tokens: int
+
+
+class Replay(Tokens, Protocol):
+    """A table that can replay a merge learned elsewhere."""
+
+    def apply(self, pair: Pair) -> object: ...
+
+
+def follow_merges(
+    next_merge: Callable[[], Pair | None],
+    train: tuple[Tokens, int],
+    heldout: tuple[Replay, int],
+    bound: int,
+    num_merges: int | None,
+    progress: bool = True,
+) -> CompressionCurve:
+    """ρ on both texts at the start and after each merge ``next_merge`` learns, replayed on
+    the held-out table, until it returns ``None`` or ``num_merges`` are done.
+
+    ``train`` and ``heldout`` are each a table and the UTF-8 bytes of its text; ``next_merge``
+    changes the training table. ``bound`` is at least the number of merges to come (the
+    progress bar's length; the bar ends full at what was done).
+    """
+    (train_table, train_bytes), (heldout_table, heldout_bytes) = train, heldout
     curve = CompressionCurve()
 
     def record() -> None:
-        curve.train_rho.append(train_bytes / trainer.total_tokens)
-        curve.heldout_rho.append(heldout_bytes / heldout.total_tokens)
+        curve.train_rho.append(train_bytes / train_table.total_tokens)
+        curve.heldout_rho.append(heldout_bytes / heldout_table.total_tokens)
 
-    # Each merge shortens at least one distinct chunk, so this bounds the merges to come.
-    bound = sum(len(symbols) - 1 for symbols in trainer.symbols)
     total = bound if num_merges is None else min(num_merges, bound)
     record()
     with tqdm(total=total, desc="merges", unit="merge", disable=not progress) as bar:
         while num_merges is None or curve.num_merges < num_merges:
-            merge = trainer.step()
-            if merge is None:
+            pair = next_merge()
+            if pair is None:
                 break
-            heldout.apply(merge.pair)
-            curve.merges.append(merge.pair)
+            heldout_table.apply(pair)
+            curve.merges.append(pair)
             record()
             bar.update()
         finish_at_count(bar)  # the bound is loose: end the bar full, at what was done

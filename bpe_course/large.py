@@ -21,7 +21,7 @@ from itertools import chain
 from tqdm.auto import tqdm
 
 from bpe_course.arrays import ArrayTrainer, Pair
-from bpe_course.compression import CompressionCurve
+from bpe_course.compression import CompressionCurve, follow_merges
 from bpe_course.parallel import PathArg, count_pieces
 from bpe_course.progress import finish_at_count
 from bpe_course.shards import PIECE_BYTES, read_pieces, text_files, total_bytes
@@ -135,26 +135,14 @@ def curve_from_counts(
     trainer, heldout = ArrayTrainer(train_counts), ArrayTrainer(heldout_counts)
     train_bytes = sum(len(chunk.encode("utf-8")) * n for chunk, n in train_counts.items())
     heldout_bytes = sum(len(chunk.encode("utf-8")) * n for chunk, n in heldout_counts.items())
-    curve = CompressionCurve()
-
-    def record() -> None:
-        curve.train_rho.append(train_bytes / trainer.total_tokens)
-        curve.heldout_rho.append(heldout_bytes / heldout.total_tokens)
-
     bound = int(trainer.weight.size - len(train_counts))  # each merge removes a symbol
-    total = bound if num_merges is None else min(num_merges, bound)
-    record()
-    with tqdm(total=total, desc="merges", unit="merge", disable=not progress) as bar:
-        while num_merges is None or curve.num_merges < num_merges:
-            learned = trainer.step()
-            if learned is None:
-                break
-            heldout.apply(learned[0])
-            curve.merges.append(learned[0])
-            record()
-            bar.update()
-        finish_at_count(bar)
-    return curve
+
+    def next_merge() -> Pair | None:
+        learned = trainer.step()
+        return None if learned is None else learned[0]
+
+    sides = (trainer, train_bytes), (heldout, heldout_bytes)
+    return follow_merges(next_merge, *sides, bound=bound, num_merges=num_merges, progress=progress)
 
 
 def file_curve(
