@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from bpe_course.feedback import describe
+from bpe_course.feedback import describe, not_written
 from bpe_course.mistakes import Trial
 from bpe_course.outcomes import Result, run, same
 
@@ -114,7 +114,8 @@ def example_cases(name: str) -> list[tuple]:
 
 def check_examples(name: str, func: Callable) -> None:
     """Run ``func`` on exercise ``name``'s examples; raise AssertionError with the first
-    failure's message (the smallest input first), or print that every example passes."""
+    failure's message (the smallest input first), NotImplementedError if ``func`` is still
+    the stub, or print that every example passes."""
     if not callable(func):
         raise AssertionError(f"{name} should be a function, but it is a {type(func).__name__}")
     trials = []
@@ -124,6 +125,8 @@ def check_examples(name: str, func: Callable) -> None:
         passed = got.error is None and same(value, got.value) and same(args, got.after)
         trials.append(Trial(args, expected, got, passed))
     messages = describe(name, trials, inputs="examples", order=lambda t: len(repr(t.args)))
+    if messages and not_written(name, messages[0]):
+        raise NotImplementedError(messages[0])  # the self-check then points at the stub
     if messages:
         raise AssertionError(messages[0])
     print(f"{name}: every example passes")

@@ -76,11 +76,14 @@ def _pair_counts_random(rng: random.Random) -> list[Case]:
     out = []
     for _ in range(30):
         corpus = _random_corpus(rng)
+        while all(len(word) < 2 for word in corpus):  # every case has a pair (core has none)
+            corpus = _random_corpus(rng)
+        words = [list(word) for word in corpus]
         if rng.random() < 0.5:  # symbols of several letters, as after a few merges
-            words, _, _, _ = _state_after(corpus, train_bpe(corpus, rng.randint(1, 4)))
-            out.append(({tuple(w): n for w, n in zip(words, corpus.values())},))
-        else:
-            out.append((_as_symbols(corpus),))
+            merged, _, _, _ = _state_after(corpus, train_bpe(corpus, rng.randint(1, 4)))
+            if any(len(symbols) > 1 for symbols in merged):  # a pair left to count
+                words = merged
+        out.append(({tuple(w): n for w, n in zip(words, corpus.values())},))
     return out
 
 
