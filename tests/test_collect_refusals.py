@@ -191,5 +191,7 @@ def test_autograde_refuses_folders_of_no_student_and_writes_no_gradebook(tmp_pat
     said = done.stdout + done.stderr
     assert done.returncode == 1, said
     assert "refused submitted/mallory: 'mallory' is not in roster.csv" in said, said
-    assert said.count("is not a safe student id") == 2, said
+    refused = [line for line in said.splitlines() if line.startswith("refused submitted/")]
+    assert len(refused) == 3 and sum("not a safe student id" in r for r in refused) == 2, said
+    assert "check: in submitted/" in said, "the check lists them with what to do"
     assert "nothing to grade" in said and not (tmp_path / "gradebook.db").exists()

@@ -90,8 +90,11 @@ def _why_chain(path: Path) -> str | None:
         if not _open_to_others(info):
             continue
         sticky = bool(info.st_mode & stat.S_ISVTX) and _trusted_owner(info.st_uid)
-        if last or not sticky:
+        if last:
             return f"{_describe(folder, info)} can be written by another account"
+        if not sticky:
+            where = _describe(folder, info)
+            return f"{str(path)!r} lies in {where}, which can be written by another account"
     return None
 
 
