@@ -48,6 +48,7 @@ sys.path.insert(0, str(ROOT))
 
 from autograder.course import RESULTS_RECORD  # noqa: E402
 from autograder.grading import grade_one  # noqa: E402
+from autograder.grading.cluster import security  # noqa: E402
 from tests.support.catalogue import CORRECT, WRONG  # noqa: E402
 from tests.support.dask_programs import dask_cluster  # noqa: E402
 from tests.support.scratch_course import make_scratch_course  # noqa: E402
@@ -131,9 +132,10 @@ def _sample_memory(pid: int, peak: list[int], stop: threading.Event) -> None:
 
 
 def large_class(size: int, jobs: int) -> dict[str, float]:
-    """A class of ``size`` graded on a cluster of ``jobs`` worker programs (``dask scheduler``
-    and ``dask worker``, as on several machines); the scheduler's memory sampled throughout,
-    then its overhead per task from a map of trivial tasks on the same cluster."""
+    """A class of ``size`` graded on a cluster of ``jobs`` worker programs (the commands of
+    ``make scheduler`` and ``make worker``, as on several machines); the scheduler's memory
+    sampled throughout, then its overhead per task from a map of trivial tasks on the same
+    cluster."""
     scratch = Path(tempfile.mkdtemp(prefix="bench-large-class-"))
     try:
         return _grade_large_class(scratch, size, jobs)
@@ -148,13 +150,15 @@ def _grade_large_class(scratch: Path, size: int, jobs: int) -> dict[str, float]:
     root = make_scratch_course(scratch / "course")
     make_class(root, size)
     with (
-        dask_cluster(scratch / "dask", workers=jobs) as cluster,
-        Client(cluster.address, timeout=30, set_as_default=False) as client,
+        dask_cluster(scratch / "dask", root, workers=jobs) as cluster,
+        Client(cluster.address, security=security(root), set_as_default=False) as client,
     ):
         client.wait_for_workers(jobs, timeout=120)
-        idle = psutil.Process(cluster.scheduler.pid).memory_info().rss
+        # The course's command runs Dask's scheduler as its one child: measure that.
+        scheduler = psutil.Process(cluster.scheduler.pid).children()[0].pid
+        idle = psutil.Process(scheduler).memory_info().rss
         peak, stop = [idle], threading.Event()
-        sampler = threading.Thread(target=_sample_memory, args=(cluster.scheduler.pid, peak, stop))
+        sampler = threading.Thread(target=_sample_memory, args=(scheduler, peak, stop))
         sampler.start()
         try:
             seconds = time_grading(root, "--scheduler", cluster.address, "--lean")
