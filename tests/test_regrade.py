@@ -101,3 +101,38 @@ def test_a_regrade_that_moves_nothing_says_so_and_new_students_are_listed() -> N
     )
     (hand,) = changes(same, {"ada": {"test_a": 1.0, "test_b": 0.5}})
     assert (hand.before, hand.after, hand.change) == (None, 1.5, None)
+
+
+def _regrade_calls(monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> tuple[int, list]:
+    """Run regrade's main on ``argv`` with grading and the snapshots recorded, not done."""
+    from autograder.grading import grade_class, regrade
+
+    calls: list = []
+    monkeypatch.setattr(grade_class, "main", lambda args: calls.append(("grade", args)) or 0)
+    monkeypatch.setattr(regrade, "snapshot", lambda root: calls.append(("snapshot", root)) or {})
+    monkeypatch.setattr(regrade, "write_report", lambda *a: (Path("r.csv"), ""))
+    try:
+        return regrade.main(argv), calls
+    except SystemExit as stop:  # argparse's way of refusing, as in grade_class
+        return stop.code, calls
+
+
+@pytest.mark.parametrize("argv", [["--stud", "ada"], ["--student=ada"], ["--st", "ada"]])
+def test_regrade_refuses_some_students_however_the_option_is_written(
+    monkeypatch: pytest.MonkeyPatch, argv: list[str]
+) -> None:
+    status, calls = _regrade_calls(monkeypatch, argv)
+    assert status == 2 and calls == []
+
+
+@pytest.mark.parametrize("root", [["--ro", "{x}"], ["--root", "{x}"], ["--root={x}"]])
+def test_regrade_snapshots_the_folder_grade_class_grades(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, root: list[str]
+) -> None:
+    argv = [arg.format(x=tmp_path) for arg in [*root, "--lean"]]
+    status, calls = _regrade_calls(monkeypatch, argv)
+    # Either both read the same folder, or regrade refuses before anything runs.
+    if status == 2:
+        assert calls == []
+    else:
+        assert calls == [("snapshot", tmp_path), ("grade", argv), ("snapshot", tmp_path)]

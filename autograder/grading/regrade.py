@@ -14,33 +14,53 @@ instructor, not the students.
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
 from autograder.grading import grade_class
 from autograder.reports.regrade_report import snapshot, write_report
 
+# The two of grade_class's options that regrade must read as grade_class does.
+WATCHED = ("--root", "--student")
 
-def course_root_of(argv: list[str]) -> Path:
-    """The ``--root`` among grade_class's options (default: this folder)."""
-    for index, arg in enumerate(argv):
-        if arg.startswith("--root="):
-            return Path(arg.removeprefix("--root=")).resolve()
-        if arg == "--root" and index + 1 < len(argv):
-            return Path(argv[index + 1]).resolve()
-    return Path.cwd().resolve()
+
+def parse(argv: list[str]) -> tuple[Path, list[str] | None]:
+    """The course root and the students among grade_class's options ``argv``.
+
+    grade_class's parser takes any unambiguous abbreviation (``--ro`` for ``--root``), which a
+    parser knowing only these two options could resolve otherwise; so an abbreviation of
+    either is refused here, and the rest is left to grade_class.
+
+    >>> parse(["--root=/course", "--lean"])
+    (PosixPath('/course'), None)
+    >>> parse(["--ro", "/course"])
+    Traceback (most recent call last):
+    ...
+    SystemExit: 2
+    """
+    parser = argparse.ArgumentParser(prog="regrade", allow_abbrev=False, add_help=False)
+    parser.add_argument("--root", type=Path, default=Path.cwd())
+    parser.add_argument("--student", action="append")
+    args, rest = parser.parse_known_args(argv)
+    for arg in rest:
+        name = arg.split("=", 1)[0]
+        shortened = [full for full in WATCHED if len(name) > 2 and full.startswith(name)]
+        if shortened:
+            parser.error(f"write {shortened[0]} in full, not {name}")
+    return args.root.resolve(), args.student
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    if any(arg == "--student" or arg.startswith("--student=") for arg in argv):
+    root, students = parse(argv)
+    if students is not None:
         print(
             "make regrade grades the whole class, so that nobody's changed grade goes unseen; "
             "to grade some students, use make autograde STUDENT=a,b",
             file=sys.stderr,
         )
         return 2
-    root = course_root_of(argv)
     before = snapshot(root)
     try:
         status = grade_class.main(argv)
