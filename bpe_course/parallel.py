@@ -1,11 +1,12 @@
 """Pre-tokenize and count a large text in worker processes, one piece at a time.
 
-:func:`count_chunks_parallel` streams files with ``bpe_course.shards.read_pieces``, hands each
-piece to one of ``workers`` processes through a short queue, and lets every worker keep its
-own running ``Counter``; at the end the workers' counters are added up. The result is exactly
-``chunk_counts`` of the whole text (the pieces are cut where a chunk ends), while memory
-holds a few pieces and one counter per worker, whose size is the number of distinct chunks,
-not the length of the text. With ``workers=1`` it counts in this process, with no worker.
+:func:`count_chunks_parallel` streams files with ``bpe_course.shards.read_pieces`` and hands
+each piece to a pool of ``workers`` processes (the standard library's
+``concurrent.futures.ProcessPoolExecutor``); each piece's ``Counter`` comes back and is added
+to the total. The result is exactly ``chunk_counts`` of the whole text (the pieces are cut
+where a chunk ends), while memory holds a few pieces, their counts and the total, whose size
+is the number of distinct chunks, not the length of the text. With ``workers=1`` it counts
+in this process, with no worker.
 
 But: it only counts. Training on the counts is ``bpe_course.arrays.learn_merges_arrays``, and
 ``bpe_course.large.train_on_files`` does both.
@@ -21,9 +22,10 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import queue
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 
 from bpe_course.pretokenize import pretokenize
 from bpe_course.shards import PIECE_BYTES, read_pieces
@@ -39,15 +41,8 @@ def default_workers() -> int:
         return os.cpu_count() or 1
 
 
-def _worker(pieces: multiprocessing.Queue, results: multiprocessing.Queue) -> None:
-    counts: Counter[str] = Counter()
-    try:
-        while (piece := pieces.get()) is not None:
-            counts.update(pretokenize(piece))
-    except BaseException as error:  # tell the parent instead of leaving it waiting
-        results.put(("error", f"{type(error).__name__}: {error}"))
-        return
-    results.put(("counts", counts))
+def _count(piece: str) -> Counter[str]:
+    return Counter(pretokenize(piece))
 
 
 def _context() -> multiprocessing.context.BaseContext:
@@ -66,61 +61,38 @@ def count_pieces(pieces: Iterable[str], workers: int | None = None) -> Counter[s
     workers = default_workers() if workers is None else workers
     if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
         raise ValueError(f"workers must be a whole number of 1 or more, got {workers!r}")
+    total: Counter[str] = Counter()
     if workers == 1:
-        counts: Counter[str] = Counter()
         for piece in pieces:
-            counts.update(pretokenize(piece))
-        return counts
-    context = _context()
-    # Two pieces waiting per worker keep every worker busy while bounding memory.
-    todo: multiprocessing.Queue = context.Queue(maxsize=2 * workers)
-    done: multiprocessing.Queue = context.Queue()
-    processes = [context.Process(target=_worker, args=(todo, done)) for _ in range(workers)]
-    for process in processes:
-        process.start()
-    try:
-        for piece in pieces:
-            _put(todo, piece, processes)
-        for _ in processes:
-            _put(todo, None, processes)
-        total: Counter[str] = Counter()
-        for _ in processes:
-            kind, value = _get(done, processes)
-            if kind == "error":
-                raise RuntimeError(f"a counting worker failed: {value}")
-            if not total:
-                total = value
-            else:
-                total.update(value)
+            total.update(pretokenize(piece))
         return total
-    finally:
-        for process in processes:
-            if process.is_alive():
-                process.terminate()
-            process.join()
-
-
-def _put(todo: multiprocessing.Queue, item: str | None, processes: list) -> None:
-    while True:
+    with ProcessPoolExecutor(workers, mp_context=_context()) as pool:
+        waiting: set[Future[Counter[str]]] = set()
         try:
-            todo.put(item, timeout=1)
-            return
-        except queue.Full:
-            _check_alive(processes)
+            for piece in pieces:
+                # Two pieces per worker keep every worker busy and bound memory; the pool's
+                # own map would read every piece of the text before the first is counted.
+                if len(waiting) >= 2 * workers:
+                    done, waiting = wait(waiting, return_when=FIRST_COMPLETED)
+                    _add(total, done)
+                waiting.add(pool.submit(_count, piece))
+            _add(total, wait(waiting).done)
+        except BaseException:
+            pool.shutdown(cancel_futures=True)
+            raise
+    return total
 
 
-def _get(done: multiprocessing.Queue, processes: list) -> tuple[str, object]:
-    while True:
+def _add(total: Counter[str], done: Iterable[Future[Counter[str]]]) -> None:
+    for future in done:
         try:
-            return done.get(timeout=1)
-        except queue.Empty:
-            _check_alive(processes)
-
-
-def _check_alive(processes: list) -> None:
-    dead = [p.exitcode for p in processes if not p.is_alive() and p.exitcode != 0]
-    if dead:
-        raise RuntimeError(f"a counting worker died (exit code {dead[0]}); out of memory?")
+            total.update(future.result())
+        except BrokenProcessPool as error:
+            raise RuntimeError("a counting worker died; out of memory?") from error
+        except Exception as error:  # the worker's own error, re-raised here by the pool
+            raise RuntimeError(
+                f"a counting worker failed: {type(error).__name__}: {error}"
+            ) from error
 
 
 def count_chunks_parallel(

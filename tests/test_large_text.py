@@ -8,9 +8,11 @@ merges and, replaying them on held-out text, leave exactly ``ChunkTable``'s numb
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -200,3 +202,50 @@ def test_the_grading_sandbox_refuses_the_engines_at_scale_too() -> None:
 @given(counts=words, n=st.integers(0, 25))
 def test_the_naive_loop_lesson_4_times_learns_the_same_merges(counts, n) -> None:
     assert naive_merges(counts, n) == learn_merges(counts, n)
+
+
+FORK = "fork" in multiprocessing.get_all_start_methods()
+# Pieces counted so far by the workers, seen by this process (fork shares it with them).
+COUNTED = multiprocessing.get_context("fork").Value("i", 0) if FORK else None
+
+
+def _count_and_tell(piece: str) -> Counter[str]:
+    counts = Counter(pretokenize(piece))
+    with COUNTED.get_lock():
+        COUNTED.value += 1
+    return counts
+
+
+def _die(piece: str) -> Counter[str]:
+    os._exit(3)
+
+
+@pytest.mark.skipif(not FORK, reason="the workers must share this process's memory")
+def test_the_pool_reads_pieces_only_a_few_ahead_of_the_workers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import bpe_course.parallel
+
+    monkeypatch.setattr(bpe_course.parallel, "_count", _count_and_tell)
+    COUNTED.value = 0
+    ahead = []
+
+    def pieces():
+        for number in range(300):
+            ahead.append(number - COUNTED.value)
+            yield f" piece{number} of text"
+
+    assert count_pieces(pieces(), workers=2)[" text"] == 300
+    # Two waiting per worker and one in each worker's hands; a pool's map reads them all.
+    assert max(ahead) <= 3 * 2 + 1, max(ahead)
+
+
+@pytest.mark.skipif(not FORK, reason="the workers must see the patched function")
+def test_a_worker_that_fails_or_dies_is_one_plain_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(RuntimeError, match="a counting worker failed: TypeError: pretokenize"):
+        count_pieces(["fine", b"bytes"], workers=2)  # type: ignore[list-item]
+    import bpe_course.parallel
+
+    monkeypatch.setattr(bpe_course.parallel, "_count", _die)
+    with pytest.raises(RuntimeError, match="a counting worker died"):
+        count_pieces(["a b", "c d"], workers=2)
