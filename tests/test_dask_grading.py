@@ -233,6 +233,9 @@ def test_a_killed_worker_costs_nothing(graded: tuple) -> None:
     assert f"graded {len(made)} submission(s)" in output and "on the Dask cluster at" in output
     results = json.loads((on_dask / "artifacts" / "grading" / "results.json").read_text())
     assert all(r["graded"] and r["jailed"] for r in results), results
+    import bpe_course
+
+    assert {r["course_version"] for r in results} == {bpe_course.__version__}
 
 
 @pytest.mark.parametrize("protocol", ["tls", "tcp"])

@@ -46,18 +46,22 @@ from autograder.isolation import bwrap
 from autograder.isolation.bwrap import why_unavailable
 from autograder.nbgrader_steps.inspect_submission import NOT_GRADED_KIND, printable
 from autograder.reports import summary
+from autograder.reports.export_grades import course_version
 from autograder.roster import read_roster, why_not_a_student
 
 
 def save_grading_results(course_root: Path, results: list[dict[str, Any]]) -> None:
-    """Keep what grading found about each student and the verdict of each of their test
-    cells, for the summary and the export; a student graded again replaces their entries."""
+    """Keep what grading found about each student (with the course version that graded
+    them) and the verdict of each of their test cells, for the summary and the export; a
+    student graded again replaces their entries."""
     graded = {r["student"] for r in results}
     path = course_root / RESULTS_RECORD
     path.parent.mkdir(parents=True, exist_ok=True)
     old = {r["student"]: r for r in json.loads(path.read_text())} if path.exists() else {}
+    version = course_version()  # a term's records name the course that graded them
     for result in results:
-        old[result["student"]] = {k: v for k, v in result.items() if k not in _KEPT_APART}
+        kept = {k: v for k, v in result.items() if k not in _KEPT_APART}
+        old[result["student"]] = {**kept, "course_version": version}
     path.write_text(json.dumps([old[s] for s in sorted(old)], indent=1))
     record = course_root / VERDICTS_RECORD
     kept = json.loads(record.read_text()) if record.exists() else []
