@@ -4,7 +4,8 @@ the instructor's own copy of the course.
     <hub root>/state/            root only: the hub's database, cookie secret, passwords
     <hub root>/exchange/         nbgrader's exchange, laid out with nbgrader's own modes
     <hub root>/config/common/    read by every account: the course id and the exchange for
-                                 nbgrader, Lab's news and update checks off
+                                 nbgrader, Lab's news and update checks off, the terminals'
+                                 shell (``terminal.bashrc``)
     <hub root>/config/student/   the instructor's tools (Formgrader, Create Assignment,
                                  Course List) switched off
     <instructor's home>/course/  the course (masters, solutions, grading code), theirs alone
@@ -48,6 +49,14 @@ EXCHANGE_MODES = {"": 0o755, "outbound": 0o755, "inbound": 0o2733, "feedback": 0
 # from renaming or deleting another's entries there (nbgrader checks only the low nine bits).
 EXCHANGE_ROOT_MODE = 0o1777
 NEWS_OFF = "@jupyterlab/apputils-extension:announcements"
+# Lab's terminals: a non-login bash (a login shell runs /etc/profile, which resets PATH) whose
+# rc file runs the account's own ~/.bashrc, then puts the course's Python back in front.
+TERMINAL_RC = (
+    "# Lab's terminals on the course's hub (written by hub/layout.py).\n"
+    "[ -f /etc/bash.bashrc ] && . /etc/bash.bashrc\n"
+    '[ -f "$HOME/.bashrc" ] && . "$HOME/.bashrc"\n'
+    '[ -n "$BPE_PATH_FIRST" ] && PATH="$BPE_PATH_FIRST:$PATH" && export PATH\n'
+)
 INSTRUCTOR_LAB_PLUGINS = (
     "@jupyter/nbgrader:formgrader",
     "@jupyter/nbgrader:create-assignment",
@@ -169,10 +178,16 @@ def write_role_settings(folder: HubFolder, course_id: str) -> None:
     write_json(
         folder.common / "labconfig" / "page_config.json", {"disabledExtensions": {NEWS_OFF: True}}
     )
+    rc = folder.common / "terminal.bashrc"
+    rc.write_text(TERMINAL_RC)
+    shell = ["/bin/bash", "--rcfile", str(rc), "-i"]
     server = {
         "LabApp": {"news_url": None, "check_for_updates_class": "jupyterlab.NeverCheckForUpdate"},
         # On for the instructor; the students' settings below turn it off with the Formgrader.
-        "ServerApp": {"jpserver_extensions": {"autograder.formgrader": True}},
+        "ServerApp": {
+            "jpserver_extensions": {"autograder.formgrader": True},
+            "terminado_settings": {"shell_command": shell},
+        },
     }
     write_json(folder.common / "jupyter_server_config.json", server)
     off = {name: True for name in INSTRUCTOR_LAB_PLUGINS}
