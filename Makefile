@@ -17,9 +17,18 @@ GRADING := PYTHONPATH=$(CURDIR) $(BIN)/python
 .PHONY: help venv lab test lint format notebooks bench clean clean-class widget autograde scheduler worker check-class \
   feedback export export-nbgrader canvas moodle check student-bundle mutants regrade solutions release-solutions hub hub-venv
 
-help:  ## list every target with what it does
-	@grep -hE '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | sort | \
-	  awk 'BEGIN {FS = ":.*?## "}; {printf "  make %-16s %s\n", $$1, $$2}'
+# make help's groups, by who runs each target; a target in none is listed under "Other".
+HELP_GROUPS := Students:venv,lab,check,widget,torch \
+  Instructors:notebooks,autograde,check-class,scheduler,worker,regrade,feedback,export,export-nbgrader,canvas,moodle,student-bundle,solutions,release-solutions,hub,hub-venv,clean-class \
+  Developers:help,test,test-fast,lint,format,bench,mutants,clean
+
+help:  ## list every target with what it does, grouped by who uses it
+	@grep -hE '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | \
+	  awk -v groups="$(HELP_GROUPS)" 'BEGIN {FS = ":.*?## "; n = split(groups, g, " "); \
+	    for (i = 1; i <= n; i++) { split(g[i], kv, ":"); names[i] = kv[1]; \
+	      m = split(kv[2], t, ","); for (j = 1; j <= m; j++) group[t[j]] = i } } \
+	    { k = ($$1 in group) ? group[$$1] : n + 1; lines[k] = lines[k] sprintf("  make %-18s %s\n", $$1, $$2) } \
+	    END { names[n + 1] = "Other"; for (i = 1; i <= n + 1; i++) if (i in lines) printf "%s\n%s", names[i] ":", lines[i] }'
 
 venv: $(STAMP)  ## make .venv and install everything the course needs (runs once per change)
 
