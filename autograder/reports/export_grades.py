@@ -4,6 +4,8 @@ Unlike ``nbgrader export`` (one number per student, whatever was scored), the to
 unless the status is ``graded``, and an exercise is blank where a person must decide. It reads
 the gradebook through ``summary.collect`` and the judged verdicts (``class_rows``, which the
 LMS files read too); ``late_penalty`` is nbgrader's, which the LMS files subtract, and
+``late`` says how late the submission was ('late by 2 min 5 s', from nbgrader's timestamp and
+the due date in the gradebook, blank when on time or with no due date), and
 ``course_version`` the version of ``bpe_course`` the file was written with. Every text cell
 is safe to open in a spreadsheet (``safe_csv``).
 
@@ -33,7 +35,16 @@ from autograder.course import (
 from autograder.reports.safe_csv import write_csv
 from autograder.reports.summary import StudentRow, collect
 
-COLUMNS = ("student_id", "status", "total", "max", *EXERCISES, "late_penalty", "course_version")
+COLUMNS = (
+    "student_id",
+    "status",
+    "total",
+    "max",
+    *EXERCISES,
+    "late",
+    "late_penalty",
+    "course_version",
+)
 
 
 def _waiting_for_person(course_root: Path) -> dict[str, set[str]]:
@@ -67,6 +78,7 @@ def export_row(row: StudentRow, waiting: set[str]) -> dict[str, str]:
         "status": row.status,
         "total": f"{row.total:g}" if graded else "",
         "max": f"{sum(row.maxima.values()):g}",
+        "late": row.late,
     }
     for name in EXERCISES:
         score = row.scores.get(name)

@@ -3,9 +3,10 @@
 ``collect`` reads the gradebook through nbgrader's API and the records grading left: each
 student's status (``course.Status``), each exercise's score (``—`` in the table, blank in
 ``summary.csv``, where nobody has given one: never 0), the visible tests the kernel and the
-judge saw differently, and notes. ``report`` prints it and writes ``summary.csv`` and
-``scores.png``, then the class's mistakes (``mistakes``: a table, ``mistakes.csv`` and
-``mistakes.png``).
+judge saw differently, how late the submission was (nbgrader's timestamp against the
+assignment's due date, both from the gradebook), and notes. ``report`` prints it and writes
+``summary.csv`` and ``scores.png``, then the class's mistakes (``mistakes``: a table,
+``mistakes.csv`` and ``mistakes.png``).
 
 But: it grades nothing and changes no gradebook.
 """
@@ -51,6 +52,7 @@ class StudentRow:
     scores: dict[str, float | None] = field(default_factory=dict)  # None: not graded yet
     maxima: dict[str, float] = field(default_factory=dict)
     nbgrader_total: float = 0.0
+    seconds_late: float = 0.0  # nbgrader's: the submission's timestamp less the due date
     disagreements: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -63,6 +65,25 @@ class StudentRow:
         if any(score is None for score in self.scores.values()):
             return None
         return sum(s for s in self.scores.values() if s is not None)
+
+    @property
+    def late(self) -> str:
+        """'late by …' when submitted after the due date, else ''."""
+        return f"late by {how_late(self.seconds_late)}" if self.seconds_late > 0 else ""
+
+
+def how_late(seconds: float) -> str:
+    """A duration as days, hours, minutes and seconds, the two largest that are not 0.
+
+    >>> how_late(3.4), how_late(125), how_late(90061)
+    ('3 s', '2 min 5 s', '1 d 1 h')
+    """
+    left, parts = round(seconds), []
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60), ("s", 1)):
+        if left >= size or (unit == "s" and not parts):
+            parts.append(f"{left // size} {unit}")
+            left %= size
+    return " ".join(parts[:2])
 
 
 def given_score(grade: Any) -> float | None:
@@ -96,6 +117,7 @@ def collect(course_root: Path) -> list[StudentRow]:
                 if result:  # graded (or refused) but not in the gradebook: never dropped
                     rows.append(_not_in_gradebook(course_root, student, result, problems))
                 continue
+            row.seconds_late = float(submission.total_seconds_late or 0.0)
             manual = False
             hand_notes: list[str] = []
             for notebook in submission.notebooks:
@@ -104,7 +126,8 @@ def collect(course_root: Path) -> list[StudentRow]:
                     if name is None:
                         continue
                     row.maxima[name] = row.maxima.get(name, 0.0) + grade.max_score
-                    row.nbgrader_total += grade.auto_score or 0.0
+                    # nbgrader's own sum, as its export has it: a hand score over the automatic.
+                    row.nbgrader_total += grade.score or 0.0
                     score = given_score(grade)
                     manual |= bool(grade.needs_manual_grade)
                     hand, auto = grade.manual_score, grade.auto_score
@@ -177,7 +200,7 @@ def _score_text(score: float | None, maximum: float) -> str:
 def write_csv(rows: list[StudentRow], path: Path) -> None:
     """``summary.csv``, every text cell safe to open in a spreadsheet (``safe_csv``)."""
     header = ["student", "status", "total", "max", *EXERCISES]
-    header += ["nbgrader_total", "disagreements", "notes"]
+    header += ["late", "nbgrader_total", "disagreements", "notes"]
     lines = []
     for row in rows:
         maximum = sum(row.maxima.values())
@@ -188,6 +211,7 @@ def write_csv(rows: list[StudentRow], path: Path) -> None:
                 "" if row.total is None else f"{row.total:g}",
                 f"{maximum:g}",
                 *["" if row.scores.get(n) is None else f"{row.scores[n]:g}" for n in EXERCISES],
+                row.late,
                 f"{row.nbgrader_total:g}",
                 " | ".join(row.disagreements),
                 " | ".join(row.notes),
@@ -235,7 +259,7 @@ def format_table(rows: list[StudentRow]) -> str:
         )
         lines.append(
             f"{printable(row.student)[:20]:<20} {_score_text(row.total, maximum):>7} {cells}"
-            f"  {row.status}"
+            f"  {row.status}{f' ({row.late})' if row.late else ''}"
         )
         for text in row.disagreements:
             lines.append(f"{'':<22}judged: {text}")

@@ -1,0 +1,55 @@
+"""Late work, as the gradebook records it, reaches the summary and grades.csv with how late.
+
+A due date set on the assignment (the Formgrader's Edit dialog, ``nbgrader db assignment add
+bpe --duedate=…`` and ``nbgrader_config.py`` all write it there) and nbgrader's submission
+timestamp are the only inputs. But: no grading runs; the submissions hold no notebooks.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime
+import os
+import sys
+from pathlib import Path
+
+from autograder.reports import export_grades, summary
+
+DUE = datetime.datetime(2026, 12, 1, 12, 0, 0)
+
+
+def make_gradebook(root: Path) -> None:
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gb:
+        gb.add_assignment("bpe", duedate=DUE)
+        for student, delay in (("early", -60), ("late", 3725), ("absent", None)):
+            gb.add_student(student)
+            if delay is not None:
+                stamp = DUE + datetime.timedelta(seconds=delay)
+                gb.add_submission("bpe", student, timestamp=stamp)
+
+
+def test_late_work_is_marked_late_with_how_late(tmp_path: Path, monkeypatch) -> None:
+    # nbgrader runs `alembic` from PATH when it makes a gradebook.
+    monkeypatch.setenv("PATH", str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"])
+    (tmp_path / "nbgrader_config.py").write_text("c = get_config()\n")
+    make_gradebook(tmp_path)
+    rows = {row.student: row for row in summary.collect(tmp_path)}
+    assert rows["late"].late == "late by 1 h 2 min" and rows["early"].late == ""
+    assert "(late by 1 h 2 min)" in summary.format_table(list(rows.values()))
+    summary.write_csv(list(rows.values()), tmp_path / "summary.csv")
+    with open(tmp_path / "summary.csv") as file:
+        table = {row["student"]: row for row in csv.DictReader(file)}
+    assert table["late"]["late"] == "late by 1 h 2 min" and table["early"]["late"] == ""
+    export_grades.write_grades(tmp_path, tmp_path / "grades.csv")
+    with open(tmp_path / "grades.csv") as file:
+        grades = {row["student_id"]: row for row in csv.DictReader(file)}
+    assert grades["late"]["late"] == "late by 1 h 2 min"
+    assert grades["early"]["late"] == grades["absent"]["late"] == ""
+
+
+def test_how_late_reads_as_a_person_would() -> None:
+    assert summary.how_late(0.4) == "0 s"
+    assert summary.how_late(59) == "59 s" and summary.how_late(60) == "1 min"
+    assert summary.how_late(2 * 86400 + 5) == "2 d 5 s"
