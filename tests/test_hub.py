@@ -52,8 +52,8 @@ from tests.support.synthetic import answer_cells
 
 browser = lab.browser  # the same Chromium as the other browser tests (skips without it)
 
-# The first test starts the hub and its accounts (up to 240 s) before its own steps.
-pytestmark = [pytest.mark.browser, pytest.mark.nbgrader, pytest.mark.timeout(1200)]
+# The first test may build the hub's venv (up to 1200 s) and starts the hub and its accounts.
+pytestmark = [pytest.mark.browser, pytest.mark.nbgrader, pytest.mark.timeout(1800)]
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "artifacts" / "hub"
