@@ -70,9 +70,12 @@ format: venv  ## apply ruff's formatting and safe fixes
 widget: venv  ## serve the "Watch it learn" widget alone with Voila, for a projector (WIDGET_PORT=8866)
 	$(BIN)/voila --port=$(WIDGET_PORT) --Voila.ip=127.0.0.1 bpe_course/watch_it_learn.ipynb
 
-notebooks: venv  ## regenerate notebooks/ from source/ (nbgrader); refuses to overwrite a notebook you changed unless FORCE=1
+notebooks: venv  ## regenerate release/bpe/ and notebooks/ from source/ (nbgrader); refuses to overwrite a notebook you changed unless FORCE=1
 	@# A notebook is safe to replace when it is what was last generated or what git holds.
+	@# A course copy with no notebooks/ (the hub's) has none to lose; every check comes
+	@# before generate_assignment changes the gradebook, so a refusal touches nothing.
 	@changed=""; for nb in notebooks/*.ipynb; do \
+	  [ -e "$$nb" ] || continue; \
 	  cmp -s "$$nb" "release/bpe/$$(basename $$nb)" 2>/dev/null || \
 	    git diff --quiet HEAD -- "$$nb" 2>/dev/null || changed="$$changed $$nb"; \
 	done; \
@@ -83,8 +86,9 @@ notebooks: venv  ## regenerate notebooks/ from source/ (nbgrader); refuses to ov
 	fi
 	@# nbgrader runs `alembic` from PATH when it creates a fresh gradebook.db.
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/nbgrader generate_assignment bpe --force --log-level=WARN
-	rm -f notebooks/*.ipynb
-	cp release/bpe/*.ipynb notebooks/
+	@# The new set is copied beside, then swapped in: notebooks/ holds the old set or the new.
+	rm -rf notebooks/.new && mkdir -p notebooks/.new && cp release/bpe/*.ipynb notebooks/.new/
+	rm -f notebooks/*.ipynb && mv notebooks/.new/*.ipynb notebooks/ && rmdir notebooks/.new
 
 # PyTorch is optional (lesson 4's PyTorch cell). Its CPU build: this machine's pip finds
 # torch==2.13.0+cpu among local wheels; elsewhere PyPI's Linux wheel is the large CUDA build,
