@@ -15,7 +15,8 @@ WIDGET_PORT ?= 8866
 GRADING := PYTHONPATH=$(CURDIR) $(BIN)/python
 
 .PHONY: help venv lab test lint format notebooks bench clean clean-class widget autograde scheduler worker check-class \
-  feedback export export-nbgrader canvas moodle check student-bundle mutants regrade solutions release-solutions hub hub-venv
+  feedback export export-nbgrader canvas moodle check student-bundle mutants regrade solutions release-solutions hub hub-venv \
+  hub-down
 
 # make help's groups, by who runs each target; a target in none is listed under "Other".
 HELP_GROUPS := Students:venv,lab,check,widget,torch \
@@ -168,6 +169,7 @@ HUB_VENV ?= /opt/bpe-course-hub/venv
 HUB_STAMP := $(HUB_VENV)/.installed
 STUDENTS ?= 3
 HUB_PORT ?= 8000
+HUB_ROOT ?= /srv/bpe-course-hub
 
 $(HUB_STAMP): requirements.txt pyproject.toml
 	$(HUB_PYTHON) -m venv $(HUB_VENV)
@@ -194,6 +196,11 @@ hub:  ## (root, Linux) a JupyterHub for a class on this machine: an instructor, 
 	@$(PYTHON) -m hub.preflight || exit 1
 	$(MAKE) --no-print-directory venv hub-venv hub/node_modules/.package-lock.json
 	$(GRADING) -m hub.run_hub --students $(STUDENTS) --port $(HUB_PORT) --venv $(HUB_VENV)
+
+hub-down:  ## (root) take the class down: export the grades (OUT=dir), then delete the accounts, $(HUB_ROOT) and the hub's environment (asks; FORCE=1 skips)
+	@# Any Python: the take-down needs only the standard library, and it deletes HUB_VENV.
+	$(PYTHON) -m hub.take_down --prefix bpe- --root $(HUB_ROOT) --venv $(HUB_VENV) \
+	  $(if $(OUT),--out $(OUT),) $(if $(filter 1,$(FORCE)),--yes,)
 
 # What holds students' work or grades: only `make clean-class` deletes it, and it asks.
 CLASS_DATA := submitted autograded feedback .exchange gradebook.db artifacts/grading \

@@ -2,6 +2,7 @@
 
     python -m hub.accounts list --prefix bpe-
     python -m hub.accounts remove --prefix bpe-      # asks; --yes skips the question
+    python -m hub.take_down                          # exports the grades, then all of the class
 
 Every name starts with one prefix (``bpe-instructor``, ``bpe-student1`` …), so a class is easy
 to recognise and to remove whole. Passwords are random, made once and kept in a file only root
@@ -117,6 +118,13 @@ def remove_accounts(prefix: str) -> list[str]:
     return [entry.pw_name for entry in entries]
 
 
+def answered_yes() -> bool:
+    try:
+        return input("type 'delete the class' to go on: ").strip() == "delete the class"
+    except EOFError:  # the input ended before an answer
+        return False
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("action", choices=["list", "remove"])
@@ -129,7 +137,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print("this deletes these accounts and everything in their homes (students' work):")
     print("".join(f"  {name}\n" for name in names), end="")
-    if not args.yes and input("type 'delete the class' to go on: ") != "delete the class":
+    if not args.yes and not sys.stdin.isatty():
+        print("no terminal to ask: kept everything (add --yes to remove without asking)")
+        return 1
+    if not args.yes and not answered_yes():
         print("kept everything")
         return 1
     print("deleted:", " ".join(remove_accounts(args.prefix)))
