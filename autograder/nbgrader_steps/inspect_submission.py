@@ -26,6 +26,8 @@ from autograder.nbgrader_steps.guarded_execute import KERNEL_LOST
 # Grading stopped for a reason that is not the student's (a kernel that cannot start, a worker
 # that cannot grade or keeps dying): nothing reaches the gradebook, earlier grades stay.
 NOT_GRADED_KIND = "not_graded"
+# What nbgrader's own submit and collect put beside the notebooks: never the student's extras.
+NBGRADER_FILES = {"timestamp.txt", "submission_secret.txt"}
 # How each kind of finding reads in the summary, and whether a person must look at it.
 _WORDING = {
     "missing_notebook": ("missing notebook", False),
@@ -131,7 +133,7 @@ def inspect_submission(
     problems: list[Problem] = []
     unreadable: set[str] = set()
     present = {p.name for p in submitted.iterdir()} if submitted.is_dir() else set()
-    for extra in sorted(present - {f"{name}.ipynb" for name in masters} - {"timestamp.txt"}):
+    for extra in sorted(present - {f"{name}.ipynb" for name in masters} - NBGRADER_FILES):
         problems.append(Problem("extra_file", "", extra))
     for name, master in masters.items():
         path = submitted / f"{name}.ipynb"
