@@ -10,6 +10,8 @@ can read; a second ``make hub`` keeps the accounts, their homes and their passwo
 
 >>> class_names("bpe-", 2)
 ('bpe-instructor', ['bpe-student1', 'bpe-student2'])
+>>> default_full_name("bpe-", "bpe-student2"), split_name("Ada King Lovelace")
+('Student 2', ('Ada King', 'Lovelace'))
 
 But: it needs root and the shadow tools (useradd, chpasswd, userdel); it lays out no course
 files (``hub.layout`` does) and starts nothing.
@@ -38,6 +40,29 @@ def class_names(prefix: str, students: int) -> tuple[str, list[str]]:
     return f"{prefix}{INSTRUCTOR}", [f"{prefix}{STUDENT}{k}" for k in range(1, students + 1)]
 
 
+def default_full_name(prefix: str, name: str) -> str:
+    """The full name a new account gets (its GECOS field), until a roster gives a real one."""
+    role = name.removeprefix(prefix)
+    if role.startswith(STUDENT) and role[len(STUDENT) :].isdigit():
+        return f"Student {role[len(STUDENT) :]}"
+    return role.capitalize()
+
+
+def full_name(name: str) -> str:
+    """The account's full name (the GECOS field's first part), as printable text, or ''."""
+    try:
+        gecos = pwd.getpwnam(name).pw_gecos.split(",")[0]
+    except KeyError:
+        return ""
+    return "".join(ch for ch in gecos if ch.isprintable()).strip()[:64]
+
+
+def split_name(full: str) -> tuple[str, str]:
+    """First and last name: the last word is the last name."""
+    first, _, last = full.strip().rpartition(" ")
+    return first, last
+
+
 def exists(name: str) -> bool:
     try:
         pwd.getpwnam(name)
@@ -46,11 +71,14 @@ def exists(name: str) -> bool:
         return False
 
 
-def ensure_account(name: str, homes: Path | None = None) -> Path:
-    """Make the account (with its own group and a home only it can open) unless it exists;
-    return its home. ``homes`` puts the home under that folder instead of /home."""
+def ensure_account(name: str, homes: Path | None = None, full: str = "") -> Path:
+    """Make the account (with its own group, a home only it can open and ``full`` as its
+    full name) unless it exists; return its home. ``homes`` puts the home under that folder
+    instead of /home."""
     if not exists(name):
         command = ["useradd", "--create-home", "--user-group", "--shell", "/bin/bash"]
+        if full:
+            command += ["--comment", full]
         if homes is not None:
             command += ["--home-dir", str(homes / name)]
         subprocess.run([*command, name], check=True)

@@ -19,6 +19,7 @@ overwrites an instructor's course that is already there.
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import shutil
@@ -109,31 +110,60 @@ def course_settings(course_root: Path) -> tuple[str, str]:
     return str(config.CourseDirectory.course_id), str(config.CourseDirectory.db_url)
 
 
+# Run as the instructor in their course: each student in the gradebook, with the names
+# roster.csv gives (autograder.roster reads it; a blank name leaves the gradebook's as it is).
+ENROLL = """\
+import sys
+from pathlib import Path
+from nbgrader.api import Gradebook
+from autograder.roster import read_roster
+roster = read_roster(Path.cwd()) or {}
+with Gradebook(sys.argv[1]) as gradebook:
+    for student in sys.argv[2:]:
+        row = roster.get(student)
+        names = {"first_name": row.first_name, "last_name": row.last_name} if row else {}
+        gradebook.update_or_create_student(student, **{k: v for k, v in names.items() if v})
+"""
+
+
 def enroll(students: list[str], course: Path, instructor: str, venv: Path) -> None:
     """Put every student in the instructor's gradebook, so one who never submits is listed
-    as such; run as the instructor, whose gradebook it is."""
+    as such, named as ``roster.csv`` names them (the Formgrader and nbgrader's export show
+    it); run as the instructor, whose gradebook it is."""
     _, db_url = course_settings(course)
-    code = (
-        "import sys\nfrom nbgrader.api import Gradebook\n"
-        "with Gradebook(sys.argv[1]) as gradebook:\n"
-        "    for student in sys.argv[2:]:\n"
-        "        gradebook.update_or_create_student(student)\n"
-    )
+    code = ENROLL
     runuser = shutil.which("runuser") or "/usr/sbin/runuser"
     command = [runuser, "-u", instructor, "--", str(venv / "bin" / "python"), "-c", code]
     env = {"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "HOME": str(course.parent)}
     subprocess.run([*command, db_url, *students], cwd=course, env=env, check=True)
 
 
-def write_roster(students: list[str], course: Path, uid: int, gid: int) -> Path:
+def write_roster(
+    students: list[str],
+    course: Path,
+    uid: int,
+    gid: int,
+    names: dict[str, tuple[str, str]] | None = None,
+) -> Path:
     """The course's ``roster.csv`` (``autograder.roster``) listing the hub's students, so
-    collect and autograde take no one else; kept if the instructor already wrote one."""
+    collect and autograde take no one else, with first and last names where ``names`` has
+    them (from the accounts); kept if the instructor already wrote one."""
     roster = course / "roster.csv"
     if not roster.exists():
-        roster.write_text("student_id\n" + "".join(f"{name}\n" for name in students))
+        rows = [["student_id", "first_name", "last_name"]]
+        for name in students:
+            first, last = (names or {}).get(name, ("", ""))
+            rows.append([name, _plain(first), _plain(last)])
+        with open(roster, "w", newline="") as file:
+            csv.writer(file, lineterminator="\n").writerows(rows)
         os.chown(roster, uid, gid)
         roster.chmod(0o600)
     return roster
+
+
+def _plain(text: str) -> str:
+    """A name as a spreadsheet shows it as text: no formula (OWASP's CSV injection)."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def write_json(path: Path, data: object) -> None:

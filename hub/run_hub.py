@@ -62,14 +62,15 @@ def prepare(args: argparse.Namespace) -> dict:
         homes.chmod(0o755)
     instructor, students = accounts.class_names(args.prefix, args.students)
     for name in [instructor, *students]:
-        accounts.ensure_account(name, homes)
+        accounts.ensure_account(name, homes, accounts.default_full_name(args.prefix, name))
     passwords = accounts.ensure_passwords([instructor, *students], folder.passwords)
     entry = accounts.pwd.getpwnam(instructor)
     course_id, _ = layout.course_settings(REPO)
     layout.make_exchange(folder, course_id, entry.pw_uid, entry.pw_gid)
     layout.write_role_settings(folder, course_id)
     course = layout.copy_course(REPO, Path(entry.pw_dir), entry.pw_uid, entry.pw_gid, args.venv)
-    layout.write_roster(students, course, entry.pw_uid, entry.pw_gid)
+    names = {name: accounts.split_name(accounts.full_name(name)) for name in students}
+    layout.write_roster(students, course, entry.pw_uid, entry.pw_gid, names)
     layout.enroll(students, course, instructor, args.venv)
     settings = {
         "bind_url": f"http://{args.ip}:{args.port}",
