@@ -6,6 +6,9 @@ from a fixed seed per exercise, the same under any ``PYTHONHASHSEED``) and ``"ex
 (the visible cell's inputs: ``bpe_course.examples`` for four exercises, and for
 merge_and_update its cell's stateful calls, rebuilt).
 
+Grading passes the term's secret and the student's id: both groups are then drawn for that
+student (the core cases by ``drawn``, keeping each one's purpose), the same at every regrade.
+
 But: it says nothing about expected answers; ``compare.reference`` knows those.
 
 >>> cases("merge_pair", "core")[0]
@@ -21,6 +24,7 @@ import random
 from collections.abc import Callable
 
 from autograder.course import EXERCISES
+from autograder.hidden_tests.drawn import draw
 from bpe_course.engine import index_pairs
 from bpe_course.examples import EXAMPLES as VISIBLE
 from bpe_course.examples import example_cases
@@ -279,25 +283,33 @@ _RANDOM: dict[str, Callable[[random.Random], list[Case]]] = {
 }
 _EXAMPLES: dict[str, Callable[[], list[Case]]] = {"merge_and_update": _merge_and_update_examples}
 # One seed per exercise, so adding cases to one exercise leaves the others unchanged. A
-# term's grading passes its secret (course.term_secret) so last term's cases buy nothing.
+# term's grading passes its secret (course.term_secret) and the student's id, which draw the
+# core cases anew (drawn.py) and seed the random ones: nobody else's cases buy anything.
 _SEEDS = {name: 2024 + i for i, name in enumerate(EXERCISES)}
 
 
-def _random_source(name: str, secret: str | None) -> random.Random:
+def _random_source(name: str, secret: str | None, student: str | None) -> random.Random:
     # A str seed is hashed with SHA-512 by random: the same on every machine and hash seed.
-    return random.Random(_SEEDS[name] if secret is None else f"{secret}/{name}")
+    if student is None:
+        return random.Random(_SEEDS[name] if secret is None else f"{secret}/{name}")
+    return random.Random(f"{secret}/{student}/{name}")
 
 
-def cases(name: str, group: str, secret: str | None = None) -> list[Case]:
+def cases(
+    name: str, group: str, secret: str | None = None, student: str | None = None
+) -> list[Case]:
     """The argument tuples exercise ``name`` is graded on in ``group`` ("core" or "random";
-    "examples" for merge_and_update). ``secret`` seeds the random group (default: a fixed
-    seed, for the masters' own hidden cells and the tests)."""
+    "examples" for merge_and_update). ``secret`` and ``student`` draw both groups for that
+    term and that student (``drawn``: the core cases keep their purpose, not their letters);
+    with neither, the fixed cases, for the masters' own hidden cells and the tests."""
     if name not in _CORE:
         raise ValueError(f"unknown exercise {name!r}; expected one of {', '.join(EXERCISES)}")
     if group == "core":
-        return _CORE[name]()
+        if secret is None and student is None:
+            return _CORE[name]()
+        return draw(name, _CORE[name](), f"{secret}/{student}")
     if group == "random":
-        return _RANDOM[name](_random_source(name, secret))
+        return _RANDOM[name](_random_source(name, secret, student))
     if group == EXAMPLES:
         if name in VISIBLE:
             return example_cases(name)
