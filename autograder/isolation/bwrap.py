@@ -8,9 +8,11 @@ visible (read-only), and a private ``/tmp`` and scratch folders, capped, in memo
 ``process_cap`` puts a process and all it starts under a pids cgroup (for root), named after
 the process that made it, so ``remove_orphaned_caps`` can remove those whose maker is gone.
 
-But: memory and file sizes are ``setrlimit``'s job (the judge's child and ``kernel_jail`` set
-them), and where bubblewrap
-or the cgroup cannot be had this module only says so: the callers decide whether to go on.
+``sandbox_cap`` adds a memory cgroup over the whole sandbox (the judge's).
+
+But: memory per process and file sizes are ``setrlimit``'s job (the judge's child and
+``kernel_jail`` set them), and where bubblewrap or a cgroup cannot be had this module only
+says so: the callers decide whether to go on.
 
 >>> Sandbox(visible=(Path("/srv/course/bpe_course"),)).command(["true"])[-5:]
 ['--ro-bind', '/srv/course/bpe_course', '/srv/course/bpe_course', '--', 'true']
@@ -36,6 +38,7 @@ SCRATCH_BYTES = 64 * 2**20  # a writable tmpfs holds this much, and is memory
 SHM_BYTES = 4 * 2**20  # /dev/shm: enough for semaphores, not for filling memory
 _TMP, _SHM = "/tmp", "/dev/shm"  # each sandbox's own, in memory
 _PIDS_ROOTS = (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup"))  # cgroup v1, then v2
+_MEMORY_ROOTS = (Path("/sys/fs/cgroup/memory"), Path("/sys/fs/cgroup"))  # cgroup v1, then v2
 _CAP_PREFIX = "bpe-grading-"  # then the cap's name and the pid of the process that made it
 
 
@@ -154,9 +157,17 @@ def why_unavailable() -> str:
 
 
 def _pids_root() -> Path | None:
-    for root in _PIDS_ROOTS:
+    return _root_of("pids", _PIDS_ROOTS)
+
+
+def _memory_root() -> Path | None:
+    return _root_of("memory", _MEMORY_ROOTS)
+
+
+def _root_of(controller: str, roots: tuple[Path, ...]) -> Path | None:
+    for root in roots:
         writable = (root / "cgroup.procs").exists() and os.access(root, os.W_OK)
-        if writable and (root.name == "pids" or "pids" in _v2_controllers(root)):
+        if writable and (root.name == controller or controller in _v2_controllers(root).split()):
             return root
     return None
 
@@ -187,12 +198,67 @@ def process_cap(name: str, max_processes: int) -> Iterator[Path | None]:
             _empty_and_remove(group)
 
 
+@contextlib.contextmanager
+def sandbox_cap(name: str, max_processes: int, memory_bytes: int | None) -> Iterator[tuple]:
+    """Caps over everything one sandbox starts, together: ``max_processes`` tasks (as
+    :func:`process_cap`) and ``memory_bytes`` of memory (none if None), a memory cgroup
+    (v1: ``memory.limit_in_bytes``, and ``memory.memsw.limit_in_bytes`` where swap is counted;
+    v2: ``memory.max`` with no swap, in the same group as the pids cap). Yields the
+    ``cgroup.procs`` files to put the sandbox in (:func:`in_cap` takes them); a cap that cannot
+    be made is left out, and each process's own ``setrlimit`` is then all that holds."""
+    with contextlib.ExitStack() as stack:
+        procs = stack.enter_context(process_cap(name, max_processes))
+        files = [procs] if procs else []
+        if memory_bytes:
+            shared = procs is not None and procs.parent.parent == _memory_root()
+            if shared:  # cgroup v2: one group per process, both controllers in it
+                _set_memory(procs.parent, memory_bytes)
+            else:
+                memory = stack.enter_context(_memory_cap(name, memory_bytes))
+                files += [memory] if memory else []
+        yield tuple(files)
+
+
+def _set_memory(group: Path, memory_bytes: int) -> bool:
+    """Write the memory limit of a cgroup of either version; False when it cannot be set."""
+    v1 = group.parent.name == "memory"
+    limits = ["memory.limit_in_bytes", "memory.memsw.limit_in_bytes"] if v1 else ["memory.max"]
+    limits += [] if v1 else ["memory.swap.max"]
+    try:
+        for i, limit in enumerate(limits):
+            value = "0" if limit == "memory.swap.max" else str(memory_bytes)
+            if i == 0 or (group / limit).exists():  # swap is counted only where it is on
+                (group / limit).write_text(value)
+    except OSError:
+        return False
+    return True
+
+
+@contextlib.contextmanager
+def _memory_cap(name: str, memory_bytes: int) -> Iterator[Path | None]:
+    root = _memory_root()
+    group = root / f"{_CAP_PREFIX}{name}-{os.getpid()}" if root else None
+    try:
+        if group is not None:
+            group.mkdir()
+            if not _set_memory(group, memory_bytes):
+                group.rmdir()
+                group = None
+    except OSError:
+        group = None
+    try:
+        yield group / "cgroup.procs" if group else None
+    finally:
+        if group is not None:
+            _empty_and_remove(group)
+
+
 def remove_orphaned_caps() -> list[Path]:
     """Remove the caps whose maker is gone (a grading worker killed mid-student); return them.
     Whatever still runs in one is killed first."""
-    root = _pids_root()
+    roots = dict.fromkeys(root for root in (_pids_root(), _memory_root()) if root)
     orphans = []
-    for group in root.glob(f"{_CAP_PREFIX}*") if root else []:
+    for group in (g for root in roots for g in root.glob(f"{_CAP_PREFIX}*")):
         maker = group.name.rsplit("-", 1)[-1]
         if maker.isascii() and maker.isdigit() and not process_alive(int(maker)):
             orphans.append(group)
@@ -225,11 +291,15 @@ def _empty_and_remove(group: Path) -> None:
         time.sleep(0.02)
 
 
-def in_cap(procs: Path | None, argv: list[str]) -> list[str]:
+def in_cap(procs: Path | tuple | None, argv: list[str]) -> list[str]:
     """``argv`` run by a shell that first puts itself (and so all it starts) under a cap from
-    :func:`process_cap`; ``argv`` as it is without one. No Python runs between fork and exec,
-    as a ``preexec_fn`` would, which can deadlock in a process with threads (a Dask worker)."""
-    if not procs:
+    :func:`process_cap` (or each of :func:`sandbox_cap`'s); ``argv`` as it is without one. No
+    Python runs between fork and exec, as a ``preexec_fn`` would, which can deadlock in a
+    process with threads (a Dask worker)."""
+    files = [procs] if isinstance(procs, Path) else [p for p in procs or () if p]
+    if not files:
         return list(argv)
-    join = '{ echo $$ > "$0"; } 2>/dev/null; exec "$@"'
-    return ["/bin/sh", "-c", join, str(procs), *argv]
+    joins = "; ".join(f'echo $$ > "${i}"' for i in range(len(files)))
+    shift = f"shift {len(files) - 1}; " if len(files) > 1 else ""
+    join = f'{{ {joins}; }} 2>/dev/null; {shift}exec "$@"'
+    return ["/bin/sh", "-c", join, *map(str, files), *argv]

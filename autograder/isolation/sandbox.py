@@ -1,9 +1,12 @@
 """Run a student's answer on the grading cases in a separate, limited process; get plain data back.
 
 ``run_answers`` runs ``sandbox_child.py``'s text with ``python -I`` in an empty folder, a bare
-environment, its own session, the memory and file-size limits it sets itself, a cap on its
-processes and, where bubblewrap works, a sandbox that shows it Python and the course library
-only (not the reference, the graders, any submission or the gradebook).
+environment, its own session, the memory and file-size limits it sets itself and, where
+bubblewrap works, a sandbox that shows it Python and the course library only (not the
+reference, the graders, any submission or the gradebook), with caps on the processes and the
+memory of everything in it together (cgroups, where the grader can make them). The cases go
+in one at a time, each after the previous one's outcome: the child holds only the inputs of
+the case it runs, never another case, group or expected result.
 Each group of cases has a time limit, started only by the step line the job says comes next;
 a group that runs out or dies fails from the case that was running, and the rest go to a fresh
 process, within one deadline for the whole call. Only ``plain.loads`` data comes back.
@@ -91,11 +94,12 @@ def _decode(text: str, args: tuple) -> Outcome:
 
 
 def _run_child(
-    job: dict, seconds: float, memory_gb: float, sandbox: Sandbox, until: float
+    job: dict, plan: list, seconds: float, memory_gb: float, sandbox: Sandbox, until: float
 ) -> tuple[list[dict], str]:
-    """Run one child on ``job``; return the result lines it wrote and, if it did not finish
-    cleanly, why. Each step (defining an exercise, each group of its cases) gets ``seconds``,
-    and the child is stopped at ``until`` (``time.monotonic``) whatever it writes."""
+    """Run one child on ``job`` and the cases of ``plan``, sent one at a time; return the
+    result lines it wrote and, if it did not finish cleanly, why. Each step (defining an
+    exercise, each group of its cases) gets ``seconds``, and the child is stopped at
+    ``until`` (``time.monotonic``) whatever it writes."""
     with tempfile.TemporaryDirectory(prefix="judge-sandbox-") as home:
         env = {"PATH": "/usr/bin:/bin", "HOME": home, "LANG": "C.UTF-8", "TMPDIR": home}
         # The child's own file is in a folder the child cannot see: pass its text instead. It
@@ -106,7 +110,9 @@ def _run_child(
         if confined():
             env.update(HOME="/tmp", TMPDIR="/tmp")
             command = sandbox.command(command)
-            cap_processes = bwrap.process_cap(f"judge-{os.getpid()}", _MAX_PROCESSES)
+            # Processes and memory over everything the answer starts, where cgroups allow.
+            whole = int(memory) or None
+            cap_processes = bwrap.sandbox_cap(f"judge-{os.getpid()}", _MAX_PROCESSES, whole)
         with cap_processes as cap:
             child = subprocess.Popen(
                 bwrap.in_cap(cap, command),
@@ -120,7 +126,7 @@ def _run_child(
             try:
                 cap_seconds = until - time.monotonic()
                 lines, timed_out = _read_lines(
-                    child, json.dumps(job).encode(), _steps(job), seconds, cap_seconds
+                    child, json.dumps(job).encode(), plan, seconds, cap_seconds
                 )
             finally:
                 _kill(child)
@@ -132,32 +138,33 @@ def _run_child(
 def _read_lines(
     child: subprocess.Popen,
     job: bytes,
-    expected_steps: list[dict],
+    plan: list,
     seconds: float,
     cap_seconds: float,
 ) -> tuple[list[dict], bool]:
-    """Send the job, then collect JSON lines until EOF, until a step runs out of time, or
-    until ``cap_seconds`` have passed since the start, whatever the child writes. Of the step
-    lines, only ``expected_steps``, in their order, are kept."""
+    """Send the job's line, then collect JSON lines until EOF, until a step runs out of time,
+    or until ``cap_seconds`` have passed since the start, whatever the child writes. ``plan``
+    lists the step lines the child writes and the cases it is sent, in order: of the step
+    lines only those, in their order, are kept, and each case is sent once the line before it
+    (its group's step line, or the previous case's outcome) has come, so the child never
+    holds more than the case it runs."""
     assert child.stdin is not None and child.stdout is not None
-    try:
-        child.stdin.write(job)
-        child.stdin.close()
-    except BrokenPipeError:  # the child died before reading its job
-        return [], False
+    feed = _Feed(child.stdin.fileno(), job + b"\n", plan)
     fd = child.stdout.fileno()
     start = time.monotonic()
     deadline = start + _STARTUP_SECONDS + seconds
     buffer, lines, size = b"", [], 0
-    steps = iter(expected_steps)
-    next_step = next(steps, None)
     with selectors.DefaultSelector() as selector:
         selector.register(fd, selectors.EVENT_READ)
         while True:
             left = min(deadline, start + cap_seconds) - time.monotonic()
             if left <= 0:
                 return lines, True
-            if not selector.select(timeout=left):
+            feed.watch(selector)
+            ready = {key.fd for key, _ in selector.select(timeout=left)}
+            if feed.fd in ready:
+                feed.write()
+            if fd not in ready:
                 continue
             chunk = os.read(fd, 1 << 16)
             size += len(chunk)
@@ -172,21 +179,79 @@ def _read_lines(
                 if "start" in line or "setup" in line:
                     # Only the step the job says comes next starts a fresh time limit; any
                     # other step line (written by the answer) is dropped.
-                    if line != next_step:
+                    if not feed.step(line):
                         continue
-                    next_step = next(steps, None)
                     deadline = time.monotonic() + seconds
+                else:
+                    feed.answered(line)
                 lines.append(line)
 
 
-def _steps(job: dict) -> list[dict]:
-    """The step lines the child writes for ``job``, in the order it writes them."""
-    steps: list[dict] = []
+class _Feed:
+    """The child's stdin: the job's line, then each case of the plan when its turn comes."""
+
+    def __init__(self, fd: int, job: bytes, plan: list) -> None:
+        self.fd, self.out, self.plan = fd, job, iter(plan)
+        self.next = next(self.plan, None)
+        self.running: tuple | None = None  # (name, group, index) of the case sent last
+        self.watched = self.gone = False
+        os.set_blocking(fd, False)
+
+    def step(self, line: dict) -> bool:
+        """True when ``line`` is the step line that comes next; then the case after it goes."""
+        if line != self.next:
+            return False
+        self.next = next(self.plan, None)
+        self._send_case()
+        return True
+
+    def answered(self, line: dict) -> None:
+        """An outcome line for the case the child holds sends the next case, if one is due."""
+        if (line["name"], line["group"], line["index"]) == self.running:
+            self.running = None
+            self._send_case()
+
+    def _send_case(self) -> None:
+        if type(self.next) is tuple:
+            name, group, index, text = self.next
+            self.running = (name, group, index)
+            self.out += text + b"\n"
+            self.next = next(self.plan, None)
+        self.write()
+
+    def write(self) -> None:
+        if not self.out or self.gone:
+            return
+        try:
+            self.out = self.out[os.write(self.fd, self.out) :]
+        except BlockingIOError:
+            return
+        except OSError:  # the child is gone; its end of the output ends the reading
+            self.out, self.gone = b"", True
+
+    def watch(self, selector: selectors.BaseSelector) -> None:
+        """Wait for room in the pipe only while there is something to send."""
+        wanted = bool(self.out) and not self.gone
+        if wanted and not self.watched:
+            selector.register(self.fd, selectors.EVENT_WRITE)
+        elif self.watched and not wanted:
+            with contextlib.suppress(KeyError, ValueError):
+                selector.unregister(self.fd)
+        self.watched = wanted
+
+
+def _plan(job: dict, cases: dict) -> list:
+    """The step lines the child writes for ``job`` and the cases it is sent, in order: per
+    exercise its setup line, then per group its start line and the text of each case."""
+    plan: list = []
     for exercise in job["exercises"]:
-        steps.append({"setup": exercise["name"]})
-        for group in dict.fromkeys(group for group, _, _ in exercise["cases"]):
-            steps.append({"start": [exercise["name"], group]})
-    return steps
+        name = exercise["name"]
+        plan.append({"setup": name})
+        for group, indices in exercise["groups"]:
+            plan.append({"start": [name, group]})
+            for i in indices:
+                plan.append((name, group, i, dumps(tuple(cases[name][group][i])).encode()))
+    return plan
 
 
 def _parse_line(raw: bytes) -> dict | None:
@@ -263,10 +328,9 @@ def run_answers(
             {
                 "name": name,
                 "statements": code[name],
-                "cases": [
-                    [g, i, dumps(tuple(args))]
+                "groups": [
+                    [g, [i for i, out in enumerate(results[name][g]) if out is None]]
                     for g in pending(name)
-                    for i, args in enumerate(cases[name][g])
                 ],
             }
             for name in todo
@@ -274,7 +338,7 @@ def run_answers(
         if time.monotonic() >= until:
             _fail_all(todo, pending, cases, results, _OUT_OF_TIME.format(until - start))
             break
-        lines, why = _run_child(job, seconds, memory_gb, sandbox, until)
+        lines, why = _run_child(job, _plan(job, cases), seconds, memory_gb, sandbox, until)
         started: set[str] = set()
         for line in lines:
             name, group, index = line.get("name"), line.get("group"), line.get("index")

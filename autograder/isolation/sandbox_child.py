@@ -1,11 +1,13 @@
 """The program that runs inside the judge's sandbox: it defines a student's answer and calls it.
 
 It first limits itself (memory, as its one argument says; file size; no core files), then
-reads one JSON job on stdin: the text of ``hidden_tests/plain.py`` and ``hidden_tests/run.py``
-(loaded under private names, so this process calls the very ``run_case`` the hidden tests
-call), the engine's parts to refuse, and per exercise the student's statements and the cases.
-It writes one JSON line per case, on a copy of stdout made before any student code ran, plus
-``{"setup": name}`` and ``{"start": [name, group]}`` lines from which the parent times each step.
+reads one JSON job line on stdin: the text of ``hidden_tests/plain.py`` and
+``hidden_tests/run.py`` (loaded under private names, so this process calls the very
+``run_case`` the hidden tests call), the engine's parts to refuse, and per exercise the
+student's statements and the indices of its cases by group; then each case, one line at a
+time, sent by the parent only after the previous case's outcome. It writes one JSON line per
+case, on a copy of stdout made before any student code ran, plus ``{"setup": name}`` and
+``{"start": [name, group]}`` lines from which the parent times each step.
 Before any student code runs, ``bpe_course.engine`` is replaced by a stand-in that refuses.
 
 But: it judges nothing, and uses only the standard library, run as ``python -I``.
@@ -123,16 +125,32 @@ def limit_self(memory_bytes: int) -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
+def run_one(name: str, func: object, missing: str, case_text: bytes, tools: tuple) -> str:
+    """One case's outcome as text. Its data lives only in this call, so while the answer
+    runs on the next case, nothing of this one is left to find."""
+    run, plain = tools
+    args = plain.loads(case_text.decode())
+    if callable(func):
+        outcome = run.run_case(name, func, args)
+        value, error, after = outcome.value, outcome.error, list(outcome.after)
+    else:
+        value, error, after = None, missing, list(args)
+    return plain.dumps([value, error, after])
+
+
 def main() -> None:
     limit_self(int(sys.argv[1]))  # no argument, no run: never without the limits
-    job = json.loads(sys.stdin.read())
+    # The job, then each case when its turn comes: the parent sends the next case only after
+    # this one's outcome, so this process never holds another case, group or expected result.
+    cases_in = os.fdopen(os.dup(0), "rb")
+    job = json.loads(cases_in.readline())
     results = os.fdopen(os.dup(1), "w", buffering=1)
     quiet = os.open(os.devnull, os.O_WRONLY)
     os.dup2(quiet, 1)
+    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
     sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
     sys.stdin = open(os.devnull)  # noqa: SIM115
     plain, run = load_tools(job["plain_src"], job["run_src"])
-    run_case, dumps, loads = run.run_case, plain.dumps, plain.loads
     refuse_engine(job["engine_modules"], job["engine_parts"])
 
     def send(line: dict) -> None:
@@ -145,19 +163,16 @@ def main() -> None:
         notes = run_statements(exercise["statements"], namespace)
         func = namespace.get(name)
         missing = f"NameError: name {name!r} is not defined" + (f" ({notes[0]})" if notes else "")
-        started = None
-        for group, index, args_text in exercise["cases"]:
-            if group != started:  # the parent's time limit for this group starts now
-                send({"start": [name, group]})
-                started = group
-            args = loads(args_text)
-            if callable(func):
-                outcome = run_case(name, func, args)
-                value, error, after = outcome.value, outcome.error, list(outcome.after)
-            else:
-                value, error, after = None, missing, list(args)
-            outcome_text = dumps([value, error, after])
-            send({"name": name, "group": group, "index": index, "outcome": outcome_text})
+        for group, indices in exercise["groups"]:
+            send({"start": [name, group]})  # the parent's time limit for this group starts now
+            for index in indices:
+                case_text = cases_in.readline()
+                if not case_text:  # the parent has stopped sending
+                    return
+                outcome_text = run_one(name, func, missing, case_text, (run, plain))
+                del case_text  # the next case must not find this one
+                send({"name": name, "group": group, "index": index, "outcome": outcome_text})
+                del outcome_text
     results.close()
 
 
