@@ -96,7 +96,7 @@ def test_the_feedback_page_offline_typesets_formulas_and_wraps_messages(
     page.context.route("**/*", offline)
     page.set_viewport_size({"width": 1000, "height": 900})
     page.goto(feedback_page.as_uri())
-    formula = page.locator("mjx-container svg").first
+    formula = page.locator("mjx-container mjx-math").first
     expect(formula).to_be_visible(timeout=30_000)  # typeset by the embedded MathJax
     assert page.locator("mjx-container").count() >= 5
     assert "$" not in page.locator(".text_cell_render").first.inner_text()
