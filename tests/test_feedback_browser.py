@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from autograder.isolation.bwrap import UNCONFINED
 from tests import test_browser as lab
 from tests.support.catalogue import CORRECT, WRONG
 from tests.support.scratch_course import make_scratch_course
@@ -65,6 +66,7 @@ def feedback_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     write_submission(root, "ada", wrong_answers(), [LESSON])
     bin_dir = str(Path(sys.executable).parent)
     env = dict(os.environ, PYTHONPATH=str(ROOT), PATH=bin_dir + os.pathsep + os.environ["PATH"])
+    env[UNCONFINED] = "1"  # a bare nbgrader autograde refuses to run kernels unconfined
     for step in ("autograde", "generate_feedback"):
         command = [sys.executable, "-m", "nbgrader", step, "bpe", "--force", "--log-level=WARN"]
         subprocess.run(command, cwd=root, env=env, check=True, capture_output=True, timeout=600)

@@ -27,6 +27,7 @@ from traitlets.config import Config
 
 import autograder.nbgrader_steps.markup_as_text
 from autograder.grading.grade_one import _nbgrader_config
+from autograder.isolation.bwrap import UNCONFINED
 from autograder.nbgrader_steps.feedback_page import FeedbackExporter
 from tests import test_browser as lab
 from tests.support.catalogue import CORRECT
@@ -85,6 +86,7 @@ def grade_course(root: Path, students: dict[str, bool]) -> None:
             add_hostile_cells(folder / LESSON)
     bin_dir = str(Path(sys.executable).parent)
     env = dict(os.environ, PYTHONPATH=str(ROOT), PATH=bin_dir + os.pathsep + os.environ["PATH"])
+    env[UNCONFINED] = "1"  # a bare nbgrader autograde refuses to run kernels unconfined
     for step in ("autograde", "generate_feedback"):
         command = [sys.executable, "-m", "nbgrader", step, "bpe", "--force", "--log-level=WARN"]
         subprocess.run(command, cwd=root, env=env, check=True, capture_output=True, timeout=600)

@@ -8,7 +8,10 @@ A notebook past its time budget (``budget`` seconds beyond the time limit of eac
 cells) is stopped the same way, so cell after cell that runs to the limit cannot hold a
 worker for hours.
 
-Its kernels are started and stopped without idle waits (``prompt_kernel``).
+Its kernels are started and stopped without idle waits (``prompt_kernel``). It runs a
+notebook only in the sandbox's kernel (``kernel_spec.JAIL_KERNEL``, which ``make autograde``
+sets up) unless grading unconfined was asked for, so a bare ``nbgrader autograde`` or the
+Formgrader's Autograde button cannot run a student's code as the instructor.
 
 But: a single cell that loops is nbgrader's timeout's business, memory is limited by the
 grading worker, and nothing here grades or trims cells (``lean_lessons`` does that).
@@ -16,6 +19,7 @@ grading worker, and nothing here grades or trims cells (``lean_lessons`` does th
 
 from __future__ import annotations
 
+import os
 import signal
 import time
 from typing import Any
@@ -26,6 +30,8 @@ from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import Execute
 from traitlets import Float
 
+from autograder.isolation.bwrap import UNCONFINED
+from autograder.isolation.kernel_spec import JAIL_KERNEL
 from autograder.nbgrader_steps.prompt_kernel import PromptKernelManager
 
 # The ename of the error output written into cells that could not run; the summary looks for it.
@@ -38,6 +44,24 @@ def lost_output(reason: str) -> NotebookNode:
     return NotebookNode(
         output_type="error", ename=KERNEL_LOST, evalue=text, traceback=[f"{KERNEL_LOST}: {text}"]
     )
+
+
+class UnconfinedKernelError(RuntimeError):
+    """A student's notebook was about to run outside the sandbox, as the instructor."""
+
+
+def refuse_unconfined(kernel_name: str) -> None:
+    """Stop unless the kernel is the sandboxed one ``make autograde`` sets up, or grading
+    unconfined was asked for: a bare ``nbgrader autograde`` or the Formgrader's Autograde
+    button would run the student's code as the instructor, beside the gradebook.
+
+    >>> refuse_unconfined(JAIL_KERNEL)
+    """
+    if kernel_name != JAIL_KERNEL and os.environ.get(UNCONFINED) != "1":
+        raise UnconfinedKernelError(
+            "refusing to run a student's notebook outside the sandbox: grade with `make "
+            f"autograde` (or set {UNCONFINED}=1 to run it unconfined, as yourself, on purpose)"
+        )
 
 
 class GuardedExecute(Execute):
@@ -53,6 +77,7 @@ class GuardedExecute(Execute):
         super().__init__(*args, **kwargs)
 
     def preprocess(self, nb: NotebookNode, resources: Any = None, km: Any = None) -> Any:
+        refuse_unconfined(self.kernel_name)
         self.kernel_lost_reason: str | None = None
         # Many cells that each run to the time limit would hold a worker for hours.
         tests = sum(1 for c in nb.cells if c.get("metadata", {}).get("nbgrader", {}).get("grade"))
