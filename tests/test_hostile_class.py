@@ -15,8 +15,9 @@ a notes file linked to the reference and a notebook linked to an honest student'
 
 In the sandbox: the honest students keep full marks and their files, the gradebook is whole,
 the attacker earns nothing, no process of theirs survives, the linker is refused for a
-person, and no feedback page shows a hidden test or the reference. The same class graded
-with ``unconfined=True`` shows each attack working, so each check can fail.
+person (its own notebook recorded unscored, nothing linked read), and no feedback page
+shows a hidden test or the reference. The same class graded with ``unconfined=True`` shows
+each attack working, so each check can fail.
 """
 
 from __future__ import annotations
@@ -312,7 +313,9 @@ def test_a_submission_with_links_is_refused_for_a_person(sandboxed) -> None:
     linker = sandboxed["rows"]["q-linker"]
     assert linker.status.startswith("needs manual grading: a link or special file")
     assert "notes.txt" in linker.status and "01_bpe_by_hand.ipynb" in linker.status
-    assert not (root / "autograded" / "q-linker").exists()
+    # Recorded for a person: only its own regular notebook reached autograded/, unscored.
+    kept = sorted(p.name for p in (root / "autograded" / "q-linker" / "bpe").glob("*.ipynb"))
+    assert kept == ["02_encoding_by_rank.ipynb"] and linker.total is None
     assert export_grades.main(["--root", str(root), "--out", "linked.csv"]) == 0
     with open(root / "linked.csv", newline="") as handle:
         exported = {row["student_id"]: row for row in csv.DictReader(handle)}
@@ -326,7 +329,7 @@ def test_no_feedback_shows_a_hidden_test_or_the_reference(sandboxed) -> None:
     command = [sys.executable, "-m", "nbgrader", "generate_feedback", "bpe", "--force"]
     subprocess.run([*command, "--log-level=ERROR"], cwd=root, env=env, check=True, timeout=600)
     pages = sorted((root / "feedback").rglob("*.html"))
-    assert {p.parts[-3] for p in pages} == {"a-honest", "z-honest", "m-attacker"}
+    assert {p.parts[-3] for p in pages} == {"a-honest", "z-honest", "m-attacker", "q-linker"}
     reference = (ROOT / "solutions" / "bpe.py").read_text()
     secret_lines = [line for line in reference.splitlines() if line.startswith("def ")]
     for page in pages:

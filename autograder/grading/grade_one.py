@@ -11,6 +11,7 @@ nothing itself: nbgrader runs the notebooks with the steps of ``nbgrader_steps``
 from __future__ import annotations
 
 import contextlib
+import datetime
 import json
 import logging
 import os
@@ -31,12 +32,20 @@ from nbgrader.utils import capture_log
 from traitlets.config.loader import PyFileConfigLoader
 
 from autograder.course import ASSIGNMENT, CODE_ROOT, RECORDS
-from autograder.grading.gradebook_rows import flag_ungraded, judged_scores_kept, student_rows
+from autograder.grading.gradebook_rows import (
+    flag_refused,
+    flag_ungraded,
+    judged_scores_kept,
+    student_rows,
+)
+from autograder.grading.refused import MAX_TIMESTAMP_BYTES, TIMESTAMP, reason, safe_copy
 from autograder.isolation import bwrap
 from autograder.isolation.kernel_home import remove_orphaned_homes, student_home
 from autograder.isolation.kernel_spec import KERNEL_PROCESSES, jail_kernels
 from autograder.nbgrader_steps.inspect_submission import (
+    MAX_NOTEBOOK_BYTES,
     NOT_GRADED_KIND,
+    REFUSED_KIND,
     Problem,
     has_graded_cells,
     inspect_submission,
@@ -156,9 +165,8 @@ def grade_submission(
     submitted = root / "submitted" / student / assignment
     released = root / "release" / assignment
     unsafe = unsafe_entries(submitted)
-    if unsafe:  # nothing of it reaches nbgrader, which would follow the links
-        problem = Problem("unsafe_file", "", ", ".join(unsafe)[:200])
-        return _not_graded(student, start, problem)
+    if unsafe:  # nbgrader would follow the links: it sees a copy of the regular files only
+        return record_refused(root, student, template_db, assignment, masters, unsafe, start)
     problems, unreadable = inspect_submission(
         submitted, masters, released if released.exists() else None
     )
@@ -222,17 +230,143 @@ def grade_submission(
     }
 
 
-def _not_graded(student: str, start: float, problem: Problem) -> dict[str, Any]:
+def record_refused(
+    root: Path,
+    student: str,
+    template_db: str,
+    assignment: str,
+    masters: dict[str, Any],
+    unsafe: list[str],
+    start: float,
+) -> dict[str, Any]:
+    """A submission holding a link or special file, recorded for a person and not graded.
+
+    Its notebooks that are regular files, copied without following any link, go through
+    nbgrader's sanitizing steps into ``autograded/`` with nothing executed; the student's rows
+    hold every notebook with no automatic score, every cell flagged, and the reason as each
+    answer cell's comment. Never raises; a failure here is the grader's (``NOT_GRADED_KIND``).
+    """
+    problems = [Problem(REFUSED_KIND, "", ", ".join(unsafe)[:200])]
+    scratch = Path(tempfile.mkdtemp(prefix=f"refused-{student}-", dir=scratch_root(root)))
+    rows: dict[str, Any] = {}
+    log = ""
+    try:
+        copy = scratch / "submitted" / student / assignment
+        kept, unreadable = _copy_regular_notebooks(root, student, assignment, masters, copy)
+        db_path = scratch / "gradebook.db"
+        shutil.copyfile(template_db, db_path)
+        _add_submission(db_path, student, assignment, _timestamp(copy))
+        if kept:
+            ok, log = _sanitize(root, scratch / "submitted", db_path, student, assignment)
+            kept = kept if ok else []
+        if not kept:
+            _empty_autograded(root, student, assignment)
+        flag_refused(db_path, student, reason(unsafe, kept, unreadable))
+        rows = student_rows(db_path, assignment, student)
+    except Exception as error:  # a bug here must not stop the class
+        rows, log = {}, "".join(traceback.format_exception(error))
+        why = f"recording a refused submission failed: {type(error).__name__}: {error}"[:200]
+        problems.append(Problem(NOT_GRADED_KIND, "", why))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     return {
         "student": student,
         "graded": False,
         "jailed": False,
         "seconds": time.perf_counter() - start,
-        "problems": [problem.as_dict()],
-        "rows": {},
+        "problems": [p.as_dict() for p in problems],
+        "rows": rows,
         "verdicts": [],
-        "log": "",
+        "log": log,
     }
+
+
+def _copy_regular_notebooks(
+    root: Path, student: str, assignment: str, masters: dict[str, Any], copy: Path
+) -> tuple[list[str], list[str]]:
+    """Copy the submission's regular-file notebooks and timestamp into ``copy``; return the
+    notebooks kept and those copied but not readable as notebooks (removed again)."""
+    limits = {f"{name}.ipynb": MAX_NOTEBOOK_BYTES for name in masters}
+    limits[TIMESTAMP] = MAX_TIMESTAMP_BYTES
+    copied = safe_copy(root / "submitted", student, assignment, limits, copy)
+    _, bad = inspect_submission(copy, masters, None)
+    unreadable = sorted(f"{name}.ipynb" for name in bad)
+    for name in unreadable:
+        (copy / name).unlink()
+    kept = sorted(n for n in copied if n != TIMESTAMP and n not in unreadable)
+    return kept, unreadable
+
+
+def _timestamp(copy: Path) -> datetime.datetime | None:
+    """The copy's submission time; a timestamp nbgrader cannot read is dropped, since its
+    reader then fails the whole submission."""
+    from nbgrader.utils import parse_utc
+
+    path = copy / TIMESTAMP
+    if not path.exists():
+        return None
+    try:
+        return parse_utc(path.read_text().strip())
+    except (ValueError, OverflowError, UnicodeDecodeError):
+        path.unlink()
+        return None
+
+
+def _add_submission(
+    db_path: Path, student: str, assignment: str, timestamp: datetime.datetime | None
+) -> None:
+    """The student and a submission of every notebook of ``assignment``, nothing scored."""
+    from nbgrader.api import Gradebook
+
+    when = {"timestamp": timestamp} if timestamp else {}
+    with Gradebook(f"sqlite:///{db_path}") as gb:
+        gb.update_or_create_student(student)
+        gb.update_or_create_submission(assignment, student, **when)
+
+
+# What nbgrader does to a refused submission's notebooks after its sanitizing steps (outputs
+# cleared, locked cells restored): the course's markup guard, and nothing that runs or scores.
+_RECORD_ONLY = [
+    "nbconvert.preprocessors.ClearMetadataPreprocessor",
+    "autograder.nbgrader_steps.markup_as_text.MarkupAsText",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+
+
+def _sanitize(
+    root: Path, submitted: Path, db_path: Path, student: str, assignment: str
+) -> tuple[bool, str]:
+    """nbgrader's autograde of the copy in ``submitted`` with nothing executed or scored, into
+    ``autograded/<student>/<assignment>``; returns whether it succeeded, and its log."""
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
+    config.CourseDirectory.root = str(root)
+    config.CourseDirectory.db_url = f"sqlite:///{db_path}"
+    # Relative: nbgrader puts the folder, unescaped, into a pattern after the escaped root.
+    config.CourseDirectory.submitted_directory = os.path.relpath(submitted, root)
+    config.Autograde.autograde_preprocessors = list(_RECORD_ONLY)
+    config.MarkupAsText.course_root = str(root)
+    coursedir = CourseDirectory(config=config)
+    coursedir.assignment_id = assignment
+    coursedir.student_id = student
+    app = Autograde(coursedir=coursedir, config=config)
+    app.force = True
+    app.create_student = True
+    outcome = capture_log(app)
+    return bool(outcome["success"]), outcome.get("log", "") + outcome.get("error", "")
+
+
+def _empty_autograded(root: Path, student: str, assignment: str) -> None:
+    """An empty ``autograded/<student>/<assignment>``, so the Formgrader lists the submission
+    (it shows no earlier notebook): what an earlier grading left there goes."""
+    parent = root / "autograded" / student
+    if parent.is_symlink() or parent.parent.is_symlink():
+        return
+    folder = parent / assignment
+    if folder.is_symlink() or folder.is_file():
+        folder.unlink()
+    elif folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
 
 
 def _read_verdicts(record: Path) -> list[dict[str, Any]]:

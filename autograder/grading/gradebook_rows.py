@@ -4,7 +4,8 @@ Parallel grading gives each submission a private copy of the gradebook, so no tw
 write the same SQLite file: ``make_template`` strips a copy of the class gradebook down to the
 assignment, ``student_rows`` reads back what nbgrader wrote for one student, and
 ``merge_student`` writes them into the class gradebook in one transaction, replacing the
-earlier automatic grading of that student but keeping every hand score and comment.
+earlier automatic grading of that student but keeping every hand score and comment;
+``flag_ungraded`` and ``flag_refused`` leave scores to a person.
 
 But: it does not grade, and it relies on nbgrader's schema (gradebook version 0.9: results
 in ``submitted_assignment``, ``submitted_notebook``, ``grade`` and ``comment``, keyed by UUID
@@ -186,4 +187,27 @@ def flag_ungraded(db_path: Path, notebooks: Iterable[str], student: str) -> None
             " JOIN notebook n ON sn.notebook_id = n.id"
             f" WHERE sa.student_id = ? AND n.name IN ({marks}))",
             (student, *names),
+        )
+
+
+def flag_refused(db_path: Path, student: str, comment: str) -> None:
+    """Leave every score of ``student``'s submission to a person: no automatic score, every
+    cell and notebook flagged, and ``comment`` as the automatic comment of every answer cell
+    (the Formgrader's grading view shows it in the cell's comment box)."""
+    notebooks = (
+        "SELECT sn.id FROM submitted_notebook sn"
+        " JOIN submitted_assignment sa ON sn.assignment_id = sa.id WHERE sa.student_id = ?"
+    )
+    with sqlite3.connect(db_path) as db:
+        db.execute(
+            "UPDATE grade SET auto_score = NULL, needs_manual_grade = 1"
+            f" WHERE notebook_id IN ({notebooks})",
+            (student,),
+        )
+        db.execute(
+            f"UPDATE comment SET auto_comment = ? WHERE notebook_id IN ({notebooks})",
+            (comment, student),
+        )
+        db.execute(
+            f"UPDATE submitted_notebook SET flagged = 1 WHERE id IN ({notebooks})", (student,)
         )

@@ -26,6 +26,9 @@ from autograder.nbgrader_steps.guarded_execute import KERNEL_LOST
 # Grading stopped for a reason that is not the student's (a kernel that cannot start, a worker
 # that cannot grade or keeps dying): nothing reaches the gradebook, earlier grades stay.
 NOT_GRADED_KIND = "not_graded"
+# A link or special file in the submission: nothing of it runs, its regular-file notebooks
+# reach the gradebook and the Formgrader unscored, for a person.
+REFUSED_KIND = "unsafe_file"
 # What nbgrader's own submit and collect put beside the notebooks: never the student's extras.
 NBGRADER_FILES = {"timestamp.txt", "submission_secret.txt"}
 # How each kind of finding reads in the summary, and whether a person must look at it.
@@ -42,7 +45,11 @@ _WORDING = {
     "grading_error": ("grading failed", True),
     NOT_GRADED_KIND: ("not graded", True),
     "unconfined": ("graded without the sandbox", False),
-    "unsafe_file": ("a link or special file in the submission, so it was not graded", True),
+    REFUSED_KIND: (
+        "a link or special file in the submission, never opened; the rest waits in the "
+        "Formgrader for a person",
+        True,
+    ),
     "judge_mismatch": ("a stored score differs from the judged one", True),
     "too_large": ("a notebook too large to grade, left for a person", True),
 }
@@ -111,9 +118,10 @@ def read_notebook(path: Path) -> nbformat.NotebookNode:
 
 
 def unsafe_entries(submitted: Path) -> list[str]:
-    """Every link or special file in a submission (paths relative to it). nbgrader follows
-    links when it copies and writes, so a submission holding one is not graded at all."""
-    if submitted.is_symlink():
+    """Every link or special file in a submission (paths relative to it), the submission's
+    folders themselves included. nbgrader follows links when it copies and writes, so a
+    submission holding one is not graded (``grade_one.record_refused`` records it)."""
+    if submitted.is_symlink() or submitted.parent.is_symlink():
         return ["."]
     found = []
     for folder, dirs, files in os.walk(submitted):

@@ -33,7 +33,12 @@ from autograder.course import (
     class_db_path,
     exercise_of,
 )
-from autograder.nbgrader_steps.inspect_submission import NOT_GRADED_KIND, Problem, printable
+from autograder.nbgrader_steps.inspect_submission import (
+    NOT_GRADED_KIND,
+    REFUSED_KIND,
+    Problem,
+    printable,
+)
 from autograder.nbgrader_steps.judge_answers import exercises_of
 from autograder.reports import mistakes, safe_csv
 
@@ -138,7 +143,9 @@ def collect(course_root: Path) -> list[StudentRow]:
                         )
                     old = row.scores.get(name, 0.0)
                     row.scores[name] = None if score is None or old is None else old + score
-            failed = result and not result.get("graded", True)
+            # A refused submission is in the gradebook for a person: it did not fail.
+            refused = any(p.kind == REFUSED_KIND for p in problems)
+            failed = result and not result.get("graded", True) and not refused
             reasons = [p.text() for p in problems if p.needs_person]
             if _not_graded(problems):
                 row.state = Status(NOT_GRADED, tuple(_not_graded(problems)))

@@ -1,0 +1,126 @@
+"""The readable part of a refused submission (one holding a link or special file), copied safely.
+
+``safe_copy`` copies the named files of ``submitted/<student>/<assignment>`` that are regular
+files into a scratch folder without following any link: each folder is opened relative to
+the one above it with ``O_NOFOLLOW``, and each file only after ``lstat`` says it is regular,
+with ``O_NOFOLLOW | O_NONBLOCK`` (a FIFO swapped in cannot block), checked again with
+``fstat`` (same file, still regular) and read by descriptor up to a size limit.
+``reason`` is what the gradebook's comments tell the person who grades it.
+
+But: it runs no student code, gives no score and writes no gradebook (``grade_one`` hands
+the copy to nbgrader with nothing executed; ``gradebook_rows.flag_refused`` leaves every score
+to a person).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from pathlib import Path
+
+_FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+TIMESTAMP = "timestamp.txt"
+MAX_TIMESTAMP_BYTES = 1024
+
+
+def read_regular(folder: int, name: str, limit: int) -> bytes | None:
+    """The bytes of the regular file ``name`` in the open folder ``folder``, or None when it
+    is anything else (a link, a FIFO, a folder), changed while opened, or over ``limit``."""
+    try:
+        seen = os.stat(name, dir_fd=folder, follow_symlinks=False)
+        if not stat.S_ISREG(seen.st_mode) or seen.st_size > limit:
+            return None
+        fd = os.open(name, _FILE, dir_fd=folder)
+    except OSError:
+        return None
+    try:
+        opened = os.fstat(fd)
+        same = (opened.st_dev, opened.st_ino) == (seen.st_dev, seen.st_ino)
+        if not (stat.S_ISREG(opened.st_mode) and same):
+            return None
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+            size += len(chunk)
+        return None  # grew past the limit while read
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _open_submission(submitted: Path, student: str, assignment: str) -> int | None:
+    """A descriptor of ``submitted/<student>/<assignment>``, reached through no link."""
+    try:
+        fd = os.open(submitted, _FOLDER & ~os.O_NOFOLLOW)  # the instructor's own folder
+    except OSError:
+        return None
+    for part in (student, assignment):
+        try:
+            below: int | None = os.open(part, _FOLDER, dir_fd=fd)
+        except OSError:
+            below = None
+        finally:
+            os.close(fd)
+        if below is None:
+            return None
+        fd = below
+    return fd
+
+
+def safe_copy(
+    submitted: Path, student: str, assignment: str, limits: dict[str, int], target: Path
+) -> list[str]:
+    """Copy each file named in ``limits`` (name -> most bytes) that is a regular file of the
+    submission into ``target`` (created); return the names copied."""
+    folder = _open_submission(submitted, student, assignment)
+    if folder is None:
+        return []
+    target.mkdir(parents=True, exist_ok=True)
+    copied = []
+    try:
+        for name, limit in limits.items():
+            data = read_regular(folder, name, limit)
+            if data is not None:
+                (target / name).write_bytes(data)
+                copied.append(name)
+    finally:
+        os.close(folder)
+    return copied
+
+
+def shown(name: str) -> str:
+    """A file name as the reason shows it: anything but letters, digits and ``._-/ `` as ``?``,
+    so a name is never markup, a formula's start or a terminal's escape.
+
+    >>> shown("<img src=x>.txt")
+    '?img src?x?.txt'
+    """
+    return re.sub(r"[^A-Za-z0-9._/ -]", "?", name)[:80]
+
+
+def reason(refused: list[str], kept: list[str], unreadable: list[str]) -> str:
+    """What a person reads on every answer cell of a refused submission.
+
+    >>> reason(["notes.txt"], ["02.ipynb"], [])[:60]
+    'Not graded automatically: this submission holds a link or sp'
+    """
+    names = ", ".join(shown(name) for name in refused[:20])
+    more = f" and {len(refused) - 20} more" if len(refused) > 20 else ""
+    text = (
+        f"Not graded automatically: this submission holds a link or special file ({names}{more}),"
+        " which the grader never opens, so no code of it ran and no score was given."
+    )
+    if kept:
+        text += f" The notebooks that were regular files are here ({', '.join(kept)}): grade them"
+        text += " by hand."
+    else:
+        text += " No notebook of it was a regular file: there is nothing here to grade."
+    if unreadable:
+        text += f" Not readable as notebooks: {', '.join(shown(n) for n in unreadable)}."
+    return text
