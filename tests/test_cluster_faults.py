@@ -175,7 +175,11 @@ def test_another_account_is_refused_by_the_scheduler_make_scheduler_starts(
         wait_listening(port, scheduler, log)
         with Client(f"tls://127.0.0.1:{port}", security=security(course), timeout=30) as client:
             assert client.scheduler_info()["type"] == "Scheduler"  # the course's certificate
-        probe = PROBE.format(port=port, key=tls_files(course).key)
+        import psutil
+
+        dask_scheduler = psutil.Process(scheduler.pid).children()[0]
+        ports = sorted({c.laddr.port for c in dask_scheduler.net_connections("tcp")} - {port})
+        probe = PROBE.format(port=port, key=tls_files(course).key, http=ports)
         other = ["setpriv", f"--reuid={OTHER_ACCOUNT}", f"--regid={OTHER_ACCOUNT}"]
         done = subprocess.run(
             [*other, "--clear-groups", "/usr/bin/python3", "-I", "-c", probe],
@@ -184,7 +188,9 @@ def test_another_account_is_refused_by_the_scheduler_make_scheduler_starts(
     finally:
         stop(scheduler)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["key:", "unreadable", "tls:", "refused", "tcp:", "refused"]
+    said = done.stdout.split()
+    assert said[:6] == ["key:", "unreadable", "tls:", "refused", "tcp:", "refused"], said
+    assert said[6:] == ["http:", "nothing"], f"Dask's pages about the cluster: {said}"
     folder = tls_files(course).key.parent
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700
     assert {stat.S_IMODE(p.stat().st_mode) for p in folder.iterdir()} == {0o600}
@@ -213,4 +219,14 @@ context = ssl.create_default_context()
 context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
 print("tls:", talk(lambda raw: context.wrap_socket(raw)))
 print("tcp:", talk(lambda raw: raw))
+import urllib.request
+shown = []
+for http in {http}:  # Dask's HTTP server: pages naming workers, tasks (students), logs
+    for page in ("json/identity.json", "info/main/workers.html", "info/main/logs.html"):
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{{http}}/{{page}}", timeout=5) as r:
+                shown.append(page)
+        except OSError:
+            pass
+print("http:", " ".join(shown) or "nothing")
 """

@@ -27,6 +27,9 @@ from pathlib import Path
 
 from autograder.course import CODE_ROOT
 
+# Dask serves pages about the cluster (workers, task keys naming students, logs) over plain
+# HTTP to anyone who reaches the port, dashboard or not: no routes at all.
+HTTP_OFF = {"distributed.scheduler.http.routes": [], "distributed.worker.http.routes": []}
 TLS_FOLDER = ".dask-tls"  # under the course root; in .gitignore and the sandbox never shows it
 DEFAULT_PORT = 8786
 
@@ -87,7 +90,8 @@ def _tls_options(files: TlsFiles) -> list[str]:
 def scheduler_command(course_root: Path, port: int, host: str | None) -> list[str]:
     """``dask scheduler`` on TLS, no dashboard (it would be open to every account)."""
     command = [sys.executable, "-m", "distributed.cli.dask_scheduler", "--protocol", "tls"]
-    command += ["--port", str(port), "--no-dashboard", *_tls_options(tls_files(course_root))]
+    command += ["--port", str(port), "--no-dashboard", "--dashboard-address", "127.0.0.1:0"]
+    command += _tls_options(tls_files(course_root))
     return command + (["--host", host] if host else [])
 
 
@@ -103,6 +107,8 @@ def worker_command(course_root: Path, address: str, workers: int, scratch: Path)
 def environment(scratch: Path) -> dict[str, str]:
     """The course's grading code on the path, and Dask's temporary directory private."""
     env = dict(os.environ, PYTHONPATH=str(CODE_ROOT), DASK_TEMPORARY_DIRECTORY=str(scratch))
+    env.update(DASK_DISTRIBUTED__SCHEDULER__HTTP__ROUTES="[]")
+    env.update(DASK_DISTRIBUTED__WORKER__HTTP__ROUTES="[]")
     env.setdefault("MPLBACKEND", "Agg")
     return env
 

@@ -42,7 +42,7 @@ from distributed.scheduler import KilledWorker
 from distributed.security import Security
 
 from autograder.course import ASSIGNMENT
-from autograder.grading.cluster import security
+from autograder.grading.cluster import HTTP_OFF, security
 from autograder.grading.grade_one import DEFAULT_MEMORY_GB, grade_submission, prepare_worker
 from autograder.grading.ready import why_cannot_grade
 from autograder.grading.trusted_paths import refusal, untrusted_entries
@@ -57,6 +57,7 @@ _ONE_STUDENT = threading.Lock()  # the kernels' sandbox and home live in os.envi
 _QUIET_WORKERS = {
     "distributed.worker.profile.enabled": False,
     "distributed.admin.system-monitor.gil.enabled": False,
+    **HTTP_OFF,
 }
 
 
