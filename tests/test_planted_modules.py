@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.grading.trusted_paths import untrusted_entries
+from autograder.grading.trusted_paths import untrusted_entries, why_untrusted
 from autograder.isolation import bwrap
 from tests.conftest import ROOT
 from tests.support.catalogue import CORRECT
@@ -194,3 +194,27 @@ def test_the_check_refuses_a_folder_another_account_can_change(
 def test_this_machines_own_paths_pass_the_check() -> None:
     """The control of the refusals: the suite's own environment is trusted."""
     assert untrusted_entries() == []
+
+
+def test_the_check_runs_before_grading_imports_what_it_guards(tmp_path: Path) -> None:
+    """A ``tqdm.py`` in a writable folder on PYTHONPATH: refused before it could load."""
+    planted = tmp_path / "open"
+    planted.mkdir(mode=0o777)
+    planted.chmod(0o777)
+    marker = tmp_path / "ran"
+    (planted / "tqdm.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\n")
+    (tmp_path / "submitted" / "ada" / "bpe").mkdir(parents=True)
+    shutil.copy(ROOT / "nbgrader_config.py", tmp_path)
+    env = dict(os.environ, PYTHONPATH=f"{ROOT}{os.pathsep}{planted}")
+    command = [sys.executable, "-m", "autograder.grading.grade_class", "--root", str(tmp_path)]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and "refusing to grade" in done.stdout + done.stderr
+    assert not marker.exists(), "the planted module ran before the check"
+
+
+def test_a_link_another_account_owns_in_a_sticky_folder_is_refused(shared_tmp: Path) -> None:
+    """Its owner may re-point it after the check: the link's owner counts, not only its
+    target's."""
+    link = shared_tmp / "lib-link"
+    as_other('ln -s /usr/lib "$1"', str(link))
+    assert "is a link another account owns" in (why_untrusted(str(link / "python3")) or "")

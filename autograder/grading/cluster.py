@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.course import CODE_ROOT
+from autograder.grading.trusted_paths import refuse_untrusted
 
 # Dask serves pages about the cluster (workers, task keys naming students, logs) over plain
 # HTTP to anyone who reaches the port, dashboard or not: no routes at all.
@@ -124,6 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     worker.add_argument("address", help="the scheduler, tls://HOST:PORT")
     worker.add_argument("--nworkers", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args(argv)
+    refuse_untrusted(f"the Dask {args.role}")  # before Dask, which it would start, is imported
     root = args.root.resolve()
     if args.role == "worker" and not args.address.startswith("tls://"):
         parser.error(f"the scheduler's address must start with tls:// (got {args.address!r})")

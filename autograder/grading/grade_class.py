@@ -13,6 +13,11 @@ be reached stops the run before anything is written.
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # before any other import: a planted module would run as it loads
+    from autograder.grading.trusted_paths import refuse_untrusted
+
+    refuse_untrusted("the grading process")
+
 import argparse
 import contextlib
 import json

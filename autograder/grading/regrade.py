@@ -14,6 +14,11 @@ instructor, not the students.
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # before any other import: a planted module would run as it loads
+    from autograder.grading.trusted_paths import refuse_untrusted
+
+    refuse_untrusted("the regrading process")
+
 import argparse
 import sys
 from pathlib import Path

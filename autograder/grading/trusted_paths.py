@@ -12,6 +12,9 @@ True
 >>> print(why_untrusted("/tmp/surely-not-made-yet"))
 '/tmp/surely-not-made-yet' does not exist, and another account can write '/tmp', so it could make it
 
+It imports only the standard library, so a command can run it before it imports anything
+the check guards (``grade_class`` does, first thing).
+
 But: it only looks; the caller refuses. It trusts root and the account that runs it, and
 cannot see who else is in a group, so a group-writable folder counts as another account's.
 """
@@ -85,7 +88,9 @@ def _why_chain(path: Path) -> str | None:
         except OSError as error:
             return f"{str(folder)!r} cannot be examined ({error.strerror})"
         if stat.S_ISLNK(info.st_mode):
-            continue  # only its folder's owner can change a link; its target is checked apart
+            if not _trusted_owner(info.st_uid):  # in a sticky folder its owner may re-point it
+                return f"{_describe(folder, info)} is a link another account owns"
+            continue  # the target is checked apart
         last = depth == len(parts) - 1
         if not _open_to_others(info):
             continue
@@ -106,15 +111,30 @@ def searched_entries() -> list[tuple[str, str]]:
         value = os.environ.get(name, "")
         found += [(entry, name) for entry in value.split(os.pathsep) if entry]
     found += [(entry, "Dask's configuration paths") for entry in _dask_paths()]
+    found += [(entry, "Jupyter's configuration paths") for entry in _jupyter_paths()]
     return list(dict.fromkeys(found))
 
 
 def _dask_paths() -> list[str]:
-    try:
-        import dask.config
-    except ImportError:
-        return []
-    return [str(p) for p in dask.config.paths]
+    """Where Dask reads its settings (as ``dask.config`` finds them), without importing it:
+    this module must run before anything it guards is imported."""
+    import site
+
+    prefixes = [sys.prefix, *getattr(site, "PREFIXES", [])]
+    return [
+        os.environ.get("DASK_ROOT_CONFIG", "/etc/dask"),
+        *(os.path.join(prefix, "etc", "dask") for prefix in prefixes),
+        os.path.join(os.path.expanduser("~"), ".config", "dask"),
+    ]
+
+
+def _jupyter_paths() -> list[str]:
+    """Where Jupyter reads settings and kernel specs by default (beside the variables)."""
+    home = os.path.expanduser("~")
+    found = [os.path.join(home, ".jupyter"), os.path.join(home, ".local", "share", "jupyter")]
+    for prefix in (sys.prefix, "/usr/local", "/usr"):
+        found += [os.path.join(prefix, "etc", "jupyter"), os.path.join(prefix, "share", "jupyter")]
+    return [*found, "/etc/jupyter"]
 
 
 def untrusted_entries() -> list[str]:
