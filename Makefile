@@ -21,7 +21,7 @@ GRADING := PYTHONPATH=$(CURDIR) $(BIN)/python
 # make help's groups, by who runs each target; a target in none is listed under "Other".
 HELP_GROUPS := Students:venv,lab,check,widget,torch \
   Instructors:notebooks,autograde,check-class,scheduler,worker,regrade,feedback,export,export-nbgrader,canvas,moodle,student-bundle,solutions,release-solutions,hub,hub-venv,clean-class \
-  Developers:help,test,test-fast,lint,format,bench,mutants,clean
+  Developers:help,test,test-fast,lint,format,bench,docs,mutants,clean
 
 help:  ## list every target with what it does, grouped by who uses it
 	@grep -hE '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | \
@@ -105,6 +105,10 @@ bench: venv  ## run every bench/bench_*.py in turn; prints speed and memory tabl
 	@for script in bench/bench_*.py; do \
 	  echo "== $$script"; $(GRADING) $$script || exit 1; \
 	done
+
+.PHONY: docs
+docs: venv  ## build the course's website into site/, offline: lessons run once (cached in .docs-build/), guides from README.md, benchmarks from artifacts/bench/
+	$(BIN)/python docs/build_site.py
 
 autograde: venv  ## grade submitted/ (STUDENT=a,b for some) on a local Dask cluster of JOBS workers (SCHEDULER=tls://host:8786: one make scheduler started), in the sandbox; FULL=1 runs lesson demos; UNCONFINED=1 grades without bubblewrap
 	$(GRADING) -m autograder.grading.grade_class --jobs $(JOBS) $(if $(FULL),,--lean) \
