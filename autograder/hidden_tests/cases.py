@@ -288,6 +288,40 @@ _EXAMPLES: dict[str, Callable[[], list[Case]]] = {"merge_and_update": _merge_and
 _SEEDS = {name: 2024 + i for i, name in enumerate(EXERCISES)}
 
 
+_DRAWN: dict[tuple, list[Case]] = {}
+_DRAWN_KEPT = 64  # groups kept: grading asks for a student's cases several times
+
+
+def _drawn(name: str, group: str, secret: str | None, student: str | None) -> list[Case]:
+    """A group drawn for ``secret`` and ``student``, drawn once per process (the callers get
+    copies: the trainer's random cases take a few milliseconds to draw)."""
+    key = (name, group, secret, student)
+    if key not in _DRAWN:
+        if len(_DRAWN) >= _DRAWN_KEPT:
+            _DRAWN.clear()
+        if group == "core":
+            _DRAWN[key] = draw(name, _CORE[name](), f"{secret}/{student}")
+        else:
+            _DRAWN[key] = _RANDOM[name](_random_source(name, secret, student))
+    return _DRAWN[key]
+
+
+def _fresh(value: object) -> object:
+    """A copy of plain data whose mutable containers are all new (``deepcopy``'s work, for
+    the types a case holds, in a fraction of its time); strings, numbers, tuples of strings
+    and dict keys are shared."""
+    kind = type(value)
+    if kind is tuple and all(type(item) is str for item in value):
+        return value  # symbols or a pair: nothing in it can change
+    if kind is list or kind is tuple:
+        return kind([_fresh(item) for item in value])
+    if kind is dict:
+        return {key: _fresh(item) for key, item in value.items()}
+    if kind is set:
+        return set(value)  # of word indices
+    return value
+
+
 def _random_source(name: str, secret: str | None, student: str | None) -> random.Random:
     # A str seed is hashed with SHA-512 by random: the same on every machine and hash seed.
     if student is None:
@@ -304,12 +338,10 @@ def cases(
     with neither, the fixed cases, for the masters' own hidden cells and the tests."""
     if name not in _CORE:
         raise ValueError(f"unknown exercise {name!r}; expected one of {', '.join(EXERCISES)}")
-    if group == "core":
-        if secret is None and student is None:
-            return _CORE[name]()
-        return draw(name, _CORE[name](), f"{secret}/{student}")
-    if group == "random":
-        return _RANDOM[name](_random_source(name, secret, student))
+    if group == "core" and secret is None and student is None:
+        return _CORE[name]()
+    if group in GROUPS:
+        return _fresh(_drawn(name, group, secret, student))
     if group == EXAMPLES:
         if name in VISIBLE:
             return example_cases(name)
