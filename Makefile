@@ -174,6 +174,7 @@ HUB_STAMP := $(HUB_VENV)/.installed
 STUDENTS ?= 3
 HUB_PORT ?= 8000
 HUB_ROOT ?= /srv/bpe-course-hub
+HUB_PREFIX ?= bpe-
 
 $(HUB_STAMP): requirements.txt pyproject.toml
 	$(HUB_PYTHON) -m venv $(HUB_VENV)
@@ -203,7 +204,7 @@ hub:  ## (root, Linux) a JupyterHub for a class on this machine: an instructor, 
 
 hub-down:  ## (root) take the class down: export the grades (OUT=dir), then delete the accounts, $(HUB_ROOT) and the hub's environment (asks; FORCE=1 skips)
 	@# Any Python: the take-down needs only the standard library, and it deletes HUB_VENV.
-	$(PYTHON) -m hub.take_down --prefix bpe- --root $(HUB_ROOT) --venv $(HUB_VENV) \
+	$(PYTHON) -m hub.take_down --prefix $(HUB_PREFIX) --root $(HUB_ROOT) --venv $(HUB_VENV) \
 	  $(if $(OUT),--out $(OUT),) $(if $(filter 1,$(FORCE)),--yes,)
 
 # What holds students' work or grades: only `make clean-class` deletes it, and it asks.

@@ -246,6 +246,14 @@ def copy_course(repo: Path, home: Path, uid: int, gid: int, venv: Path) -> Path:
         else:
             shutil.copy2(source, course / name)
     (course / ".venv").symlink_to(venv)
+    # The copy's make targets must never try to rebuild the hub's venv (root's, built just
+    # before by make hub-venv): its recipe files count as no newer than the venv's stamp.
+    stamp = venv / ".installed"
+    if stamp.exists():
+        built = stamp.stat().st_mtime
+        for name in ("requirements.txt", "pyproject.toml"):
+            if (course / name).stat().st_mtime > built:
+                os.utime(course / name, (built, built))
     for path in [course, *course.rglob("*")]:
         os.chown(path, uid, gid, follow_symlinks=False)
     return course

@@ -6,7 +6,7 @@ It prints the address and each account's name and password, then waits. Ctrl-C (
 stops the hub, which stops every server and the proxy; anything an account still runs after
 that (a kernel someone detached) is ended by its id, and the command checks that nothing of
 the hub is left. Accounts, homes, the exchange and the course stay for the next start
-(``python -m hub.accounts remove`` deletes the accounts, and asks).
+(``python -m hub.take_down`` exports the grades, then deletes all of it, and asks).
 
 But: one machine, one class, plain HTTP on 127.0.0.1 by default (``--ip 0.0.0.0`` serves a
 room's network; put HTTPS in front for anything wider, as the README says).
