@@ -30,6 +30,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 ROSTER_FILE = "roster.csv"
+NOT_A_STUDENT = "not a student of the class"  # the status exports give such an id
 SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 

@@ -195,3 +195,21 @@ def test_autograde_refuses_folders_of_no_student_and_writes_no_gradebook(tmp_pat
     assert len(refused) == 3 and sum("not a safe student id" in r for r in refused) == 2, said
     assert "check: in submitted/" in said, "the check lists them with what to do"
     assert "nothing to grade" in said and not (tmp_path / "gradebook.db").exists()
+
+
+def test_grades_csv_marks_folders_of_no_student_with_no_score(tmp_path: Path) -> None:
+    """Folders from before the roster (a stock collect, a copy by hand) keep a line in
+    grades.csv, with no score and why, never a grade."""
+    from autograder.reports.export_grades import write_grades
+    from tests.support.scratch_course import make_scratch_course
+
+    course = make_scratch_course(tmp_path / "course")
+    (course / "roster.csv").write_text("student_id\nada\n")
+    for folder in ("mallory", '=HYPERLINK("http:x")'):
+        (course / "submitted" / folder / "bpe").mkdir(parents=True)
+    lines = {line["student_id"]: line for line in write_grades(course, course / "grades.csv")}
+    assert lines["mallory"]["status"].startswith("not a student of the class: 'mallory'")
+    assert lines["mallory"]["total"] == "" and lines["mallory"]["pair_counts"] == ""
+    assert "not a safe student id" in lines['=HYPERLINK("http:x")']["status"]
+    written = (course / "grades.csv").read_text()
+    assert "\n=" not in written and "'=HYPERLINK" in written  # neutralized, as every cell

@@ -34,6 +34,7 @@ from autograder.course import (
 )
 from autograder.reports.safe_csv import write_csv
 from autograder.reports.summary import StudentRow, collect
+from autograder.roster import NOT_A_STUDENT, is_safe_id, read_roster, why_not_a_student
 
 COLUMNS = (
     "student_id",
@@ -87,6 +88,10 @@ def export_row(row: StudentRow, waiting: set[str]) -> dict[str, str]:
     return out
 
 
+NOT_YET = "submitted but not graded yet"
+UNSAFE_ID = "not a safe student id: an entry from before the class had a roster"
+
+
 def class_rows(course_root: Path) -> list[tuple[StudentRow, set[str]]]:
     """Every student of the gradebook, the records and ``submitted/``, sorted, each with the
     exercises the judge left to a person: the one source of ``grades.csv`` and the LMS files."""
@@ -96,10 +101,17 @@ def class_rows(course_root: Path) -> list[tuple[StudentRow, set[str]]]:
     waiting = _waiting_for_person(course_root)
     with Gradebook(f"sqlite:///{class_db_path(course_root)}") as gb:
         known = {s.id for s in gb.students}
-    # Submitted but never graded (a run that stopped half-way): listed, never dropped.
-    unseen = set(find_students(course_root)) - known - set(rows)
-    for student in unseen:
-        rows[student] = StudentRow(student, Status(FAILED, ("submitted but not graded yet",)))
+    # Submitted but never graded (a run that stopped half-way): listed, never dropped. An id
+    # that is no student of the class (made up, or from before the roster) keeps its line,
+    # with no score and why; `make check-class` says how to remove it.
+    roster = read_roster(course_root)
+    for student in set(find_students(course_root)) - known - set(rows):
+        why = why_not_a_student(student, roster)
+        state = Status(NOT_A_STUDENT, (why,)) if why else Status(FAILED, (NOT_YET,))
+        rows[student] = StudentRow(student, state)
+    for student in known | set(rows):
+        if not is_safe_id(student):
+            rows[student] = StudentRow(student, Status(NOT_A_STUDENT, (UNSAFE_ID,)))
     return [
         (
             rows.get(student) or StudentRow(student, Status(NO_SUBMISSION)),
