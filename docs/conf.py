@@ -47,7 +47,8 @@ html_theme_options = {
     "show_toc_level": 2,
     "navigation_with_keys": False,
 }
-html_sidebars = {"**": ["globaltoc.html"]}
+templates_path = ["templates"]
+html_sidebars = {"**": ["course-nav.html"]}
 html_show_sourcelink = False
 html_copy_source = False
 html_show_sphinx = False

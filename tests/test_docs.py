@@ -1,16 +1,16 @@
 """The course's website: ``make docs`` builds it offline from a clean copy, and it holds up.
 
-The slow tests share one build: the files a commit of this tree would hold (tracked, plus new
-ones git does not ignore) are copied into a private temporary folder with ``.venv`` linked,
-as ``tests.support.course_copy`` does, and ``make docs`` runs there from nothing (no cached
-lesson runs, no site). Then: every relative link and image of every page resolves (the file,
-and the ``#id`` on it); nothing on any page or stylesheet loads from a network address (only
-``<a href>`` may point out, since a link loads nothing until followed); no page holds a
-solution, a hidden test or a line of reference code (a lesson page names no solution or
-hidden-test marker, a guide no more often than the README does); and Chromium, with every
-request that is not ``file:`` blocked and recorded, opens every page, finds none was made,
-and shows the lesson with the overfitting curve, whose screenshot goes to
-``artifacts/docs/``.
+The slow tests share one build: the files git tracks are copied, as this tree has them, into a
+private temporary folder with ``.venv`` linked (as ``tests.support.course_copy`` does), and
+``make docs`` runs there from nothing, as in a fresh clone (no cached lesson runs, no site).
+Then: every relative link and image of every page resolves (the file, and the ``#id`` on
+it); nothing on any page or stylesheet loads from a network address (only ``<a href>`` may
+point out, since a link loads nothing until followed); no page holds a solution, a hidden
+test or a line of reference code (a lesson page names no solution or hidden-test marker, a
+guide no more often than the README does); and Chromium, with every request that is not
+``file:`` blocked and recorded, opens every page, finds none was made, checks MathJax drew
+the formulas, and shows the lesson with the overfitting curve, whose screenshot goes to
+``artifacts/docs/``. The build takes most of the time (about a minute: the four lessons run).
 
 The fast tests check the README splitter and the benchmarks page on their own.
 
@@ -126,9 +126,9 @@ def test_bench_page_from_records(tmp_path: Path) -> None:
 # --- slow: one clean build ----------------------------------------------------------------------
 
 
-def commit_files() -> list[str]:
+def tracked_files() -> list[str]:
     listed = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        ["git", "ls-files", "-z"],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -143,7 +143,7 @@ def site() -> Path:
     afterwards."""
     folder = Path(tempfile.mkdtemp(prefix="bpe-docs-"))
     try:
-        for name in commit_files():
+        for name in tracked_files():
             if name.startswith(("site/", ".docs-build/")):
                 continue
             (folder / name).parent.mkdir(parents=True, exist_ok=True)
