@@ -138,7 +138,7 @@ def _copy_folder(
                 f"{path!r} is a {kind(mode)}, which collect neither follows nor copies"
             )
     if into is not None:
-        os.chmod(into, (info.st_mode & 0o777) | 0o700)
+        os.chmod(into, (info.st_mode & 0o755) | 0o700)  # never writable by others
         os.utime(into, ns=(info.st_atime_ns, info.st_mtime_ns))
     return used
 
@@ -178,7 +178,7 @@ def _copy_file(
                         f"{path!r} takes it past the size cap (CourseDirectory.max_dir_size)"
                     )
                 out.write(chunk)
-        os.chmod(into, (info.st_mode & 0o777) | 0o600)
+        os.chmod(into, (info.st_mode & 0o644) | 0o600)
         os.utime(into, ns=(info.st_atime_ns, info.st_mtime_ns))
         return copied
     finally:
@@ -195,12 +195,18 @@ def _reason(error: BaseException) -> str:
 def _timestamp_of(entry: str) -> datetime.datetime | None:
     """The time in the entry's ``timestamp.txt`` (None without one); a time that does not
     read refuses the entry, since nbgrader stops every later collect on it."""
-    path = os.path.join(entry, "timestamp.txt")
+    # Through the entry's own descriptor: in inbound (no sticky bit) its maker may swap the
+    # entry for a link to a folder only the instructor can read.
+    folder = os.open(entry, FOLDER)
     try:
-        descriptor = os.open(path, FILE)
+        descriptor = os.open("timestamp.txt", FILE, dir_fd=folder)
     except FileNotFoundError:
         return None
+    finally:
+        os.close(folder)
     with os.fdopen(descriptor) as file:
+        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+            raise UntrustedEntryError("its timestamp.txt is not a plain file")
         text = file.read(200).strip()
     try:
         return parse_utc(text) if text else None
@@ -310,13 +316,21 @@ class OwnedCollect(ExchangeCollect):
             plain = os.path.join(scratch, "entry")
             copy_plain(source, plain, owner, self._max_bytes())
             _timestamp_of(plain)  # nbgrader reads it at every later collect
+            os.makedirs(os.path.dirname(dest), exist_ok=True)
+            # Copied beside the earlier submission, then swapped in: a copy that fails half-way
+            # (a full disk) leaves the earlier one as it was.
+            fresh = tempfile.mkdtemp(prefix=".collecting-", dir=os.path.dirname(dest))
+            os.rmdir(fresh)
+            super().do_copy(plain, fresh)
             if os.path.isdir(dest):
                 self.log.info("Updating submission: %s", student)
-                shutil.rmtree(dest)
+                old = tempfile.mkdtemp(prefix=".replaced-", dir=os.path.dirname(dest))
+                os.rename(dest, os.path.join(old, "earlier"))
+                os.rename(fresh, dest)
+                shutil.rmtree(old)
             else:
                 self.log.info("Collecting submission: %s", student)
-            os.makedirs(os.path.dirname(dest), exist_ok=True)
-            super().do_copy(plain, dest)
+                os.rename(fresh, dest)
 
     def _trusted_record(self, path: str, latest: datetime.datetime) -> dict:
         name = os.path.basename(path)
