@@ -236,7 +236,10 @@ def refuse_unready(client: Client) -> None:
     problems = [refusal("the Dask scheduler", lines)] if lines else []
     with contextlib.suppress(Exception):  # a cluster without nannies
         for address, lines in _answers(client, untrusted_entries, nanny=True).items():
-            problems += [refusal(f"the Dask nanny {address}", lines)] if lines else []
+            if isinstance(lines, str):  # it could not run the check at all
+                problems.append(lines)
+            elif lines:
+                problems.append(refusal(f"the Dask nanny {address}", lines))
     problems += [why for why in _answers(client, setup_problem).values() if why]
     if problems:
         raise SystemExit("\n".join(dict.fromkeys(problems)))
@@ -246,7 +249,19 @@ def _answers(client: Client, function: Callable[[], Any], nanny: bool = False) -
     """Each process's answer; one that died meanwhile (its nanny restarts it, and the new
     one's setup is checked again by every task it runs) gives none."""
     answers = client.run(function, nanny=nanny, on_error="return")
-    return {k: v for k, v in answers.items() if not isinstance(v, BaseException)}
+    return {k: _unless_gone(k, v) for k, v in answers.items() if not isinstance(v, OSError)}
+
+
+def _unless_gone(address: str, answer: Any) -> Any:
+    """An answer, or for an error other than a lost connection the problem it shows: the
+    process cannot run the course's code (another environment, no course on its path)."""
+    if not isinstance(answer, BaseException):
+        return answer
+    why = " ".join(f"{type(answer).__name__}: {answer}".split())[:200]
+    return (
+        f"the Dask process {address} cannot run the course's grading code ({why}): start it "
+        "with `make worker` in the course folder. Nothing was graded."
+    )
 
 
 def _scheduler_lines(client: Client) -> list[str]:
