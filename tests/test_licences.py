@@ -94,6 +94,14 @@ def is_copyleft(licence: str) -> bool:
     return "GPL" in text or "General Public License" in text or "Affero" in text
 
 
+# Packages whose metadata names the GPL beside other licences, read one by one: why they pass.
+REVIEWED = {
+    # Its Python package is public domain and BSD-2; the GPL covers only its Emacs mode,
+    # which pip does not install. It only builds the website (make docs).
+    "docutils": "Public Domain; BSD License; GNU General Public License (GPL)",
+}
+
+
 def licence_table() -> list[tuple[str, str]]:
     # `make venv` also installs the corpus package beside requirements.txt (--no-deps).
     roots = pinned((ROOT / "requirements.txt").read_text()) + [Requirement(CORPUS)]
@@ -107,7 +115,7 @@ def test_no_dependency_is_gpl_or_agpl() -> None:
     for name, licence in table:
         print(f"{name:<{width}}  {licence}")
     assert len(table) > 50  # the closure, not just the pins
-    assert [(n, lic) for n, lic in table if is_copyleft(lic)] == []
+    assert [(n, lic) for n, lic in table if is_copyleft(lic) and REVIEWED.get(n) != lic] == []
 
 
 def test_the_closure_follows_extras_and_markers() -> None:
