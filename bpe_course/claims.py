@@ -4,7 +4,7 @@ Raw text against pre-tokenized text (:func:`raw_and_pretokenized`), Hugging Face
 against ours on files (:func:`hf_against_ours`), the fast path for chunks that are whole
 tokens (:func:`fast_path`), the two encoders of lesson 2's proof on many words
 (:func:`proof_run`), the tokens encoding leaves out (:func:`rarely_emitted`), and PyTorch,
-when it is there (:func:`optional_torch`). The lessons print what these return.
+hidden on request (:func:`torch_hidden`). The lessons print what these return.
 
 But: nothing here trains or encodes in a new way; ``bpe_course.engine`` does that, and the
 timings are the reader's machine's, never a promise.
@@ -32,7 +32,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
-from types import ModuleType
 
 from bpe_course.engine import ChunkTable, Encoder, Pair, Trainer
 from bpe_course.pretokenize import GPT2_PATTERN, chunk_counts, pretokenize
@@ -249,12 +248,10 @@ def rarely_emitted(
     return out
 
 
-def optional_torch() -> ModuleType | None:
-    """PyTorch if it is installed and not hidden by ``BPE_COURSE_HIDE_TORCH=1``, else None."""
-    if os.environ.get(HIDE_TORCH) == "1":
-        return None
-    try:
-        import torch
-    except ImportError:
-        return None
-    return torch
+def torch_hidden() -> bool:
+    """True when ``BPE_COURSE_HIDE_TORCH=1`` asks a lesson to run as if PyTorch were missing.
+
+    The lesson imports PyTorch itself (it is optional, so ``bpe_course`` never does); this
+    lets the tests run the other branch of its cell on a machine that has PyTorch.
+    """
+    return os.environ.get(HIDE_TORCH) == "1"

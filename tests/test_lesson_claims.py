@@ -11,7 +11,6 @@ The quick tests check the meters, the PyTorch switch and the reading list withou
 from __future__ import annotations
 
 import re
-import sys
 
 import nbformat
 import numpy as np
@@ -27,7 +26,7 @@ from bpe_course import (
     shakespeare_text,
     split_train_heldout,
 )
-from bpe_course.claims import HIDE_TORCH, optional_torch, runs
+from bpe_course.claims import HIDE_TORCH, runs, torch_hidden
 from bpe_course.cost import incremental_work, naive_work
 from bpe_course.display import SPACE
 from bpe_course.engine import naive_merges
@@ -258,21 +257,28 @@ from bpe_course import shakespeare_text, visible
 plays = shakespeare_text(max_bytes=1_000_000)"""
 
 
+HIDDEN_BY = {
+    "an environment variable": ("", {HIDE_TORCH: "1"}),
+    "a sys.modules block": ("import sys\nsys.modules['torch'] = None  # import torch fails\n", {}),
+}
+
+
 @pytest.mark.slow
-def test_with_pytorch_hidden_the_cell_shows_numpy_and_make_torch() -> None:
-    nb = run_cells([SETUP, master_cell("04_making_it_fast", "l04-14")], {HIDE_TORCH: "1"})
+@pytest.mark.parametrize("how", HIDDEN_BY)
+def test_with_pytorch_hidden_the_cell_shows_numpy_and_make_torch(how: str) -> None:
+    block, env = HIDDEN_BY[how]
+    nb = run_cells([block + SETUP, master_cell("04_making_it_fast", "l04-14")], env)
     out = text_of(nb.cells[1])
     assert "numpy: 999,954 byte pairs; the most frequent is 'e␣', 24,225 times" in out
     assert "PyTorch is not installed (it is optional)" in out and "`make torch`" in out
     assert "PyTorch 2" not in out
 
 
-def test_optional_torch_is_none_when_hidden_or_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_torch_hidden_reads_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(HIDE_TORCH, "1")
-    assert optional_torch() is None
-    monkeypatch.delenv(HIDE_TORCH)
-    monkeypatch.setitem(sys.modules, "torch", None)  # import torch now raises ImportError
-    assert optional_torch() is None
+    assert torch_hidden()
+    monkeypatch.setenv(HIDE_TORCH, "0")
+    assert not torch_hidden()
 
 
 # The reading list.
