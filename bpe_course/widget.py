@@ -3,7 +3,9 @@
 Three panes change together on every step: the text cut into its current tokens (each
 token boxed, spaces drawn as ␣), the merge table learned so far, and the pairs competing for
 the next merge, with ties marked and the winner chosen by the lesson's rule (highest count,
-then the smallest pair). Buttons step forward and back, a slider jumps to any merge.
+then the smallest pair). Buttons step forward and back, a number box jumps to any merge.
+Every control has a label and a visible focus; the tokens are a list a screen reader reads
+one by one, each ␣ announced as "space", and the winner and ties are said in words.
 
 The file has two layers. :class:`MergeStepper` holds the state and knows nothing of widgets,
 so tests drive it directly; the ``render_*`` functions turn it into HTML; and
@@ -22,6 +24,7 @@ Merge(rank=0, pair=('a', 't'), count=2)
 from __future__ import annotations
 
 import html
+import re
 from collections import Counter
 from typing import NamedTuple
 
@@ -189,8 +192,16 @@ STYLE = """<style>
 .bpe-pane table { border-collapse: collapse; font-family: monospace; }
 .bpe-pane td, .bpe-pane th { padding: 1px 8px; text-align: left; border-bottom: 1px solid #ddd; }
 .bpe-pane tr.bpe-winner { background: #d6f5d6; color: #111; font-weight: bold; }
-.bpe-note { opacity: 0.75; font-size: 12px; }
+.bpe-note { color: #444; font-size: 12px; }
 .bpe-problem { color: #b00020; font-weight: bold; }
+.bpe-seg[role=list] { display: block; }
+.bpe-region { overflow: auto; max-height: 24em; }
+.bpe-sr { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px;
+  overflow: hidden; clip: rect(0, 0, 0, 0); white-space: nowrap; border: 0; }
+.bpe-watch-it-learn :focus-visible, .bpe-watch-it-learn :focus,
+.bpe-watch-it-learn .widget-inline-hbox input:focus, .bpe-watch-it-learn textarea:focus {
+  outline: 3px solid #1a5fb4 !important; outline-offset: 2px;
+  box-shadow: 0 0 0 2px #fff, 0 0 0 5px #1a5fb4 !important; }
 </style>"""
 
 
@@ -201,13 +212,21 @@ def render_segmentation(stepper: MergeStepper, max_chars: int = SHOWN_CHARS) -> 
     tokens = stepper.segmentation(max_chars)
     for token in tokens:
         css = "bpe-token bpe-new" if token == newest else "bpe-token"
-        spans.append(f'<span class="{css}">{html.escape(visible(token))}</span>')
+        label = html.escape(spoken(visible(token)) + (" (new)" if token == newest else ""))
+        spans.append(
+            f'<span class="{css}" role="listitem" aria-label="{label}">'
+            f"{html.escape(visible(token))}</span>"
+        )
         if "\n" in token:
             spans.append("<br>")
     hidden = len(stepper.text) - sum(len(token) for token in tokens)
     note = f'<div class="bpe-note">… and {hidden:,} more characters.</div>' if hidden > 0 else ""
     # <wbr> lets a long line of boxes wrap between tokens, never inside one.
-    return f'<div class="bpe-seg">{"<wbr>".join(spans)}</div>{note}'
+    label = f"{len(tokens)} tokens, in order; the latest merge's tokens are marked new"
+    return (
+        f'<div class="bpe-seg bpe-region" role="list" tabindex="0" aria-label="{label}">'
+        f"{'<wbr>'.join(spans)}</div>{note}"
+    )
 
 
 def render_merge_table(stepper: MergeStepper, max_rows: int = SHOWN_MERGES) -> str:
@@ -221,8 +240,15 @@ def render_merge_table(stepper: MergeStepper, max_rows: int = SHOWN_MERGES) -> s
     ]
     skipped = len(stepper.merges) - len(rows)
     note = f'<div class="bpe-note">(the first {skipped} are not shown)</div>' if skipped else ""
-    head = "<tr><th>rank</th><th>pair</th><th>count</th><th>new token</th></tr>"
-    return f"{note}<table>{head}{''.join(rows)}</table>"
+    head = (
+        '<tr><th scope="col">rank</th><th scope="col">pair</th><th scope="col">count</th>'
+        '<th scope="col">new token</th></tr>'
+    )
+    return (
+        f'<div class="bpe-region" role="region" tabindex="0" aria-label="Merge table">{note}'
+        f'<table><caption class="bpe-sr">Merges learned so far, oldest first</caption>'
+        f"{head}{''.join(rows)}</table></div>"
+    )
 
 
 def render_candidates(stepper: MergeStepper) -> str:
@@ -232,15 +258,19 @@ def render_candidates(stepper: MergeStepper) -> str:
         return '<div class="bpe-note">Nothing left to merge.</div>'
     rows = []
     for c in candidates:
-        mark = "◀ next" if c.winner else ""
+        mark = '<span aria-hidden="true">◀ </span>next' if c.winner else ""
         mark += " (tie)" if c.tied else ""
         css = "bpe-cand-row bpe-winner" if c.winner else "bpe-cand-row"
         rows.append(
             f'<tr class="{css}"><td>{_cell(show_pair(c.pair))}</td><td>{c.count}</td>'
             f"<td>{mark.strip()}</td></tr>"
         )
-    head = "<tr><th>pair</th><th>count</th><th></th></tr>"
-    return f"<table>{head}{''.join(rows)}</table>{_tie_note(candidates)}"
+    head = '<tr><th scope="col">pair</th><th scope="col">count</th><th scope="col">chosen</th></tr>'
+    return (
+        f'<div class="bpe-region" role="region" tabindex="0" aria-label="Candidates">'
+        f'<table><caption class="bpe-sr">Pairs that could merge next, best first</caption>'
+        f"{head}{''.join(rows)}</table>{_tie_note(candidates)}</div>"
+    )
 
 
 def _tie_note(candidates: list[Candidate]) -> str:
@@ -257,7 +287,23 @@ def _tie_note(candidates: list[Candidate]) -> str:
 
 
 def _cell(text: str) -> str:
-    return f'<span style="white-space: pre">{html.escape(text)}</span>'
+    shown = html.escape(text)
+    if "␣" in text:  # drawn as ␣, announced as "space"
+        return (
+            f'<span style="white-space: pre" role="img" '
+            f'aria-label="{html.escape(spoken(text))}">{shown}</span>'
+        )
+    return f'<span style="white-space: pre">{shown}</span>'
+
+
+def spoken(text: str) -> str:
+    """``text`` as a screen reader should say it: each ␣ the word "space", set off by commas.
+
+    >>> spoken("␣cat"), spoken("␣"), spoken("at")
+    ('space, cat', 'space', 'at')
+    """
+    parts = [part for part in re.split("(␣)", text) if part]
+    return ", ".join("space" if part == "␣" else part for part in parts)
 
 
 def _pane(title: str, body: widgets.HTML, flex: str) -> widgets.VBox:
@@ -277,21 +323,25 @@ class WatchItLearn(widgets.VBox):
     def __init__(self, text: object = DEFAULT_TEXT) -> None:
         self.text_box = widgets.Textarea(
             value=text if isinstance(text, str) else "",
+            description="Your text",
+            placeholder="Type a sentence or two, then press Tab",
             continuous_update=False,  # retrain when the learner leaves the box, not per key
             layout=widgets.Layout(width="100%", height="5em"),
         )
         self.next_button = widgets.Button(description="Next merge", button_style="primary")
         self.back_button = widgets.Button(description="Back")
         self.reset_button = widgets.Button(description="Reset")
-        self.slider = widgets.IntSlider(
+        # A number box, not a slider: ipywidgets' slider handle has no accessible name.
+        self.slider = widgets.BoundedIntText(
             value=0,
             min=0,
             max=0,
-            description="merges",
-            continuous_update=False,
-            layout=widgets.Layout(width="28em"),
+            description="Go to merge",
+            style={"description_width": "initial"},
+            layout=widgets.Layout(width="14em"),
         )
         self.status = widgets.HTML()
+        self.status.add_class("bpe-status-line")
         self.segmentation_pane = widgets.HTML()
         self.merges_pane = widgets.HTML()
         self.candidates_pane = widgets.HTML()
@@ -345,7 +395,9 @@ class WatchItLearn(widgets.VBox):
         self.back_button.disabled = broken or stepper.position == 0
         self.reset_button.disabled = broken
         css = "bpe-problem" if broken else "bpe-status"
-        self.status.value = f'<div class="{css}">{html.escape(stepper.status())}</div>'
+        self.status.value = (
+            f'<div class="{css}" role="status">{html.escape(stepper.status())}</div>'
+        )
         self.segmentation_pane.value = "" if broken else render_segmentation(stepper)
         self.merges_pane.value = "" if broken else render_merge_table(stepper)
         self.candidates_pane.value = "" if broken else render_candidates(stepper)
@@ -367,5 +419,6 @@ __all__ = [
     "render_candidates",
     "render_merge_table",
     "render_segmentation",
+    "spoken",
     "watch_it_learn",
 ]

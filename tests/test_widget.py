@@ -27,7 +27,8 @@ from bpe_course.widget import (
     watch_it_learn,
 )
 
-TOKEN_SPAN = re.compile(r'<span class="bpe-token[^"]*">(.*?)</span>')
+TOKEN_SPAN = re.compile(r'<span class="bpe-token[^"]*"[^>]*>(.*?)</span>')
+TAG = re.compile(r"<[^>]+>")
 MERGE_ROW = re.compile(r'<tr class="bpe-merge-row"><td>(\d+)</td>')
 CANDIDATE_ROW = re.compile(
     r'<tr class="bpe-cand-row[^"]*"><td><span[^>]*>(.*?)</span></td><td>(\d+)</td>'
@@ -44,7 +45,7 @@ def shown_tokens(widget) -> list[str]:
 def shown_candidates(widget) -> list[tuple[str, int, str]]:
     """The rows of the candidates pane as the page draws them: pair, count and mark."""
     rows = CANDIDATE_ROW.findall(widget.candidates_pane.value)
-    return [(html.unescape(pair), int(count), mark) for pair, count, mark in rows]
+    return [(html.unescape(pair), int(count), TAG.sub("", mark)) for pair, count, mark in rows]
 
 
 def trainer_after(text: str, k: int) -> Trainer:

@@ -1,0 +1,197 @@
+"""Accessibility: axe-core's WCAG 2.0/2.1 A and AA rules on the widget in Voila and on the
+site, and the widget driven by the keyboard alone, read back from the accessibility tree.
+
+axe-core comes from ``axe-playwright-python`` (its wheel ships ``axe.min.js``, so nothing is
+fetched); a test fails on any violation and on any colour-contrast result axe leaves
+"incomplete" (text over an image or a gradient it could not measure). Focus visibility
+(WCAG 2.4.7) is checked by hand: the focused element's computed outline or box-shadow.
+
+But: a pass here does not mean a page is usable by everyone; axe judges markup, not
+whether alt text says the right thing or the reading order makes sense.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import pytest
+
+from bpe_course.widget import MergeStepper
+from tests import test_browser as tb
+from tests.conftest import ROOT
+
+# The browser, page and server fixtures of the widget's browser tests, shared.
+browser, page, server = tb.browser, tb.page, tb.server
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+SITE = ROOT / "site"
+MERGES = 6
+
+
+def axe_problems(page) -> list[str]:
+    """Every A/AA violation on the page, and every colour-contrast check axe could not
+    finish, one line per rule with the first elements it names."""
+    axe_module = pytest.importorskip(
+        "axe_playwright_python.sync_playwright", reason="needs axe-playwright-python: make venv"
+    )
+    results = (
+        axe_module.Axe()
+        .run(page, options={"runOnly": {"type": "tag", "values": WCAG_TAGS}})
+        .response
+    )
+    found = list(results["violations"])
+    for rule in results["incomplete"]:
+        if rule["id"] == "color-contrast":
+            nodes = [node for node in rule["nodes"] if not symbol_measured(page, node)]
+            if nodes:
+                found.append({**rule, "nodes": nodes})
+    return [
+        f"{rule['id']} ({len(rule['nodes'])}): {rule['help']}: "
+        + "; ".join(" ".join(node["target"]) for node in rule["nodes"][:4])
+        for rule in found
+    ]
+
+
+def symbol_measured(page, node: dict) -> bool:
+    """Whether an "incomplete" contrast result is a lone symbol (the widget's ␣ token) that
+    axe declines to measure, on an element of its own opaque background, whose contrast this
+    test measures instead and finds at least 4.5:1. Anything else stays a failure."""
+    reasons = {check.get("data", {}).get("messageKey") for check in node["any"]}
+    if reasons != {"nonBmp"}:
+        return False
+    ratio = page.locator(" ".join(node["target"])).first.evaluate(
+        """e => {
+        const s = getComputedStyle(e);
+        const rgb = c => c.match(/[\\d.]+/g).map(Number);
+        const [r, g, b, a = 1] = rgb(s.backgroundColor);
+        if (a < 1) return 0;
+        const lum = ([r, g, b]) => {
+            const f = v => (v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+            return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+        };
+        const [l1, l2] = [lum(rgb(s.color)), lum([r, g, b])].sort((x, y) => y - x);
+        return (l1 + 0.05) / (l2 + 0.05);
+    }"""
+    )
+    return ratio >= 4.5
+
+
+# --- the widget in Voila --------------------------------------------------------------------
+
+
+@pytest.fixture
+def voila_widget(page, server):
+    from playwright.sync_api import expect
+
+    port = tb.free_port()
+    command = [
+        sys.executable, "-m", "voila", "--no-browser", f"--port={port}",
+        "--Voila.ip=127.0.0.1", str(tb.VOILA_NOTEBOOK),
+    ]  # fmt: skip
+    process, log = server(command, tb.VOILA_NOTEBOOK.parent, "voila.log")
+    tb.wait_until(lambda: tb.port_open(port), process, log, "Voila")
+    page.goto(f"http://127.0.0.1:{port}/", timeout=60_000)
+    widget = page.locator(".bpe-watch-it-learn")
+    expect(widget.locator(".bpe-token").first).to_be_visible(timeout=60_000)
+    return widget
+
+
+def test_widget_passes_axe_fresh_and_after_six_merges(page, voila_widget):
+    from playwright.sync_api import expect
+
+    problems = axe_problems(page)
+    assert problems == [], "fresh:\n" + "\n".join(problems)
+    next_button = voila_widget.get_by_role("button", name="Next merge")
+    for k in range(1, MERGES + 1):
+        next_button.click()
+        expect(voila_widget.locator(".bpe-merge-row")).to_have_count(k)
+    problems = axe_problems(page)
+    assert problems == [], f"after {MERGES} merges:\n" + "\n".join(problems)
+
+
+SENTENCE = "the cat and the hat sat on the mat at the end"
+
+
+def focus_is_visible(page) -> str:
+    """A description of the focused element, empty when it has no visible focus mark."""
+    return page.evaluate(
+        """() => {
+        const e = document.activeElement;
+        if (!e || e === document.body) return "";
+        const s = getComputedStyle(e);
+        const outline = s.outlineStyle !== "none" && parseFloat(s.outlineWidth) >= 1;
+        const shadow = s.boxShadow && s.boxShadow !== "none";
+        return (outline || shadow) ? `${e.tagName} ${e.className}` : "";
+    }"""
+    )
+
+
+def tab_to(page, name: str, limit: int = 20) -> list[str]:
+    """Press Tab until the focused element's accessible label contains ``name``; every
+    element passed on the way must show a visible focus. Returns what was passed."""
+    passed = []
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        shown = focus_is_visible(page)
+        where = page.evaluate(
+            "() => { const e = document.activeElement; const s = getComputedStyle(e);"
+            " return `${e.outerHTML.slice(0, 120)} outline=${s.outline} shadow=${s.boxShadow}`; }"
+        )
+        assert shown, f"no visible focus after Tab {len(passed) + 1} (passed {passed}): {where}"
+        label = page.evaluate(
+            """() => { const e = document.activeElement;
+            return (e.getAttribute("aria-label") || e.innerText || e.labels?.[0]?.innerText
+                    || e.tagName).trim(); }"""
+        )
+        passed.append(label)
+        if name in label:
+            return passed
+    pytest.fail(f"Tab never reached {name!r}: {passed}")
+
+
+def tokens_from_aria(widget) -> list[str]:
+    """The segmentation as the accessibility tree has it: one list item per token, named
+    as it is spoken ("space, cat"), each "space" read back as " "."""
+    tree = widget.get_by_role("list").aria_snapshot()
+    names = re.findall(r'^\s*- listitem "(.*)"', tree, flags=re.M)
+    assert names, tree[:500]
+    tokens = []
+    for name in names:
+        name = name.replace('\\"', '"').removesuffix(" (new)")
+        tokens.append("".join(" " if p == "space" else p for p in name.split(", ")))
+    return tokens
+
+
+def test_widget_by_keyboard_alone_read_from_the_accessibility_tree(page, voila_widget):
+    from playwright.sync_api import expect
+
+    page.mouse.move(0, 0)
+    page.locator("body").focus()
+    tab_to(page, "Your text")
+    page.keyboard.press("ControlOrMeta+a")
+    page.keyboard.type(SENTENCE)
+    passed = tab_to(page, "Next merge")
+    assert len(passed) == 1, f"Next merge is not right after the text box: {passed}"
+    expect(voila_widget.get_by_role("status")).to_contain_text("After 0 of")
+    for k in range(1, MERGES + 1):
+        page.keyboard.press("Enter")
+        expect(voila_widget.get_by_role("status")).to_contain_text(f"After {k} of")
+        assert focus_is_visible(page), f"focus lost after merge {k}"
+    tab_to(page, "Back")
+    page.keyboard.press("Space")
+    expect(voila_widget.get_by_role("status")).to_contain_text(f"After {MERGES - 1} of")
+    stepper = MergeStepper(SENTENCE)
+    stepper.goto(MERGES - 1)
+    assert tokens_from_aria(voila_widget) == stepper.segmentation()
+    # The merge table and the candidates come next in the tab order, as text.
+    passed = tab_to(page, "Merge table")
+    table = page.evaluate("() => document.activeElement.innerText")
+    for merge in stepper.merges:
+        assert f"{merge.rank}\t" in table and f"\t{merge.count}\t" in table
+    tab_to(page, "Candidates")
+    winner = stepper.candidates()[0]
+    assert "next" in page.evaluate("() => document.activeElement.innerText")
+    assert str(winner.count) in page.evaluate("() => document.activeElement.innerText")
