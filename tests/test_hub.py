@@ -8,14 +8,20 @@ course under a scratch folder. In order:
   instructor's tools, and nobody is asked about Jupyter news;
 - two students fetch it from the Assignment List, type their answers into the notebooks, save
   and submit (one right, one with a classic mistake); the right one runs the notebook's own
-  self-check cell; a third never submits; a fourth submits twice from the command line, the
-  second time after the due date;
-- the instructor collects, grades with the course's own ``make autograde`` (the sandbox),
-  ``make feedback`` and ``make export``, and releases feedback; each student fetches theirs
-  in the browser and reads their score and, for the mistake, its name;
+  self-check cell, and ``python -m bpe_course.selfcheck`` in a Lab terminal; a third never
+  submits; a fourth submits twice from the command line, the instructor setting the due date
+  in the Formgrader's Edit dialog between the two;
+- the instructor collects in a Lab terminal (``nbgrader collect bpe``), grades with the
+  course's own ``make autograde`` (the sandbox), ``make feedback`` and ``make export``, and
+  releases feedback; the late student is marked late in the summary and ``grades.csv``, the
+  Formgrader shows the students' names; each student fetches their feedback in the browser
+  and reads their score and, for the mistake, its name;
+- the README's mid-term fix (``make notebooks``, ``make regrade``) runs in the hub's course
+  copy, then the solutions are released and fetched;
 - each permission is attempted as a student's Unix user, then loosened to see the same
   attempt succeed, then restored;
-- Ctrl-C stops the hub and leaves no process behind.
+- Ctrl-C stops the hub and leaves no process behind; the class is taken down
+  (``make hub-down``), leaving only the exported grades.
 
 Accounts, folders and processes are removed at the end, even after a failure. Screenshots
 of each step go to ``artifacts/hub/``. Skipped, with the reason, without root or Chromium.
@@ -24,10 +30,12 @@ of each step go to ``artifacts/hub/``. Skipped, with the reason, without root or
 from __future__ import annotations
 
 import csv
+import datetime
 import json
 import os
 import platform
 import pwd
+import re
 import shutil
 import signal
 import socket
@@ -57,7 +65,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.nbgrader, pytest.mark.timeout(180
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "artifacts" / "hub"
-PREFIX = "bpehubtest-"
+# Accounts of this run alone: two runs at once (two checkouts) must not end each other's.
+PREFIX = f"bpehub{os.getpid()}-"
 RUNUSER = shutil.which("runuser") or "/usr/sbin/runuser"
 HUB_VENV = Path(os.environ.get("HUB_VENV", "/opt/bpe-course-hub/venv"))
 MISTAKE = "string replacement missing back-to-back pairs"
@@ -123,6 +132,14 @@ def prefixed_uids() -> set[int]:
     return {entry.pw_uid for entry in accounts.accounts_with_prefix(PREFIX)}
 
 
+def remove_left_over_runs() -> None:
+    """The accounts of earlier runs of this module that were killed (their pid is gone)."""
+    for entry in accounts.accounts_with_prefix("bpehub"):
+        found = re.fullmatch(r"bpehub(\d+)-.*", entry.pw_name)
+        if found and not Path(f"/proc/{found.group(1)}").exists():
+            accounts.remove_accounts(f"bpehub{found.group(1)}-")
+
+
 @pytest.fixture(scope="module")
 def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
     reason = why_not(platform.system(), os.geteuid(), shutil.which("useradd") is not None)
@@ -137,7 +154,7 @@ def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
     assert made.returncode == 0, (
         f"make hub-venv failed:\n{made.stdout[-2000:]}{made.stderr[-2000:]}"
     )
-    accounts.remove_accounts(PREFIX)  # what a killed run may have left
+    remove_left_over_runs()
     root = Path(tempfile.mkdtemp(prefix="bpe-hub-test-", dir="/tmp"))
     output = tmp_path_factory.mktemp("hub") / "run_hub.out"  # it prints passwords: root only
     port = free_port()
@@ -221,6 +238,44 @@ def nbgrader_menu(page) -> list[str]:
     return [item for item in items if item.strip()]
 
 
+def readme_section(title: str) -> str:
+    """The README's text from ``title`` to the next heading (## or ###)."""
+    text = (ROOT / "README.md").read_text()
+    start = text.index(title)
+    found = re.compile(r"\n#{2,3} ").search(text, start + len(title))
+    return text[start : found.start() if found else None]
+
+
+def readme_command(start: str) -> str:
+    """The README's command line that begins with ``start`` (its comment cut off)."""
+    for line in (ROOT / "README.md").read_text().splitlines():
+        if line.strip().startswith(start):
+            return line.strip().split("  #")[0].strip()
+    raise AssertionError(f"the README shows no command starting {start!r}")
+
+
+def run_in_lab_terminal(hub: Hub, page, user: str, command: str, out: str) -> str:
+    """Open a terminal from Lab's launcher, type ``command`` there with its output going to
+    ``~/out``, and return that output once the shell has written its exit status."""
+    from playwright.sync_api import expect
+
+    result = hub.home(user) / out
+    result.unlink(missing_ok=True)
+    page.goto(f"{hub.url}/user/{user}/lab?reset")
+    page.locator(".jp-LauncherCard", has_text="Terminal").first.click()
+    terminal = page.locator(".jp-Terminal").first
+    expect(terminal).to_be_visible(timeout=60_000)
+    time.sleep(2)  # the shell reads its rc file before it reads input
+    terminal.click()
+    page.keyboard.type(f'{{ {command}; }} > ~/{out} 2>&1; echo "exit=$?" >> ~/{out}\n')
+    deadline = time.monotonic() + 300
+    while "exit=" not in (result.read_text() if result.exists() else ""):
+        assert time.monotonic() < deadline, f"{command!r} never finished in {user}'s terminal"
+        time.sleep(0.5)
+    shot(page, f"terminal_{user}_{out.split('.')[0]}")
+    return result.read_text()
+
+
 def open_assignment_list(page):
     page.locator(".lm-MenuBar-itemLabel", has_text="Nbgrader").first.click()
     page.locator(".lm-Menu-itemLabel", has_text="Assignment List").click()
@@ -284,8 +339,11 @@ def answer_in_lab(hub: Hub, page, student: str, answers: dict[str, str]) -> None
         page.keyboard.press("Control+s")
         deadline = time.monotonic() + 30
         while True:  # saved when the file on disk holds every answer
-            saved = answer_cells(nbformat.read(path, as_version=4))
-            if all(saved[name].source.strip() == answers[name].strip() for name in order):
+            try:
+                saved = answer_cells(nbformat.read(path, as_version=4))
+            except nbformat.reader.NotJSONError:  # read while Lab was writing it
+                saved = {}
+            if saved and all(saved[name].source.strip() == answers[name].strip() for name in order):
                 break
             assert time.monotonic() < deadline, f"{notebook} was not saved with the answers"
             time.sleep(0.5)
@@ -332,6 +390,16 @@ def test_a_student_runs_the_notebooks_own_self_check_on_the_hub(hub: Hub, log_in
     shot(page, "07_self_check_on_the_hub")
 
 
+def test_a_student_runs_the_self_check_in_a_lab_terminal(hub: Hub, log_in) -> None:
+    """The lesson's own command, typed in Lab's terminal: the hub's Python comes first
+    whatever /etc/profile does, and it imports bpe_course."""
+    student = hub.students[0]
+    command = f"command -v python; python -m bpe_course.selfcheck bpe/{NOTEBOOKS[0]}"
+    said = run_in_lab_terminal(hub, log_in(student), student, command, "selfcheck.out")
+    assert said.splitlines()[0] == str(HUB_VENV / "bin" / "python"), said
+    assert "all 2 visible tests pass" in said and said.rstrip().endswith("exit=0"), said
+
+
 def submit_from_a_terminal(hub: Hub, student: str, answers: dict[str, str]) -> None:
     """What a student does in the hub's terminal: edit the fetched notebooks, nbgrader submit."""
     owner = pwd.getpwnam(student)
@@ -349,29 +417,59 @@ def submissions_of(hub: Hub, student: str) -> list[Path]:
     return sorted((hub.exchange_course / "inbound").glob(f"{student}+bpe+*"))
 
 
-def test_a_late_student_submits_twice_from_a_terminal(hub: Hub) -> None:
+def set_due_date_in_the_formgrader(hub: Hub, page, due: datetime.datetime) -> None:
+    """Manage Assignments, the pencil beside bpe, the due date and the time zone, Save."""
+    from playwright.sync_api import expect
+
+    page.goto(f"{hub.url}/user/{hub.instructor}/formgrader/manage_assignments")
+    row = page.locator("tr", has=page.locator("td.name", has_text="bpe")).first
+    row.locator("td.edit a").click()
+    dialog = page.locator("#edit-assignment-modal")
+    dialog.locator("input.modal-duedate").fill(due.strftime("%Y-%m-%dT%H:%M"))
+    dialog.locator("input.modal-timezone").fill("UTC")
+    dialog.locator("button.save").click()
+    expect(dialog).to_have_count(0, timeout=30_000)
+    expect(row.locator("td.duedate")).to_contain_text(due.strftime("%Y-%m-%d %H:%M"))
+    shot(page, "11_formgrader_due_date")
+
+
+def utc_now() -> datetime.datetime:
+    return datetime.datetime.now(datetime.UTC).replace(tzinfo=None)  # as the gradebook keeps it
+
+
+def test_a_late_student_submits_twice_from_a_terminal(hub: Hub, log_in) -> None:
     late = hub.students[3]
     hub.must_run_as(late, ["nbgrader", "fetch_assignment", "bpe"])
     submit_from_a_terminal(hub, late, WITH_MISTAKE)
-    time.sleep(1.0)
-    # The instructor sets the due date now: the first submission was on time.
-    code = (
-        "import datetime, sys\nfrom nbgrader.api import Gradebook\n"
-        "with Gradebook(sys.argv[1]) as gb:\n"
-        "    gb.update_or_create_assignment('bpe', duedate=datetime.datetime.utcnow())\n"
-    )
-    url = f"sqlite:///{hub.course / 'gradebook.db'}"
-    hub.must_run_as(hub.instructor, ["python", "-c", code, url], cwd=hub.course)
-    time.sleep(1.0)
+    # The instructor sets the due date now, in the Formgrader (to the minute): the first
+    # submission was on time, the second comes after it.
+    due = utc_now().replace(second=0, microsecond=0) + datetime.timedelta(minutes=1)
+    set_due_date_in_the_formgrader(hub, log_in(hub.instructor), due)
+    while utc_now() < due + datetime.timedelta(seconds=2):
+        time.sleep(0.5)
     submit_from_a_terminal(hub, late, RIGHT)
     first, second = submissions_of(hub, late)
     assert (first / "timestamp.txt").read_text() < (second / "timestamp.txt").read_text()
     hub.log["late"] = {"first": first, "second": second}
 
 
+def test_instructor_collects_in_a_lab_terminal(hub: Hub, log_in) -> None:
+    """``nbgrader collect bpe`` as the README types it, in a terminal of the instructor's Lab,
+    in ~/course: the course's .venv/bin comes first."""
+    teacher = hub.instructor
+    collect = readme_section("## A class on JupyterHub").split("`nbgrader collect bpe`")
+    assert len(collect) > 1, "the README's term no longer collects with nbgrader collect bpe"
+    command = "cd ~/course && command -v python nbgrader && nbgrader collect bpe"
+    said = run_in_lab_terminal(hub, log_in(teacher), teacher, command, "collect.out")
+    lines = said.splitlines()
+    assert lines[:2] == [str(hub.course / ".venv" / "bin" / n) for n in ("python", "nbgrader")]
+    assert said.rstrip().endswith("exit=0"), said
+    for student in (hub.students[0], hub.students[1], hub.students[3]):
+        assert (hub.course / "submitted" / student / "bpe" / NOTEBOOKS[0]).exists(), said
+
+
 def test_instructor_collects_grades_and_releases_feedback(hub: Hub) -> None:
     teacher, course = hub.instructor, hub.course
-    hub.must_run_as(teacher, ["nbgrader", "collect", "bpe"], cwd=course)
     graded = hub.must_run_as(teacher, ["make", "autograde", "JOBS=2"], cwd=course)
     (hub.root / "autograde.out").write_text(graded.stdout)
     hub.must_run_as(teacher, ["make", "feedback"], cwd=course)
@@ -425,6 +523,37 @@ def test_the_grades_are_right_in_grades_csv_and_the_gradebook(hub: Hub) -> None:
     assert lateness[late] > 0, "the submission after the due date was not recorded late"
 
 
+def test_the_late_student_is_marked_late_with_how_late(hub: Hub) -> None:
+    right, wrong, absent, late = hub.students
+    with open(hub.course / "grades.csv") as file:
+        grades = {row["student_id"]: row for row in csv.DictReader(file)}
+    with open(hub.course / "artifacts" / "grading" / "summary.csv") as file:
+        summary = {row["student"]: row for row in csv.DictReader(file)}
+    assert grades[absent]["late"] == "" and absent not in summary  # the summary: submissions
+    for table in (grades, summary):
+        assert table[late]["late"].startswith("late by "), table[late]
+        assert table[right]["late"] == table[wrong]["late"] == ""
+    printed = (hub.root / "autograde.out").read_text().splitlines()
+    assert "(late by " in next(line for line in printed if line.startswith(late))
+
+
+def test_the_formgrader_and_the_exports_name_the_students(hub: Hub, log_in) -> None:
+    from playwright.sync_api import expect
+
+    page = log_in(hub.instructor)
+    page.goto(f"{hub.url}/user/{hub.instructor}/formgrader/manage_students")
+    for k, student in enumerate(hub.students, start=1):
+        row = page.locator("tr", has_text=student).first
+        expect(row).to_contain_text(f"{k}, Student", timeout=60_000)  # last name, first name
+    assert "None, None" not in page.locator("body").inner_text()
+    shot(page, "12_formgrader_students_named")
+    hub.must_run_as(hub.instructor, ["make", "export-nbgrader"], cwd=hub.course)
+    with open(hub.course / "grades-nbgrader.csv") as file:
+        exported = {row["student_id"]: row for row in csv.DictReader(file)}
+    first = exported[hub.students[0]]
+    assert (first["first_name"], first["last_name"]) == ("Student", "1")
+
+
 def test_students_fetch_their_feedback_and_read_it(hub: Hub, log_in) -> None:
     from playwright.sync_api import expect
 
@@ -455,6 +584,35 @@ def test_students_fetch_their_feedback_and_read_it(hub: Hub, log_in) -> None:
             assert f"Likely mistake: {MISTAKE}" in text
             page.locator(".output_error").last.scroll_into_view_if_needed()
             shot(page, f"10_{student}_feedback_names_the_mistake")
+
+
+def test_the_midterm_fix_runs_in_the_hubs_course_copy(hub: Hub) -> None:
+    """The README's recipe for a test found wrong mid-term, as written, in the hub's copy of
+    the course: no notebooks/ there and no git, yet nothing refuses or stops half-way."""
+    block = readme_section("**A test found wrong mid-term**").split("```")[1]
+    commands = [line.split("#")[0].split() for line in block.splitlines()]
+    commands = [command for command in commands if command]
+    assert commands == [["make", "notebooks"], ["make", "regrade"]]
+    assert not (hub.course / "notebooks").exists() and not (hub.course / ".git").exists()
+    for command in commands:
+        hub.must_run_as(hub.instructor, command, cwd=hub.course)
+    assert sorted(p.name for p in (hub.course / "notebooks").glob("*.ipynb")) == sorted(
+        p.name for p in (ROOT / "source" / "bpe").glob("*.ipynb")
+    )
+    assert list((hub.course / "artifacts" / "grading").glob("regrade-*.md"))
+
+
+def test_solutions_are_released_and_fetched_on_the_hub(hub: Hub) -> None:
+    text = readme_section("**Solutions after the deadline.**")
+    assert "`make release-solutions`" in text
+    fetch = text.split("`nbgrader fetch_assignment ")[1].split("`")[0]
+    hub.must_run_as(hub.instructor, ["make", "release-solutions"], cwd=hub.course)
+    student = hub.students[2]
+    hub.must_run_as(student, ["nbgrader", "fetch_assignment", *fetch.split()])
+    fetched = hub.home(student) / "bpe-solutions"
+    assert sorted(p.name for p in fetched.glob("*.ipynb")) == sorted(
+        p.name for p in (ROOT / "source" / "bpe").glob("*.ipynb")
+    )
 
 
 # --- attacks, as a student's Unix user --------------------------------------------------------
@@ -636,6 +794,50 @@ def test_ctrl_c_stops_the_hub_and_leaves_nothing_running(hub: Hub) -> None:
     ):
         with socket.socket() as sock:
             assert sock.connect_ex(("127.0.0.1", port)) != 0, f"port {port} still answers"
+
+
+def test_the_class_is_taken_down_leaving_only_the_exported_grades(hub: Hub, tmp_path: Path) -> None:
+    """The README's take-down, with this hub's prefix, folder and a stand-in for its venv (the
+    real one serves the other hub tests): refused without a terminal, then done with FORCE=1."""
+    assert hub.process.poll() is not None, "needs the hub stopped (the Ctrl-C test)"
+    keep = ("PATH", "HOME", "LANG")  # and pyenv's, should python3 be its shim
+    env = {k: v for k, v in os.environ.items() if k in keep or k.startswith("PYENV")}
+    stand_in = tmp_path / "opt" / "bpe-course-hub" / "venv"
+    (stand_in / "bin").mkdir(parents=True)
+    (stand_in / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    ours = {
+        "--prefix bpe-": f"--prefix {PREFIX}",
+        "--root /srv/bpe-course-hub": f"--root {hub.root}",
+        "--venv /opt/bpe-course-hub/venv": f"--venv {stand_in}",
+    }
+    asked = readme_command("python3 -m hub.take_down")
+    for written, here in ours.items():
+        assert written in asked
+        asked = asked.replace(written, here)
+    done = subprocess.run(
+        asked.split(), cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2 and "no terminal to ask" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and hub.root.exists() and prefixed_uids()
+    down = readme_command("make hub-down").split()
+    out = tmp_path / "grades"
+    variables = [
+        f"HUB_PREFIX={PREFIX}", f"HUB_ROOT={hub.root}", f"HUB_VENV={stand_in}",
+        f"OUT={out}", "FORCE=1",
+    ]  # fmt: skip
+    done = subprocess.run(
+        [*down, *variables], cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+        capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    said = done.stdout + done.stderr
+    assert done.returncode == 0, said
+    assert "exported the grades first" in said and "removed accounts:" in said
+    assert sorted(p.name for p in out.iterdir()) == ["grades-nbgrader.csv", "grades.csv"]
+    with open(out / "grades.csv") as file:
+        assert {row["student_id"] for row in csv.DictReader(file)} == set(hub.students)
+    assert prefixed_uids() == set() and not hub.root.exists()
+    assert not stand_in.parent.exists() and HUB_VENV.exists()
 
 
 def test_make_hub_says_why_not_and_what_to_do_instead() -> None:
