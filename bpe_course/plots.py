@@ -1,7 +1,10 @@
 """The overfitting curve: compression on training and held-out text as merges are learned.
 
 :func:`plot_compression_curve` draws a :class:`~bpe_course.compression.CompressionCurve`
-(ρ, bytes per token, against the number of merges) and marks where the two lines part.
+(ρ, bytes per token, against the number of merges) and marks where the two lines part;
+:func:`describe_compression_curve` says the same in a sentence, from the same numbers, for
+readers who cannot see the figure. The lines differ by colour (Okabe-Ito blue and
+vermillion, safe for colour-blind readers), style and marker.
 :func:`overfitting_curve` is the one call for a learner's own text (a str) or file (a
 ``Path``, read and counted in parallel by ``bpe_course.large``): it splits it, trains on the
 first part and measures both parts.
@@ -40,6 +43,38 @@ def separation_point(curve: CompressionCurve, gap: float = 0.05) -> int | None:
     return k
 
 
+BLUE, VERMILLION, GREY = "#0072B2", "#D55E00", "#595959"
+
+
+def describe_compression_curve(curve: CompressionCurve) -> str:
+    """The overfitting curve in words: where each line starts and ends, and where they part.
+
+    >>> from bpe_course.compression import CompressionCurve
+    >>> train, heldout = [1.0, 1.2, 1.5, 2.0, 2.6], [1.0, 1.2, 1.4, 1.5, 1.5]
+    >>> curve = CompressionCurve([("a", "b")] * 4, train, heldout)
+    >>> print(describe_compression_curve(curve))  # doctest: +NORMALIZE_WHITESPACE
+    Line chart of compression (ρ, bytes per token) against 0 to 4 merges. Training text
+    (solid blue line, circles) starts at 1.00 and ends at 2.60; held-out text (dashed
+    vermillion line, squares) starts at 1.00 and ends at 1.50. They part at 2 merges, where
+    training is at 1.50 and held-out at 1.40; from there training keeps rising faster.
+    """
+    train, heldout = curve.train_rho, curve.heldout_rho
+    last = len(train) - 1
+    text = (
+        f"Line chart of compression (ρ, bytes per token) against 0 to {last:,} merges. "
+        f"Training text (solid blue line, circles) starts at {train[0]:.2f} and ends at "
+        f"{train[-1]:.2f}; held-out text (dashed vermillion line, squares) starts at "
+        f"{heldout[0]:.2f} and ends at {heldout[-1]:.2f}."
+    )
+    split = separation_point(curve)
+    if split is None:
+        return text + " The two lines never part by more than 5 %."
+    return text + (
+        f" They part at {split:,} merges, where training is at {train[split]:.2f} and "
+        f"held-out at {heldout[split]:.2f}; from there training keeps rising faster."
+    )
+
+
 def plot_compression_curve(curve: CompressionCurve, title: str | None = None) -> Figure:
     """Training and held-out ρ against the number of merges, one line each.
 
@@ -53,18 +88,23 @@ def plot_compression_curve(curve: CompressionCurve, title: str | None = None) ->
         )
     merges = range(len(curve.train_rho))
     fig, ax = plt.subplots(figsize=(8, 4.5))
-    ax.plot(merges, curve.train_rho, label="training text", color="tab:blue")
-    ax.plot(merges, curve.heldout_rho, label="held-out text", color="tab:orange")
+    every = max(1, len(curve.train_rho) // 12)  # a dozen markers per line, not one per merge
+    style = {"markevery": every, "markersize": 5}
+    ax.plot(merges, curve.train_rho, label="training text", color=BLUE, marker="o", **style)
+    ax.plot(
+        merges, curve.heldout_rho, label="held-out text", color=VERMILLION, linestyle="--",
+        marker="s", **style,
+    )  # fmt: skip
     split = separation_point(curve)
     if split is not None:
-        ax.axvline(split, color="grey", linestyle=":", linewidth=1)
+        ax.axvline(split, color=GREY, linestyle=":", linewidth=1)
         ax.annotate(
             f"they part here\n({split} merges)",
             xy=(split, curve.heldout_rho[split]),
             xytext=(8, -40),
             textcoords="offset points",
-            color="grey",
-            arrowprops={"arrowstyle": "->", "color": "grey"},
+            color=GREY,
+            arrowprops={"arrowstyle": "->", "color": GREY},
         )
     ax.set_xlabel("number of merges")
     ax.set_ylabel("ρ, bytes per token (higher compresses more)")

@@ -56,3 +56,26 @@ html_static_path = ["static", str(WORK / "static")]
 html_css_files = ["course.css"]
 # Relative to _static/: build_site.py copies MathJax 3's single-file build there.
 mathjax_path = "mathjax/tex-svg.js"
+
+
+def _figure_alt(app, doctree, docname) -> None:
+    """Give each plot of a lesson the description its cell prints ("Figure: ...") as alt
+    text; myst-nb would otherwise use the image's file name."""
+    from docutils import nodes
+
+    for image in doctree.findall(nodes.image):
+        cell = image.parent
+        while cell is not None and "cell" not in cell.get("classes", []):
+            cell = cell.parent
+        if cell is None:
+            continue
+        lines = cell.astext().splitlines()
+        said = [
+            line.removeprefix("Figure:").strip() for line in lines if line.startswith("Figure:")
+        ]
+        if said:
+            image["alt"] = said[0]
+
+
+def setup(app) -> None:
+    app.connect("doctree-resolved", _figure_alt)

@@ -19,15 +19,12 @@ import pytest
 
 from bpe_course.widget import MergeStepper
 from tests import test_browser as tb
-from tests.conftest import ROOT
+from tests import test_docs as td
 
 # The browser, page and server fixtures of the widget's browser tests, shared.
 browser, page, server = tb.browser, tb.page, tb.server
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
 WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
-SITE = ROOT / "site"
 MERGES = 6
 
 
@@ -56,9 +53,10 @@ def axe_problems(page) -> list[str]:
 
 
 def symbol_measured(page, node: dict) -> bool:
-    """Whether an "incomplete" contrast result is a lone symbol (the widget's ␣ token) that
-    axe declines to measure, on an element of its own opaque background, whose contrast this
-    test measures instead and finds at least 4.5:1. Anything else stays a failure."""
+    """Whether an "incomplete" contrast result is text of symbols only (␣, →) that axe
+    declines to measure, whose contrast this test measures instead (its colour against the
+    nearest opaque background of it or an ancestor, with no background image on the way)
+    and finds at least 4.5:1. Anything else stays a failure."""
     reasons = {check.get("data", {}).get("messageKey") for check in node["any"]}
     if reasons != {"nonBmp"}:
         return False
@@ -66,8 +64,14 @@ def symbol_measured(page, node: dict) -> bool:
         """e => {
         const s = getComputedStyle(e);
         const rgb = c => c.match(/[\\d.]+/g).map(Number);
-        const [r, g, b, a = 1] = rgb(s.backgroundColor);
-        if (a < 1) return 0;
+        let [r, g, b, a] = [255, 255, 255, 1];
+        for (let p = e; p; p = p.parentElement) {
+            const ps = getComputedStyle(p);
+            if (ps.backgroundImage !== "none") return 0;
+            const c = rgb(ps.backgroundColor);
+            if ((c[3] ?? 1) === 1) { [r, g, b] = c; break; }
+            if (c[3] > 0) return 0;
+        }
         const lum = ([r, g, b]) => {
             const f = v => (v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
             return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
@@ -77,6 +81,44 @@ def symbol_measured(page, node: dict) -> bool:
     }"""
     )
     return ratio >= 4.5
+
+
+# --- the site -------------------------------------------------------------------------------
+
+
+site = td.site  # site/ as `make docs` builds it in a fresh copy of the course
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_every_site_page_passes_axe(site, browser):
+    context = browser.new_context(viewport={"width": 1300, "height": 900})
+    page = context.new_page()
+    problems = {}
+    try:
+        pages = td.pages_of(site)
+        assert len(pages) > 10
+        for html_page in pages:
+            page.goto(html_page.as_uri())
+            page.wait_for_load_state("networkidle")
+            found = axe_problems(page)
+            if found:
+                problems[str(html_page.relative_to(site))] = found
+    finally:
+        context.close()
+    assert problems == {}
+
+
+@pytest.mark.slow
+def test_every_lesson_plot_has_its_description_as_alt(site):
+    alts = []
+    for lesson in sorted((site / "lessons").glob("*.html")):
+        for tag in re.findall(r"<img [^>]*>", lesson.read_text()):
+            alt = re.search(r'alt="([^"]*)"', tag)
+            alts.append((lesson.name, alt.group(1) if alt else ""))
+    assert alts, "no plot on any lesson page"
+    bad = [(name, alt) for name, alt in alts if not alt.startswith(("Line chart", "Log-log"))]
+    assert bad == []
 
 
 # --- the widget in Voila --------------------------------------------------------------------
@@ -99,6 +141,8 @@ def voila_widget(page, server):
     return widget
 
 
+@pytest.mark.browser
+@pytest.mark.slow
 def test_widget_passes_axe_fresh_and_after_six_merges(page, voila_widget):
     from playwright.sync_api import expect
 
@@ -165,6 +209,8 @@ def tokens_from_aria(widget) -> list[str]:
     return tokens
 
 
+@pytest.mark.browser
+@pytest.mark.slow
 def test_widget_by_keyboard_alone_read_from_the_accessibility_tree(page, voila_widget):
     from playwright.sync_api import expect
 
@@ -195,3 +241,99 @@ def test_widget_by_keyboard_alone_read_from_the_accessibility_tree(page, voila_w
     winner = stepper.candidates()[0]
     assert "next" in page.evaluate("() => document.activeElement.innerText")
     assert str(winner.count) in page.evaluate("() => document.activeElement.innerText")
+
+
+# --- figures: descriptions from the data, lines told apart without colour -------------------
+
+
+@pytest.fixture(scope="module")
+def course_curve():
+    from bpe_course.compression import compression_curve
+    from bpe_course.texts import COURSE_TEXT, split_train_heldout
+
+    train, heldout = split_train_heldout(COURSE_TEXT)
+    return compression_curve(train, heldout, progress=False)
+
+
+def kept_figures(monkeypatch) -> list:
+    """Figures closed while the list is held, kept to look at."""
+    import matplotlib.pyplot as plt
+
+    figures: list = []
+    monkeypatch.setattr(plt, "close", figures.append)
+    return figures
+
+
+def assert_lines_differ_without_colour(fig) -> None:
+    for ax in fig.axes:
+        looks = [(line.get_linestyle(), line.get_marker()) for line in ax.get_lines()]
+        looks = [look for look in looks if look != ("None", "None")]
+        assert len(set(looks)) == len(looks), f"lines alike but for colour: {looks}"
+
+
+def test_the_overfitting_curve_says_its_numbers(course_curve):
+    import matplotlib.pyplot as plt
+
+    from bpe_course.plots import describe_compression_curve, plot_compression_curve
+
+    said = describe_compression_curve(course_curve)
+    train, heldout = course_curve.train_rho, course_curve.heldout_rho
+    # The merge where they part, recomputed: training stays 5 % above held-out from there.
+    start = train[0] / heldout[0]
+    apart = [t / h / start - 1 > 0.05 for t, h in zip(train, heldout)]
+    split = next(k for k in range(len(apart)) if all(apart[k:]))
+    for number in (train[0], train[-1], heldout[0], heldout[-1], train[split], heldout[split]):
+        assert f"{number:.2f}" in said, (number, said)
+    assert f"part at {split:,} merges" in said and f"0 to {len(train) - 1:,} merges" in said
+    fig = plot_compression_curve(course_curve)
+    assert_lines_differ_without_colour(fig)
+    assert "solid" in said and "dashed" in said
+    plt.close(fig)
+
+
+def test_the_cost_figure_says_its_numbers():
+    import matplotlib.pyplot as plt
+
+    from bpe_course.cost import checkpoints, fit_slope, incremental_work, naive_work, plot_cost
+    from bpe_course.pretokenize import chunk_counts
+    from bpe_course.texts import COURSE_TEXT
+
+    counts = chunk_counts(COURSE_TEXT)
+    naive, _ = naive_work(counts, 60, progress=False)
+    fast, _ = incremental_work(counts, 60, progress=False)
+    points = checkpoints(len(naive), first=10)
+    naive_at, fast_at = [naive[m - 1] for m in points], [fast[m - 1] for m in points]
+    fig, said = plot_cost(points, naive_at, fast_at)
+    for number in (naive_at[0], naive_at[-1], fast_at[0], fast_at[-1]):
+        assert f"{number:,}" in said
+    for slope in (fit_slope(points, naive_at), fit_slope(points, fast_at)):
+        assert f"{slope:.2f}" in said
+    assert_lines_differ_without_colour(fig)
+    plt.close(fig)
+
+
+def test_the_class_figures_say_their_numbers(tmp_path, monkeypatch):
+    from autograder.reports import mistakes, summary
+
+    maxima = {"pair_counts": 3.0, "merge_pair": 3.0, "train_bpe": 5.0}
+    maxima |= {"encode_bpe": 5.0, "merge_and_update": 5.0}
+    rows = [
+        summary.StudentRow(s, scores=dict.fromkeys(maxima, score), maxima=maxima)
+        for s, score in (("a", 2.0), ("b", 3.0), ("c", 3.0))
+    ]
+    rows[0].scores["train_bpe"] = None
+    said = summary.describe_distribution(rows)
+    assert "pair_counts (out of 3): 0 scored 0, 0 scored 1, 1 scored 2, 2 scored 3." in said
+    assert "train_bpe (out of 5): 0 scored 0, 0 scored 1, 0 scored 2, 2 scored 3" in said
+    assert "1 ungraded" in said
+
+    bars = [
+        mistakes.Bar("merge_pair", mistakes.NAMED, "overlapping merges", ["a", "b"]),
+        mistakes.Bar("merge_pair", mistakes.UNEXPLAINED, "", ["c"]),
+    ]
+    figures = kept_figures(monkeypatch)
+    mistakes.plot(bars, tmp_path / "mistakes.png")
+    said = mistakes.describe(bars)
+    assert "overlapping merges 2 students" in said and "unexplained 1 student." in said
+    named, other = figures[0].axes[0].patches[:2]
+    assert named.get_hatch() != other.get_hatch(), "bar kinds told apart by colour alone"

@@ -4,8 +4,9 @@
 each student's failed answer to an exercise in one bar: the mistake the judge named (in the
 hidden core cases first, then the random ones, then the visible examples), else ``not
 written`` (the released stub), else ``unexplained`` (failed, and no known mistake fits).
-``report`` writes ``mistakes.csv`` (the students behind each bar) and ``mistakes.png``, and
-returns the table the class summary prints.
+``report`` writes ``mistakes.csv`` (the students behind each bar), ``mistakes.png`` and
+beside it ``mistakes.txt`` (the figure in words, :func:`describe`), and returns the table
+and that description, which the class summary prints.
 
 But: it judges nothing itself, and a notebook that was never graded (missing, unreadable)
 has no verdicts, so it is in no bar.
@@ -108,13 +109,14 @@ def write_csv(bars: list[Bar], path: Path) -> None:
 
 def plot(bars: list[Bar], path: Path) -> None:
     """Horizontal bars, one per mistake, grouped by exercise (a gap and a heading between
-    groups); the unnamed kinds are drawn grey."""
+    groups); the unnamed kinds are drawn grey and hatched, so they differ by more than
+    colour."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    positions, labels, colors, heads = [], [], [], []
+    positions, labels, colors, hatches, heads = [], [], [], [], []
     y = 0.0
     for exercise in EXERCISES:
         mine = [b for b in bars if b.exercise == exercise]
@@ -125,12 +127,13 @@ def plot(bars: list[Bar], path: Path) -> None:
         for bar in mine:
             positions.append(y)
             labels.append(bar.label)
-            colors.append("#4c72b0" if bar.kind == NAMED else "#9a9a9a")
+            colors.append("#0072B2" if bar.kind == NAMED else "#9a9a9a")
+            hatches.append("" if bar.kind == NAMED else "//")
             y += 1
         y += 0.5
     fig, ax = plt.subplots(figsize=(9, 1.0 + 0.3 * max(y, 1)))
     counts = [len(b.students) for b in bars]
-    ax.barh(positions, counts, color=colors)
+    ax.barh(positions, counts, color=colors, hatch=hatches, edgecolor="white")
     for position, count in zip(positions, counts):
         ax.text(count, position, f" {count}", va="center", fontsize=8)
     for position, exercise in heads:
@@ -158,9 +161,37 @@ def format_table(bars: list[Bar]) -> str:
     return "\n".join(lines)
 
 
+def describe(bars: list[Bar]) -> str:
+    """The figure in words: per exercise, each bar's label and how many students.
+
+    >>> said = describe([Bar("merge_pair", NAMED, "overlapping merges", ["ada", "bo"]),
+    ...                  Bar("merge_pair", UNEXPLAINED, "", ["cy"])])
+    >>> said.split(". ", 1)[1]
+    'merge_pair: overlapping merges 2 students; unexplained 1 student.'
+    """
+    if not bars:
+        return "Bar chart of failed answers by mistake: no failed answers."
+    parts = []
+    for exercise in EXERCISES:
+        mine = [b for b in bars if b.exercise == exercise]
+        if mine:
+            said = "; ".join(
+                f"{b.label} {len(b.students)} student{'s' if len(b.students) != 1 else ''}"
+                for b in mine
+            )
+            parts.append(f"{exercise}: {said}.")
+    return (
+        "Bar chart of failed answers by mistake (named mistakes in solid blue, the rest grey "
+        "and hatched). " + " ".join(parts)
+    )
+
+
 def report(course_root: Path, verdicts: list[dict[str, Any]]) -> str:
-    """Write ``mistakes.csv`` and ``mistakes.png`` under ``artifacts/grading``; the table."""
+    """Write ``mistakes.csv``, ``mistakes.png`` and ``mistakes.txt`` (the figure in words)
+    under ``artifacts/grading``; return the table and the figure's description."""
     bars = count_mistakes(verdicts)
     write_csv(bars, course_root / RECORDS / "mistakes.csv")
     plot(bars, course_root / RECORDS / "mistakes.png")
-    return format_table(bars)
+    description = describe(bars)
+    (course_root / RECORDS / "mistakes.txt").write_text(description + "\n", encoding="utf-8")
+    return format_table(bars) + "\n\nmistakes.png: " + description

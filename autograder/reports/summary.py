@@ -5,7 +5,8 @@ student's status (``course.Status``), each exercise's score (``—`` in the tabl
 ``summary.csv``, where nobody has given one: never 0), the visible tests the kernel and the
 judge saw differently, how late the submission was (nbgrader's timestamp against the
 assignment's due date, both from the gradebook), and notes. ``report`` prints it and writes
-``summary.csv`` and ``scores.png``, then the class's mistakes (``mistakes``: a table,
+``summary.csv`` and ``scores.png`` with ``scores.txt`` beside it (the figure in words,
+``describe_distribution``), then the class's mistakes (``mistakes``: a table,
 ``mistakes.csv`` and ``mistakes.png``).
 
 But: it grades nothing and changes no gradebook.
@@ -241,7 +242,7 @@ def plot_distribution(rows: list[StudentRow], path: Path) -> None:
         ungraded = sum(1 for r in rows if name in r.scores and r.scores[name] is None)
         maximum = max((r.maxima.get(name, 0) for r in rows), default=0)
         bins = [x - 0.5 for x in range(int(maximum) + 2)]
-        ax.hist(scores, bins=bins, color="#4c72b0", edgecolor="white")
+        ax.hist(scores, bins=bins, color="#0072B2", edgecolor="white")
         # Scores are whole points: one tick per possible score, 0 to the exercise's maximum.
         ax.set_xticks(range(int(maximum) + 1))
         ax.set_xlim(-0.5, maximum + 0.5)
@@ -252,6 +253,21 @@ def plot_distribution(rows: list[StudentRow], path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=100)
     plt.close(fig)
+
+
+def describe_distribution(rows: list[StudentRow]) -> str:
+    """``scores.png`` in words: per exercise, how many graded students got each score."""
+    parts = []
+    for name in EXERCISES:
+        scores = [r.scores[name] for r in rows if r.scores.get(name) is not None]
+        ungraded = sum(1 for r in rows if name in r.scores and r.scores[name] is None)
+        maximum = int(max((r.maxima.get(name, 0) for r in rows), default=0))
+        counts = ", ".join(
+            f"{sum(1 for s in scores if int(s + 0.5) == k)} scored {k}" for k in range(maximum + 1)
+        )
+        tail = f"; {ungraded} ungraded" if ungraded else ""
+        parts.append(f"{name} (out of {maximum}): {counts}{tail}.")
+    return "Histograms of the graded students' scores, one per exercise. " + " ".join(parts)
 
 
 def format_table(rows: list[StudentRow]) -> str:
@@ -299,11 +315,17 @@ def report(course_root: Path, quiet: bool = False) -> list[StudentRow]:
     rows = collect(course_root)
     write_csv(rows, course_root / OUT / "summary.csv")
     plot_distribution(rows, course_root / OUT / "scores.png")
+    scores_text = describe_distribution(rows)
+    (course_root / OUT / "scores.txt").write_text(scores_text + "\n", encoding="utf-8")
     # The class's view of what went wrong, from the same verdicts.
     mistake_table = mistakes.report(course_root, _load_json(course_root / VERDICTS_RECORD))
     if not quiet:
         print(format_table(rows))
+        print(f"\nscores.png: {scores_text}")
         print("\n" + mistake_table)
-        written = ("summary.csv", "scores.png", "mistakes.csv", "mistakes.png")
+        written = (
+            "summary.csv", "scores.png", "scores.txt", "mistakes.csv", "mistakes.png",
+            "mistakes.txt",
+        )  # fmt: skip
         print(f"wrote {', '.join(str(OUT / name) for name in written)}")
     return rows
