@@ -2,8 +2,8 @@
 
 ``RedactHiddenTests`` (registered for ``generate_feedback`` in ``nbgrader_config.py``) removes
 the hidden tests' lines, cuts tracebacks to the message in hidden-test cells and drops frames
-from ``autograder/`` and ``solutions/`` elsewhere, and turns a timeout's bare interrupt into
-one sentence naming the limit.
+from ``autograder/``, ``solutions/`` and the checks' modules of ``bpe_course`` elsewhere,
+and turns a timeout's bare interrupt into one sentence naming the limit.
 
 But: it changes only the feedback copy, never the autograded notebook or the scores.
 
@@ -28,8 +28,12 @@ from nbformat import NotebookNode
 
 from bpe_course.selfcheck import BEGIN_HIDDEN, TIMED_OUT, visible_source
 
-# Where the instructors' code lives; frames from there are not the student's business.
-PRIVATE_PATHS = re.compile(r"[/\\](autograder|solutions)[/\\]")
+# Where the instructors' code and the checks' own code live; frames from there are not the
+# student's business (the checks that the lessons share with the self-check are in bpe_course).
+CHECKERS = "examples|feedback|mistakes|outcomes|variants"
+PRIVATE_PATHS = re.compile(
+    rf"[/\\](autograder|solutions)[/\\]|[/\\]bpe_course[/\\]({CHECKERS})\.py"
+)
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 TIME_LIMIT = "TimeLimit"
 
