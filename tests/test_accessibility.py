@@ -20,6 +20,7 @@ import pytest
 from bpe_course.widget import MergeStepper
 from tests import test_browser as tb
 from tests import test_docs as td
+from tests import test_feedback_browser as fb
 
 # The browser, page and server fixtures of the widget's browser tests, shared.
 browser, page, server = tb.browser, tb.page, tb.server
@@ -119,6 +120,39 @@ def test_every_lesson_plot_has_its_description_as_alt(site):
     assert alts, "no plot on any lesson page"
     bad = [(name, alt) for name, alt in alts if not alt.startswith(("Line chart", "Log-log"))]
     assert bad == []
+
+
+# --- a feedback page with failures ------------------------------------------------------------
+
+feedback_page = fb.feedback_page  # real autograde and generate_feedback of a wrong answer
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+@pytest.mark.nbgrader
+def test_a_feedback_page_with_failures_passes_axe_and_says_results_in_words(page, feedback_page):
+    from playwright.sync_api import expect
+
+    page.goto(feedback_page.as_uri())
+    expect(page.locator("mjx-container").first).to_be_attached(timeout=30_000)
+    assert page.locator("html").get_attribute("lang") == "en"
+    problems = axe_problems(page)
+    assert problems == [], "\n".join(problems)
+    # One heading per test cell: its name and its result in words.
+    headings = page.get_by_role("heading", level=3).all_inner_texts()
+    tests = [h for h in headings if "tests" in h]
+    expected = [
+        f"{title} test_{title.split(':')[0]}_{group}: {result}"
+        for title, group, result in zip(
+            fb.TITLES,
+            ["examples", "hidden_core", "hidden_random"] * 2,
+            ["passed"] * 3 + ["failed"] * 3,
+        )
+    ]
+    assert [" ".join(h.split()) for h in tests] == expected
+    # Each failure says, as text, the input, what was expected and what came back.
+    for message in page.locator(".output_error pre").all_inner_texts():
+        assert "expected" in message and "got" in message, message[:300]
 
 
 # --- the widget in Voila --------------------------------------------------------------------
