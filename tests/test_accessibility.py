@@ -1,5 +1,7 @@
-"""Accessibility: axe-core's WCAG 2.0/2.1 A and AA rules on the widget in Voila and on the
-site, and the widget driven by the keyboard alone, read back from the accessibility tree.
+"""Accessibility: axe-core's WCAG 2.0/2.1 A and AA rules on every page of the site (light
+and dark), on a feedback page with failures and on the widget in Voila; the widget driven
+by the keyboard alone and read back from the accessibility tree; figures whose descriptions
+state numbers recomputed here from the data, and whose lines differ by more than colour.
 
 axe-core comes from ``axe-playwright-python`` (its wheel ships ``axe.min.js``, so nothing is
 fetched); a test fails on any violation and on any colour-contrast result axe leaves
@@ -99,12 +101,15 @@ def test_every_site_page_passes_axe(site, browser):
     try:
         pages = td.pages_of(site)
         assert len(pages) > 10
-        for html_page in pages:
-            page.goto(html_page.as_uri())
-            page.wait_for_load_state("networkidle")
-            found = axe_problems(page)
-            if found:
-                problems[str(html_page.relative_to(site))] = found
+        for scheme in ("light", "dark"):  # the theme follows the reader's setting
+            page.emulate_media(color_scheme=scheme)
+            for html_page in pages:
+                page.goto(html_page.as_uri())
+                page.wait_for_load_state("networkidle")
+                assert page.evaluate("() => document.documentElement.dataset.theme") == scheme
+                found = axe_problems(page)
+                if found:
+                    problems[f"{html_page.relative_to(site)} ({scheme})"] = found
     finally:
         context.close()
     assert problems == {}
