@@ -19,7 +19,6 @@ Skipped without root, useradd or the hub's environment (``make hub-venv``).
 
 from __future__ import annotations
 
-import datetime
 import os
 import platform
 import pwd
@@ -37,6 +36,7 @@ from hub import accounts
 from hub.layout import HubFolder, make_exchange
 from hub.preflight import why_not
 from tests.conftest import ROOT
+from tests.test_exchange_collect import as_user, stamp
 
 pytestmark = pytest.mark.nbgrader
 
@@ -47,16 +47,6 @@ RUNUSER = shutil.which("runuser") or "/usr/sbin/runuser"
 COURSE_ID = "bpe-from-scratch"
 STOCK = "nbgrader.exchange.default.collect.ExchangeCollect"
 MARKUP = '<img src=x onerror="alert(1)">'
-
-
-def stamp(minutes_ago: float) -> str:
-    now = datetime.datetime.now(datetime.UTC)
-    return (now - datetime.timedelta(minutes=minutes_ago)).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
-
-
-def as_user(user: str, script: str, *args: str, cwd: str = "/tmp") -> subprocess.CompletedProcess:
-    command = [RUNUSER, "-u", user, "--", "/bin/sh", "-c", script, "sh", *args]
-    return subprocess.run(command, capture_output=True, text=True, cwd=cwd, timeout=300)
 
 
 MAKE_ENTRY = (

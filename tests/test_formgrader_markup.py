@@ -34,6 +34,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 from tests import test_browser as lab
+from tests.support.formgrader_server import formgrader_server
 from tests.support.scratch_course import make_scratch_course
 from tests.support.synthetic import write_submission
 from tests.test_browser import ROOT
@@ -102,38 +103,7 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, st
 
 
 def start_server(root: Path, tmp: Path, guarded: bool) -> Iterator[str]:
-    port = lab.free_port()
-    extensions = {
-        "nbgrader.server_extensions.formgrader": True,
-        "autograder.formgrader": guarded and not UNGUARDED,
-        "jupyterlab": False,
-        "voila.server_extension": False,
-        "jupyter_lsp": False,
-        "notebook": False,
-        "notebook_shim": False,
-    }
-    command = [
-        sys.executable,
-        "-m",
-        "jupyter_server",
-        "--no-browser",
-        f"--port={port}",
-        "--ServerApp.ip=127.0.0.1",
-        f"--IdentityProvider.token={TOKEN}",
-        f"--ServerApp.root_dir={root}",
-        "--allow-root",
-        *[f"--ServerApp.jpserver_extensions={name}={on}" for name, on in extensions.items()],
-    ]
-    env = lab.jupyter_env(tmp / "jupyter")
-    env["PYTHONPATH"] = str(ROOT)
-    log = tmp / "server.log"
-    process = lab.start(command, root, env, log)
-    try:
-        status = f"http://127.0.0.1:{port}/api/status?token={TOKEN}"
-        lab.wait_until(lambda: lab.answers(status), process, log, "the Jupyter server")
-        yield f"http://127.0.0.1:{port}/"
-    finally:
-        lab.stop(process)
+    yield from formgrader_server(root, tmp, TOKEN, guarded and not UNGUARDED)
 
 
 @pytest.fixture(scope="module")

@@ -26,7 +26,6 @@ import json
 import os
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 import urllib.request
@@ -36,6 +35,7 @@ import pytest
 
 from tests.conftest import ROOT
 from tests.support.catalogue import CORRECT
+from tests.support.course_copy import tracked_files
 from tests.support.synthetic import fill_answers
 from tests.test_browser import free_port, jupyter_env, start, stop, wait_until
 
@@ -62,14 +62,7 @@ def readme_steps() -> list[str]:
 
 
 def copy_of_the_clone(folder: Path) -> Path:
-    tracked = subprocess.run(
-        ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True, check=True
-    ).stdout.split("\0")
-    for name in filter(None, tracked):
-        if (ROOT / name).is_file():
-            (folder / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / name, folder / name)
-    return folder
+    return tracked_files(folder)
 
 
 def borrow_packages(venv: Path) -> None:

@@ -34,8 +34,8 @@ from pathlib import Path
 
 import pytest
 
-from tests import test_browser as lab
 from tests.support.catalogue import CORRECT
+from tests.support.formgrader_server import formgrader_server
 from tests.support.scratch_course import make_scratch_course
 from tests.support.synthetic import write_submission
 from tests.test_browser import ROOT
@@ -191,39 +191,8 @@ def test_the_honest_classmate_is_graded_as_if_alone(graded) -> None:
 @pytest.fixture(scope="module")
 def formgrader(graded, tmp_path_factory) -> Iterator[str]:
     root, tmp = graded["root"], tmp_path_factory.mktemp("server")
-    port = lab.free_port()
-    extensions = {
-        "nbgrader.server_extensions.formgrader": True,
-        "autograder.formgrader": True,
-        "jupyterlab": False,
-        "voila.server_extension": False,
-        "jupyter_lsp": False,
-        "notebook": False,
-        "notebook_shim": False,
-    }
-    command = [
-        sys.executable,
-        "-m",
-        "jupyter_server",
-        "--no-browser",
-        f"--port={port}",
-        "--ServerApp.ip=127.0.0.1",
-        f"--IdentityProvider.token={TOKEN}",
-        f"--ServerApp.root_dir={root}",
-        "--allow-root",
-        *[f"--ServerApp.jpserver_extensions={name}={on}" for name, on in extensions.items()],
-    ]
-    env = lab.jupyter_env(tmp / "jupyter")
-    env["JUPYTER_DATA_DIR"] = str(tmp / "jupyter" / "data")
-    env["PYTHONPATH"] = str(ROOT)
-    log = tmp / "server.log"
-    process = lab.start(command, root, env, log)
-    try:
-        status = f"http://127.0.0.1:{port}/api/status?token={TOKEN}"
-        lab.wait_until(lambda: lab.answers(status), process, log, "the Jupyter server")
-        yield f"http://127.0.0.1:{port}/formgrader/api/"
-    finally:
-        lab.stop(process)
+    for base in formgrader_server(root, tmp, TOKEN):
+        yield base + "formgrader/api/"
 
 
 def _get(base: str, path: str, **query: str) -> object:

@@ -25,8 +25,8 @@ from tests.support.scratch_course import SCRATCH_SECRET
 REPO = Path(__file__).resolve().parents[2]
 
 
-def course_copy(folder: Path) -> Path:
-    """The tracked files of this clone in ``folder``, ready to grade; returns ``folder``."""
+def tracked_files(folder: Path) -> Path:
+    """The files git tracks in this clone, copied into ``folder`` (times kept)."""
     tracked = subprocess.run(
         ["git", "ls-files", "-z"], cwd=REPO, capture_output=True, text=True, check=True
     ).stdout.split("\0")
@@ -34,6 +34,12 @@ def course_copy(folder: Path) -> Path:
         if (REPO / name).is_file():
             (folder / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(REPO / name, folder / name)
+    return folder
+
+
+def course_copy(folder: Path) -> Path:
+    """The tracked files of this clone in ``folder``, ready to grade; returns ``folder``."""
+    tracked_files(folder)
     (folder / ".venv").symlink_to(REPO / ".venv")
     # As after `make venv` there: the venv's stamp newer than what it was built from (this
     # clone's venv is, unless someone changed the requirements since: then this one is stale
