@@ -107,6 +107,8 @@ def test_every_site_page_passes_axe(site, browser):
                 page.goto(html_page.as_uri())
                 page.wait_for_load_state("networkidle")
                 assert page.evaluate("() => document.documentElement.dataset.theme") == scheme
+                formulas = page.locator("mjx-container").count()
+                assert page.locator("mjx-assistive-mml").count() == formulas, html_page.name
                 found = axe_problems(page)
                 if found:
                     problems[f"{html_page.relative_to(site)} ({scheme})"] = found
@@ -140,6 +142,9 @@ def test_a_feedback_page_with_failures_passes_axe_and_says_results_in_words(page
 
     page.goto(feedback_page.as_uri())
     expect(page.locator("mjx-container").first).to_be_attached(timeout=30_000)
+    # Formulas stay readable by assistive technology: MathJax's hidden MathML for each.
+    formulas = page.locator("mjx-container").count()
+    expect(page.locator("mjx-assistive-mml")).to_have_count(formulas)
     assert page.locator("html").get_attribute("lang") == "en"
     problems = axe_problems(page)
     assert problems == [], "\n".join(problems)
