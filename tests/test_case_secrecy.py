@@ -298,7 +298,9 @@ def test_forked_children_together_hit_the_sandboxs_memory_limit() -> None:
     ]
     outcomes = run_answers(jobs, seconds=10, memory_gb=0.5)
     (got,) = outcomes["pair_counts"]["core"]
-    assert got.error is not None or ("held at once", 3) not in got.value, got
+    # Stopped at the limit: a child killed (with swap the three may each have touched their
+    # block before the kernel stops one, so "held at once" alone depends on timing).
+    assert got.error is not None or ("killed", 0) not in got.value, got
     (fine,) = outcomes["merge_pair"]["core"]
     assert fine.value == solutions.merge_pair(("a", "b"), ("a", "b"))
 

@@ -158,8 +158,9 @@ def test_a_poisoned_submission_from_before_refuses_only_its_student(term: Term) 
     for student in (ADA, CY):
         entry(student, term.inbound, student, stamp(1), "second")
     stock_code, stock_said = term.collect("--update", f"--ExchangeFactory.collect={STOCK}")
+    # The control: nbgrader's collect stops on it (whether a classmate came before it in the
+    # listing, and was collected, is the file system's order).
     assert stock_code != 0 and "has no attribute 'fail'" in stock_said, stock_said
-    assert (term.submitted(CY) / "01.ipynb").read_text() == "first", "the control collected"
     code, said = term.collect("--update")
     assert code != 0 and "refused 1 entry of inbound" in said, said
     assert f"the submission already in {term.submitted(ADA)} is unreadable" in said, said

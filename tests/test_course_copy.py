@@ -26,8 +26,10 @@ def course_copy(tmp_path: Path) -> Path:
     stamp = (ROOT / ".venv" / ".installed").stat().st_mtime
     for name in ("Makefile", "requirements.txt", "pyproject.toml"):
         shutil.copy2(ROOT / name, tmp_path / name)
-    for name in ("requirements.txt", "pyproject.toml"):  # the linked venv counts as built
-        os.utime(tmp_path / name, (stamp, stamp))
+    # The linked venv counts as built: a second older than its stamp, since a float time set
+    # back can land a few nanoseconds after it, and make would rebuild the venv.
+    for name in ("requirements.txt", "pyproject.toml"):
+        os.utime(tmp_path / name, (stamp - 1, stamp - 1))
     (tmp_path / ".venv").symlink_to(ROOT / ".venv")
     for name in COPIED:
         source = ROOT / name
