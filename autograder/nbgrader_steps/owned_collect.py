@@ -321,7 +321,11 @@ class OwnedCollect(ExchangeCollect):
             # (a full disk) leaves the earlier one as it was.
             fresh = tempfile.mkdtemp(prefix=".collecting-", dir=os.path.dirname(dest))
             os.rmdir(fresh)
-            super().do_copy(plain, fresh)
+            try:
+                super().do_copy(plain, fresh)
+            except BaseException:
+                shutil.rmtree(fresh, ignore_errors=True)  # a half copy helps no one
+                raise
             if os.path.isdir(dest):
                 self.log.info("Updating submission: %s", student)
                 old = tempfile.mkdtemp(prefix=".replaced-", dir=os.path.dirname(dest))
