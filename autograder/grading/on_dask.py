@@ -28,6 +28,7 @@ import os
 import shutil
 import tempfile
 import threading
+import time
 import traceback
 import uuid
 import warnings
@@ -198,7 +199,7 @@ def open_cluster(
         stack.callback(client.close)
         local_log = str(log_path) if log_path and not scheduler else None
         plugin = GradingWorker(str(course_root), memory_gb, local_log, unconfined)
-        client.register_plugin(plugin)
+        _register(client, plugin)
         refuse_unready(client)
         yield client
 
@@ -227,6 +228,20 @@ def _local_client(stack: contextlib.ExitStack, jobs: int, log_path: Path | None)
         )
     stack.callback(cluster.close)
     return Client(cluster, set_as_default=False)
+
+
+def _register(client: Client, plugin: GradingWorker, tries: int = 3) -> None:
+    """Set every worker up; a worker that dies while the plugin is handed out breaks the
+    hand-out (its nanny restarts it, and a new worker gets the plugin when it joins), so the
+    others are set up again, since a broken hand-out may have missed them."""
+    for attempt in range(tries):
+        try:
+            client.register_plugin(plugin)
+            return
+        except OSError:
+            if attempt == tries - 1:
+                raise
+            time.sleep(1)
 
 
 def refuse_unready(client: Client) -> None:
