@@ -28,7 +28,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -183,19 +183,13 @@ def process_cap(name: str, max_processes: int) -> Iterator[Path | None]:
     """A pids cgroup allowing ``max_processes``; yields its ``cgroup.procs`` file (write a pid
     there to cap that process and all it starts), or None where none can be made. On exit,
     whatever still runs in it is killed and the cgroup removed."""
-    root = _pids_root()
-    group = root / f"{_CAP_PREFIX}{name}-{os.getpid()}" if root else None
-    try:
-        if group is not None:
-            group.mkdir()
-            (group / "pids.max").write_text(str(max_processes))
-    except OSError:
-        group = None
-    try:
-        yield group / "cgroup.procs" if group else None
-    finally:
-        if group is not None:
-            _empty_and_remove(group)
+
+    def limit(group: Path) -> bool:
+        (group / "pids.max").write_text(str(max_processes))
+        return True
+
+    with _cgroup(_pids_root(), name, limit) as procs:
+        yield procs
 
 
 @contextlib.contextmanager
@@ -236,12 +230,20 @@ def _set_memory(group: Path, memory_bytes: int) -> bool:
 
 @contextlib.contextmanager
 def _memory_cap(name: str, memory_bytes: int) -> Iterator[Path | None]:
-    root = _memory_root()
+    with _cgroup(_memory_root(), name, lambda group: _set_memory(group, memory_bytes)) as procs:
+        yield procs
+
+
+@contextlib.contextmanager
+def _cgroup(root: Path | None, name: str, limit: Callable[[Path], bool]) -> Iterator[Path | None]:
+    """A cgroup of this process's own under ``root`` that ``limit`` set up (False, or an
+    OSError: none); yields its ``cgroup.procs``, or None. On exit, whatever still runs in it
+    is killed and the cgroup removed."""
     group = root / f"{_CAP_PREFIX}{name}-{os.getpid()}" if root else None
     try:
         if group is not None:
             group.mkdir()
-            if not _set_memory(group, memory_bytes):
+            if not limit(group):
                 group.rmdir()
                 group = None
     except OSError:
