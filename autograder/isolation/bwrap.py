@@ -8,11 +8,13 @@ visible (read-only), and a private ``/tmp`` and scratch folders, capped, in memo
 ``process_cap`` puts a process and all it starts under a pids cgroup (for root), named after
 the process that made it, so ``remove_orphaned_caps`` can remove those whose maker is gone.
 
-``sandbox_cap`` adds a memory cgroup over the whole sandbox (the judge's).
+``sandbox_cap`` adds a memory cgroup over the whole sandbox (the judge's); ``memory_over``
+adds one to a cap ``process_cap`` made (the kernels'), removed with it. ``python -m
+autograder.isolation.bwrap`` says which of these caps this machine gives, and the fallback.
 
 But: memory per process and file sizes are ``setrlimit``'s job (the judge's child and
 ``kernel_jail`` set them), and where bubblewrap or a cgroup cannot be had this module only
-says so: the callers decide whether to go on.
+says so (``say_once``, on stderr: a worker's log): the callers decide whether to go on.
 
 >>> Sandbox(visible=(Path("/srv/course/bpe_course"),)).command(["true"])[-5:]
 ['--ro-bind', '/srv/course/bpe_course', '/srv/course/bpe_course', '--', 'true']
@@ -204,13 +206,68 @@ def sandbox_cap(name: str, max_processes: int, memory_bytes: int | None) -> Iter
         procs = stack.enter_context(process_cap(name, max_processes))
         files = [procs] if procs else []
         if memory_bytes:
-            shared = procs is not None and procs.parent.parent == _memory_root()
-            if shared:  # cgroup v2: one group per process, both controllers in it
-                _set_memory(procs.parent, memory_bytes)
+            if procs is not None:
+                memory = memory_over(procs, memory_bytes)
             else:
                 memory = stack.enter_context(_memory_cap(name, memory_bytes))
-                files += [memory] if memory else []
+            files += [memory] if memory and memory != procs else []
+            if memory is None:
+                say_once(f"{name}: {memory_fallback(memory_bytes)}")
         yield tuple(files)
+
+
+def memory_over(procs: Path, memory_bytes: int) -> Path | None:
+    """A memory limit of ``memory_bytes`` over everything in the cap whose ``cgroup.procs``
+    :func:`process_cap` gave, for as long as that cap lasts. Returns the ``cgroup.procs`` to
+    join as well: ``procs`` itself on cgroup v2 (``memory.max`` set in the same group), a
+    group of the same name in the memory hierarchy on v1 (removed with the pids group); None
+    where no memory cgroup can be had."""
+    group, root = procs.parent, _memory_root()
+    if root is None:
+        return None
+    if group.parent == root:  # cgroup v2: one group per process, both controllers in it
+        return procs if _set_memory(group, memory_bytes) else None
+    memory = root / group.name
+    try:
+        memory.mkdir(exist_ok=True)
+    except OSError:
+        return None
+    if not _set_memory(memory, memory_bytes):
+        _empty_and_remove(memory)
+        return None
+    return memory / "cgroup.procs"
+
+
+def cgroup_versions() -> dict[str, str | None]:
+    """Per cap (``pids``, ``memory``): ``"v1"`` or ``"v2"``, the cgroup version this process
+    can make it with, or None where it cannot (not root, no such controller)."""
+    found = {"pids": _pids_root(), "memory": _memory_root()}
+    return {cap: None if root is None else _version(root) for cap, root in found.items()}
+
+
+def _version(root: Path) -> str:
+    return "v1" if root.name in ("pids", "memory") else "v2"
+
+
+def memory_fallback(memory_bytes: int | None) -> str:
+    """What holds a sandbox's memory where no memory cgroup can be made (one sentence)."""
+    each = f"its own {memory_bytes / 2**30:.1f} GB" if memory_bytes else "no limit of its own"
+    return (
+        "no memory cgroup can be made here (neither cgroup v2's memory controller nor a v1 "
+        f"memory hierarchy is writable by this process): each process holds {each} "
+        "(RLIMIT_AS), and processes forked inside the sandbox can together use more"
+    )
+
+
+_SAID: set[str] = set()
+
+
+def say_once(message: str) -> None:
+    """``message`` on stderr (a grading worker's log), once per process: a fallback is said,
+    never silent, and not once per student."""
+    if message not in _SAID:
+        _SAID.add(message)
+        print(f"sandbox: {message}", file=sys.stderr, flush=True)
 
 
 def _set_memory(group: Path, memory_bytes: int) -> bool:
@@ -253,6 +310,10 @@ def _cgroup(root: Path | None, name: str, limit: Callable[[Path], bool]) -> Iter
     finally:
         if group is not None:
             _empty_and_remove(group)
+            # The same name in the other hierarchy (cgroup v1): its memory cap, by memory_over.
+            for other in (_pids_root(), _memory_root()):
+                if other is not None and other != root and (other / group.name).is_dir():
+                    _empty_and_remove(other / group.name)
 
 
 def remove_orphaned_caps() -> list[Path]:
@@ -305,3 +366,31 @@ def in_cap(procs: Path | tuple | None, argv: list[str]) -> list[str]:
     shift = f"shift {len(files) - 1}; " if len(files) > 1 else ""
     join = f'{{ {joins}; }} 2>/dev/null; {shift}exec "$@"'
     return ["/bin/sh", "-c", join, *map(str, files), *argv]
+
+
+def report() -> list[str]:
+    """What the sandbox holds on this machine, as this process would make it: bubblewrap,
+    and each cap over a whole sandbox (made for real, then removed), or its fallback."""
+    lines = [f"bubblewrap: {'works' if available() else why_unavailable()}"]
+    versions = cgroup_versions()
+    with process_cap("check", 8) as procs, contextlib.ExitStack() as stack:
+        if procs is not None:
+            memory = memory_over(procs, 2**30)
+        else:
+            memory = stack.enter_context(_memory_cap("check", 2**30))
+        made = {"pids": procs is not None, "memory": memory is not None}
+    fallbacks = {
+        "pids": "RLIMIT_NPROC inside the sandbox's user namespace only (prlimit), which the "
+        "kernel does not enforce for root",
+        "memory": memory_fallback(None),
+    }
+    for cap, fallback in fallbacks.items():
+        if made[cap]:
+            lines.append(f"{cap} over the whole sandbox: cgroup {versions[cap]}")
+        else:
+            lines.append(f"{cap} over the whole sandbox: none; fallback: {fallback}")
+    return lines
+
+
+if __name__ == "__main__":
+    print("\n".join(report()))

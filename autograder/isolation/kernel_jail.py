@@ -1,8 +1,9 @@
 """Start a grading kernel inside the sandbox: the kernelspec command of the grading workers.
 
-It puts itself under the student's process cap, then replaces itself with the command prefix
+It puts itself under the student's caps, then replaces itself with the command prefix
 in the ``GRADING_JAIL`` environment variable (JSON: ``prefix``, the ``bwrap`` command that
-``kernel_spec`` built; ``cap``, a ``cgroup.procs`` file or null; ``environment``, the names
+``kernel_spec`` built; ``caps``, the ``cgroup.procs`` files of the process and memory caps
+over all the student's kernels, maybe none; ``environment``, the names
 of the variables the kernel keeps; ``landlock``, the folders it may write to) followed by
 ``python -c <landlock.py> <those folders> -f <connection file>``, which restricts its writes
 and runs ipykernel.
@@ -26,12 +27,14 @@ def main() -> None:
     if not raw:
         sys.exit("kernel_jail: GRADING_JAIL is not set; refusing to start an unconfined kernel")
     spec = json.loads(raw)
-    if spec.get("cap"):
+    for cap in spec["caps"]:
+        # Joined before bwrap starts, so everything the kernel forks is inside; on stderr
+        # (the worker's log, until _cut_ties) when it cannot be.
         try:
-            with open(spec["cap"], "w") as procs:
+            with open(cap, "w") as procs:
                 procs.write(str(os.getpid()))
         except OSError as error:
-            print(f"kernel_jail: no process cap ({error})", file=sys.stderr)
+            print(f"kernel_jail: not capped by {cap} ({error})", file=sys.stderr)
     connection = os.path.abspath(sys.argv[1])
     # The connection file may sit in the real /tmp, which the sandbox replaces: show it alone
     # (among bwrap's options, before the "--" that ends them).

@@ -4,10 +4,13 @@
 ``GRADING_JAIL`` the sandbox the kernel runs in: of the machine only the operating system,
 Python and the course library, read-only; a home and a working folder, each an empty 64 MB
 folder in memory, with the files of the student's fresh home shown read-only in the first. The
-course folder is not there at all.
+course folder is not there at all. Everything a student's kernels start is capped together:
+processes (the caller's ``process_cap``) and memory (``bwrap.memory_over`` on that cap: the
+worker's own per-process limit, now over the whole sandbox).
 
 But: where bubblewrap is missing the kernels are not started in it; the caller decides
-whether to grade unconfined (``grade_class --unconfined``).
+whether to grade unconfined (``grade_class --unconfined``). Where no cgroup can be made, it
+says so on stderr (the worker's log) and each process keeps only its own limits.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import atexit
 import functools
 import json
 import os
+import resource
 import shutil
 import sys
 import tempfile
@@ -69,13 +73,17 @@ def jail_kernels(
     config: Any,
     home: Path,
     cap: Path | None = None,
+    memory_bytes: int | None = None,
 ) -> bool:
     """Make nbgrader start this student's kernels in the sandbox; False where the machine
     cannot. ``home``: the student's fresh home (its files are shown); ``cap``: the process cap's
-    ``cgroup.procs``."""
+    ``cgroup.procs``, which also gets a memory limit over all of the kernels' processes
+    together: ``memory_bytes``, by default this process's own address-space limit (the
+    worker's ``--memory-gb``), none where that is unlimited."""
     if not jail_available():
         os.environ.pop("GRADING_JAIL", None)
         return False
+    caps = _whole_sandbox_caps(cap, memory_bytes)
     kernels_root = str(kernels_folder())
     if kernels_root not in os.environ.get("JUPYTER_PATH", "").split(os.pathsep):
         os.environ["JUPYTER_PATH"] = os.pathsep.join(
@@ -95,7 +103,7 @@ def jail_kernels(
     )
     jail = {
         "prefix": sandbox.command([]),
-        "cap": str(cap) if cap else None,
+        "caps": [str(procs) for procs in caps],
         "environment": KERNEL_ENVIRONMENT,
         # Inside, the kernel writes only to its folders in memory, to devices, and makes its
         # sockets: no file of its reaches the machine's disk.
@@ -108,3 +116,26 @@ def jail_kernels(
     os.environ["GRADING_JAIL"] = json.dumps(jail)
     config.Execute.kernel_name = JAIL_KERNEL
     return True
+
+
+def _whole_sandbox_caps(cap: Path | None, memory_bytes: int | None) -> list[Path]:
+    """The ``cgroup.procs`` files a kernel joins: the process cap and, over the same
+    processes, a memory cap. What cannot be had is said (once per worker), never silent."""
+    if memory_bytes is None:
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+        memory_bytes = None if soft == resource.RLIM_INFINITY else soft
+    if cap is None:
+        bwrap.say_once(
+            "grading kernels: no process cap (no pids cgroup can be made here): a kernel's "
+            f"tasks are held to {KERNEL_PROCESSES} by RLIMIT_NPROC in its user namespace only, "
+            "which the kernel does not enforce for root; and so no memory cap either: "
+            + bwrap.memory_fallback(memory_bytes)
+        )
+        return []
+    if not memory_bytes:
+        return [cap]
+    memory = bwrap.memory_over(cap, memory_bytes)
+    if memory is None:
+        bwrap.say_once(f"grading kernels: {bwrap.memory_fallback(memory_bytes)}")
+        return [cap]
+    return list(dict.fromkeys([cap, memory]))
