@@ -1,7 +1,7 @@
 """Build the course's website into site/ (``make docs``), offline.
 
 It writes the pages' sources into a work folder (``.docs-build/src`` by default): the front
-page and the guides cut from README.md (``readme_guides.py``), the four lessons run from
+page from README.md and the guides from docs/guides/ (``guide_pages.py``), the four lessons run from
 notebooks/ with their outputs (``lesson_pages.py``, whose runs are cached in
 ``.docs-build/runs``), the benchmarks page from artifacts/bench/ (``bench_page.py``), the
 hand-written pieces of docs/pages/, and MathJax copied from the installed
@@ -30,8 +30,8 @@ ROOT = DOCS.parent
 sys.path.insert(0, str(DOCS))
 
 import bench_page  # noqa: E402
+import guide_pages  # noqa: E402
 import lesson_pages  # noqa: E402
-import readme_guides  # noqa: E402
 from lesson_pages import write_if_changed  # noqa: E402
 
 
@@ -51,26 +51,19 @@ def write_sources(src: Path, static: Path, runs: Path) -> set[Path]:
         write_if_changed(src / name, text)
         written.add(src / name)
 
-    guides = readme_guides.guide_pages()
     lessons = lesson_pages.build_lessons(src / "lessons", runs)
     written.update(src / "lessons" / f"{name}.ipynb" for name in lessons)
-    order = [page for page, _, _ in readme_guides.GUIDES]
-    pages = [p for p in order if p in guides]
-    pages.insert(pages.index("architecture"), "benchmarks")
-    if readme_guides.OTHER[0] in guides:
-        pages.append(readme_guides.OTHER[0])
-    for page, text in guides.items():
-        if page == "index":
-            continue
-        extra = DOCS / "pages" / f"{page}.md"
-        put(f"{page}.md", text + ("\n" + extra.read_text() if extra.exists() else ""))
-    put("benchmarks.md", bench_page.render())
+    for name in guide_pages.GUIDES:
+        text = guide_pages.guide(name)
+        if name == "benchmarks":
+            text = text.rstrip() + "\n\n" + bench_page.render()
+        put(f"{name}.md", text)
     index = (DOCS / "pages" / "index.md").read_text()
-    index = index.replace("{{README_INTRO}}", guides["index"].strip())
+    index = index.replace("{{README}}", guide_pages.front_page().strip())
     index = index.replace("{{LESSONS}}", "\n".join(f"lessons/{n}" for n in lessons))
-    index = index.replace("{{GUIDES}}", "\n".join(pages))
+    index = index.replace("{{GUIDES}}", "\n".join(guide_pages.GUIDES))
     put("index.md", index)
-    for picture in sorted((DOCS / "pages").glob("*.svg")):
+    for picture in sorted((DOCS / "guides").glob("*.svg")):
         put(picture.name, picture.read_text())
     mathjax = static / "mathjax"
     mathjax.mkdir(parents=True, exist_ok=True)
@@ -103,9 +96,9 @@ def main(argv: list[str] | None = None) -> int:
     written = write_sources(src, work / "static", work / "runs")
     for stale in [p for p in src.rglob("*") if p.is_file() and p not in written]:
         stale.unlink()
-    unplaced = readme_guides.unplaced(readme_guides.assigned_blocks())
-    if unplaced:
-        print(f"note: README sections no guide names, put under 'Other notes': {unplaced}")
+    unlisted = guide_pages.unlisted()
+    if unlisted:
+        print(f"note: docs/guides/ holds guides guide_pages.GUIDES leaves out: {unlisted}")
     os.environ["BPE_DOCS_WORK"] = str(work)
     from sphinx.cmd.build import build_main
 

@@ -33,8 +33,9 @@ from typing import Any
 import pytest
 
 from tests.conftest import ROOT
+from tests.support import doc_text
 from tests.support.catalogue import CORRECT, WRONG
-from tests.support.course_copy import course_copy, readme_commands
+from tests.support.course_copy import course_copy
 from tests.support.dask_programs import Cluster, listening, stop
 
 pytestmark = pytest.mark.nbgrader
@@ -80,7 +81,7 @@ def write_catalogue_class(root: Path) -> dict[str, dict[str, str]]:
     return made
 
 
-CLUSTER_COMMANDS = readme_commands("**More than one machine.**")
+CLUSTER_COMMANDS = doc_text.commands("docs/guides/grading.md", "**More than one machine.**")
 
 
 def _readme_environment() -> dict[str, str]:

@@ -54,6 +54,7 @@ from hub import accounts
 from hub.preflight import why_not
 from hub.roles import role_environment
 from tests import test_browser as lab
+from tests.support import doc_text
 from tests.support.catalogue import CORRECT, WRONG
 from tests.support.scratch_course import SCRATCH_SECRET
 from tests.support.synthetic import answer_cells
@@ -70,6 +71,8 @@ PREFIX = f"bpehub{os.getpid()}-"
 RUNUSER = shutil.which("runuser") or "/usr/sbin/runuser"
 HUB_VENV = Path(os.environ.get("HUB_VENV", "/opt/bpe-course-hub/venv"))
 MISTAKE = "string replacement missing back-to-back pairs"
+# The guides whose commands the term runs as written.
+HUB_GUIDE, TERM_GUIDE = "docs/guides/hub.md", "docs/guides/instructors.md"
 NOTEBOOKS = ("01_bpe_by_hand.ipynb", "02_encoding_by_rank.ipynb", "04_making_it_fast.ipynb")
 RIGHT = {name: next(iter(answers.values())) for name, answers in CORRECT.items()}
 WITH_MISTAKE = dict(RIGHT, merge_pair=WRONG["merge_pair"][MISTAKE])
@@ -236,22 +239,6 @@ def nbgrader_menu(page) -> list[str]:
     items = page.locator(".lm-Menu-itemLabel").all_inner_texts()
     page.keyboard.press("Escape")
     return [item for item in items if item.strip()]
-
-
-def readme_section(title: str) -> str:
-    """The README's text from ``title`` to the next heading (## or ###)."""
-    text = (ROOT / "README.md").read_text()
-    start = text.index(title)
-    found = re.compile(r"\n#{2,3} ").search(text, start + len(title))
-    return text[start : found.start() if found else None]
-
-
-def readme_command(start: str) -> str:
-    """The README's command line that begins with ``start`` (its comment cut off)."""
-    for line in (ROOT / "README.md").read_text().splitlines():
-        if line.strip().startswith(start):
-            return line.strip().split("  #")[0].strip()
-    raise AssertionError(f"the README shows no command starting {start!r}")
 
 
 def run_in_lab_terminal(hub: Hub, page, user: str, command: str, out: str) -> str:
@@ -457,7 +444,7 @@ def test_instructor_collects_in_a_lab_terminal(hub: Hub, log_in) -> None:
     """``nbgrader collect bpe`` as the README types it, in a terminal of the instructor's Lab,
     in ~/course: the course's .venv/bin comes first."""
     teacher = hub.instructor
-    collect = readme_section("## A class on JupyterHub").split("`nbgrader collect bpe`")
+    collect = doc_text.section(HUB_GUIDE, "# A class on JupyterHub").split("`nbgrader collect bpe`")
     assert len(collect) > 1, "the README's term no longer collects with nbgrader collect bpe"
     command = "cd ~/course && command -v python nbgrader && nbgrader collect bpe"
     said = run_in_lab_terminal(hub, log_in(teacher), teacher, command, "collect.out")
@@ -589,7 +576,7 @@ def test_students_fetch_their_feedback_and_read_it(hub: Hub, log_in) -> None:
 def test_the_midterm_fix_runs_in_the_hubs_course_copy(hub: Hub) -> None:
     """The README's recipe for a test found wrong mid-term, as written, in the hub's copy of
     the course: no notebooks/ there and no git, yet nothing refuses or stops half-way."""
-    block = readme_section("**A test found wrong mid-term**").split("```")[1]
+    block = doc_text.section(TERM_GUIDE, "**A test found wrong mid-term**").split("```")[1]
     commands = [line.split("#")[0].split() for line in block.splitlines()]
     commands = [command for command in commands if command]
     assert commands == [["make", "notebooks"], ["make", "regrade"]]
@@ -603,7 +590,7 @@ def test_the_midterm_fix_runs_in_the_hubs_course_copy(hub: Hub) -> None:
 
 
 def test_solutions_are_released_and_fetched_on_the_hub(hub: Hub) -> None:
-    text = readme_section("**Solutions after the deadline.**")
+    text = doc_text.section(TERM_GUIDE, "**Solutions after the deadline.**")
     assert "`make release-solutions`" in text
     fetch = text.split("`nbgrader fetch_assignment ")[1].split("`")[0]
     hub.must_run_as(hub.instructor, ["make", "release-solutions"], cwd=hub.course)
@@ -810,7 +797,7 @@ def test_the_class_is_taken_down_leaving_only_the_exported_grades(hub: Hub, tmp_
         "--root /srv/bpe-course-hub": f"--root {hub.root}",
         "--venv /opt/bpe-course-hub/venv": f"--venv {stand_in}",
     }
-    asked = readme_command("python3 -m hub.take_down")
+    asked = doc_text.command(HUB_GUIDE, "python3 -m hub.take_down")
     for written, here in ours.items():
         assert written in asked
         asked = asked.replace(written, here)
@@ -820,7 +807,7 @@ def test_the_class_is_taken_down_leaving_only_the_exported_grades(hub: Hub, tmp_
     )  # fmt: skip
     assert done.returncode == 2 and "no terminal to ask" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr and hub.root.exists() and prefixed_uids()
-    down = readme_command("make hub-down").split()
+    down = doc_text.command(HUB_GUIDE, "make hub-down").split()
     out = tmp_path / "grades"
     variables = [
         f"HUB_PREFIX={PREFIX}", f"HUB_ROOT={hub.root}", f"HUB_VENV={stand_in}",

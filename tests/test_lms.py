@@ -25,6 +25,7 @@ import pytest
 from autograder.course import Status
 from autograder.reports import canvas, lms, moodle
 from autograder.reports.canvas import split_records
+from tests.support import doc_text
 from tests.support.lms import HERE, REPO, Spec, add_student, make_class, scores
 
 EXPORT = HERE / "canvas-export.csv"
@@ -385,12 +386,10 @@ def test_hand_grades_regrades_and_late_penalties_arrive_as_the_gradebook_holds_t
 
 
 def readme_commands() -> list[str]:
-    """The LMS commands of the README's instructor section, comments taken off."""
-    text = (REPO / "README.md").read_text()
-    part = text[text.index("### Grades into Canvas or Moodle") :]
-    part = part[: part.index("\n## ")]
+    """The LMS commands of the instructors' guide, comments taken off."""
+    part = doc_text.section("docs/guides/instructors.md", "## Grades into Canvas or Moodle")
     block = re.search(r"```\n(make canvas.*?)```", part, re.S)
-    assert block, "the README shows the commands in a code block"
+    assert block, "the instructors' guide shows the commands in a code block"
     return [line.split("#")[0].strip() for line in block.group(1).splitlines() if line.strip()]
 
 

@@ -3,8 +3,7 @@
 :func:`course_copy` copies the files git tracks (modification times kept, so make sees the
 venv as up to date), links ``.venv`` to this clone's, generates the assignment and fixes the
 term secret, so ``make autograde``, ``make scheduler`` and the like run there as in a fresh
-clone whose ``make venv`` has run. :func:`readme_commands` reads the commands of one code block
-of the README, so a test runs them exactly as written.
+clone whose ``make venv`` has run (``tests.support.doc_text`` reads the commands the docs show).
 
 But: it writes no submissions (``tests.support.synthetic`` does) and the venv is shared: its
 editable ``bpe_course`` is this clone's.
@@ -13,7 +12,6 @@ editable ``bpe_course`` is this clone's.
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -52,13 +50,3 @@ def course_copy(folder: Path) -> Path:
     command = [sys.executable, "-m", "nbgrader", "generate_assignment", "bpe", "--force"]
     subprocess.run([*command, "--log-level=ERROR"], cwd=folder, env=env, check=True)
     return folder
-
-
-def readme_commands(after: str) -> list[str]:
-    """The lines of the README's first code block after the text ``after``, each with its
-    comment dropped."""
-    text = (REPO / "README.md").read_text()
-    block = re.search(re.escape(after) + r".*?```\n(.*?)```", text, re.DOTALL)
-    assert block, f"README.md has no code block after {after!r}"
-    lines = block.group(1).splitlines()
-    return [line.split("  #")[0].strip() for line in lines if line.strip()]
