@@ -107,7 +107,7 @@ bench: venv  ## run every bench/bench_*.py in turn; prints speed and memory tabl
 	done
 
 .PHONY: docs
-docs: venv  ## build the course's website into site/, offline: lessons run once (cached in .docs-build/), guides from README.md, benchmarks from artifacts/bench/
+docs: venv  ## build the course's website into site/, offline: lessons run once (cached in .docs-build/), the front page from README.md, guides from docs/guides/, benchmarks from artifacts/bench/
 	$(BIN)/python docs/build_site.py
 
 autograde: venv  ## grade submitted/ (STUDENT=a,b for some) on a local Dask cluster of JOBS workers (SCHEDULER=tls://host:8786: one make scheduler started), in the sandbox; FULL=1 runs lesson demos; UNCONFINED=1 grades without bubblewrap
@@ -211,8 +211,8 @@ hub-down:  ## (root) take the class down: export the grades (OUT=dir), then dele
 CLASS_DATA := submitted autograded feedback .exchange gradebook.db artifacts/grading \
   grades.csv grades-nbgrader.csv .grading-secret
 
-clean:  ## remove what can be rebuilt: release/, dist/, caches, test and bench artifacts (never class data)
-	rm -rf release dist .pytest_cache .ruff_cache .hypothesis
+clean:  ## remove what can be rebuilt: release/, dist/, site/, caches, test and bench artifacts (never class data)
+	rm -rf release dist site .docs-build .pytest_cache .ruff_cache .mypy_cache .hypothesis
 	@# artifacts/grading is class data (the judged verdicts, what grading found): it stays.
 	@if [ -d artifacts ]; then find artifacts -mindepth 1 -maxdepth 1 ! -name grading \
 	  -exec rm -rf {} +; fi

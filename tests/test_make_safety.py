@@ -27,7 +27,7 @@ CLASS_DATA = (
     ".grading-secret",
 )
 REBUILDABLE = ("release/bpe/01_bpe_by_hand.ipynb", "dist/bundle.zip", ".ruff_cache/x")
-REBUILDABLE += ("artifacts/browser/lab.png",)
+REBUILDABLE += ("artifacts/browser/lab.png", "site/index.html", ".docs-build/src/index.md")
 
 
 def _course(tmp_path: Path) -> Path:
