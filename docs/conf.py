@@ -1,7 +1,8 @@
 """Sphinx's settings for the course's website, read by ``make docs`` (docs/build_site.py).
 
 The pages themselves are generated into a work folder (``.docs-build/src``) before Sphinx
-runs: the lessons from notebooks/, the guides from README.md, the benchmarks from
+runs: the lessons from notebooks/, the front page from README.md, the guides from
+docs/guides/, the benchmarks page from docs/guides/benchmarks.md and
 artifacts/bench/. Sphinx renders them with myst-nb (which never runs a notebook here: the
 runs are cached by ``lesson_pages.py``) and the pydata theme, whose styles, icons and scripts
 ship in its wheel; MathJax comes from the site's own ``_static/mathjax/``.
