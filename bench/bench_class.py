@@ -18,8 +18,8 @@ on a cluster of machines: the time per student, the scheduler's overhead per tas
 trivial tasks on the same cluster) and its memory (sampled every 50 ms), and from them the
 worker cores that grade 10,000 submissions in an hour. Last, where a student's time goes: a
 bare kernel's start and stop (jupyter_client's manager and grading's ``prompt_kernel``, taking
-turns) and each notebook's own cells, run once outside nbgrader. Results go to
-``artifacts/bench/class.json`` too.
+turns) and each notebook's own cells, run once outside nbgrader. The figures and each target,
+met or missed, go to ``artifacts/bench/class.json`` too, with the machine (``bench/record.py``).
 
 Run it with ``make bench`` (every bench) or alone:
 ``PYTHONPATH=. .venv/bin/python bench/bench_class.py --modes lean --large 200``.
@@ -45,6 +45,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # record.py, however this is run
+
+import record  # noqa: E402  (bench/record.py, beside this script)
 
 from autograder.course import RESULTS_RECORD  # noqa: E402
 from autograder.grading import grade_one  # noqa: E402
@@ -180,7 +183,7 @@ def _grade_large_class(scratch: Path, size: int, jobs: int) -> dict[str, float]:
     }
 
 
-def print_large(large: dict[str, float]) -> None:
+def print_large(large: dict[str, float]) -> dict[str, float]:
     """The larger class's figures, and the cores a course of MOOC submissions needs."""
     n, jobs = int(large["students"]), int(large["workers"])
     per_student = large["seconds"] / n
@@ -204,6 +207,12 @@ def print_large(large: dict[str, float]) -> None:
         f"{cores} worker cores like these; the scheduler's share, {scheduler_seconds:.0f} s "
         "of the hour"
     )
+    return {
+        "s a student": per_student,
+        "core-seconds a student": core_seconds,
+        f"worker cores for {MOOC:,} submissions an hour": cores,
+        "scheduler's seconds of that hour": scheduler_seconds,
+    }
 
 
 def where_time_goes(root: Path) -> dict[str, float]:
@@ -269,6 +278,7 @@ def main() -> int:
         help="size of the larger class graded on a cluster of dask programs (0: skip)",
     )
     args = parser.parse_args()
+    run = record.Run("class", __file__)
 
     scratch = Path(tempfile.mkdtemp(prefix="bench-class-"))
     root = make_scratch_course(scratch / "course")
@@ -285,16 +295,34 @@ def main() -> int:
 
     n = args.students
     print(f"\n{'run':<36} {'wall s':>8} {'s/student':>10} {'speedup':>8}")
+    table = []
     for (mode, jobs), seconds in times.items():
         where = "one process, no Dask" if jobs == 0 else f"Dask, {jobs} worker(s)"
         label = f"{mode} notebooks, {where}"
         speedup = f"{times[mode, 1] / seconds:>7.2f}x" if jobs else f"{'':>8}"
         print(f"{label:<36} {seconds:>8.1f} {seconds / n:>10.2f} {speedup}")
+        table.append(
+            {
+                "run": label,
+                "wall (s)": seconds,
+                "s a student": seconds / n,
+                "speedup over 1 worker": times[mode, 1] / seconds if jobs else None,
+            }
+        )
     for mode in dict.fromkeys(mode for mode, _ in times):
         per_student = times[mode, args.jobs] / n
         speedup = times[mode, 1] / times[mode, args.jobs]
-        fast_enough = "met" if per_student <= TARGET_SECONDS_PER_STUDENT else "MISSED"
-        scales = "met" if speedup >= TARGET_SPEEDUP else "MISSED"
+        fast_enough = run.target(
+            f"{mode}: seconds a student with {args.jobs} workers",
+            per_student,
+            TARGET_SECONDS_PER_STUDENT,
+        )["verdict"]
+        scales = run.target(
+            f"{mode}: speedup from 1 to {args.jobs} workers",
+            speedup,
+            TARGET_SPEEDUP,
+            at_least=True,
+        )["verdict"]
         print(
             f"{mode}: target <= {TARGET_SECONDS_PER_STUDENT} s/student with "
             f"{args.jobs} workers: {fast_enough} ({per_student:.2f}); "
@@ -303,28 +331,33 @@ def main() -> int:
     if ("lean", 0) in times:
         ratio = times["lean", 1] / times["lean", 0]
         extra = (times["lean", 1] - times["lean", 0]) / n
-        within = "met" if ratio <= TARGET_DASK_OVERHEAD else "MISSED"
+        within = run.target(
+            "lean: Dask with 1 worker / one process without Dask, wall time",
+            ratio,
+            TARGET_DASK_OVERHEAD,
+        )["verdict"]
         print(
             f"Dask's overhead, 1 worker against one process (lean): {ratio:.3f}x, "
             f"{extra:+.2f} s a student; target <= {TARGET_DASK_OVERHEAD}x: {within}"
         )
     large = large_class(args.large, args.jobs) if args.large else None
     if large:
-        print_large(large)
+        large = {**large, **print_large(large)}
     breakdown = where_time_goes(root)
     print("\nwhere one student's time goes (run alone, outside nbgrader):")
     for label, seconds in breakdown.items():
         print(f"  {label:<56} {seconds:6.2f} s")
-    record = {
-        "students": n,
-        "jobs": args.jobs,
-        "grading_seconds": {f"{mode}-{jobs}": v for (mode, jobs), v in times.items()},
-        "large_class": large,
-        "breakdown": breakdown,
-    }
-    out = ROOT / "artifacts" / "bench" / "class.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(record, indent=1))
+    run.write(
+        {
+            "students": n,
+            "class": counts,
+            "jobs": args.jobs,
+            "grading": table,
+            "grading_seconds": {f"{mode}-{jobs}": v for (mode, jobs), v in times.items()},
+            "large_class": large,
+            "breakdown": breakdown,
+        }
+    )
     return 0
 
 

@@ -8,7 +8,11 @@ with its peak memory (resident set of the job and all its workers, sampled, and 
 own high-water mark): ``bpe_course.train_on_files`` with 1 and 2 workers, and Hugging Face's
 ``BpeTrainer`` on 2 threads and on 1, each from the raw file to 10,000 merges with the same
 GPT-2 pattern. The merge loop alone is the time for 10,000 merges minus the time for one, on
-each side. It prints the tables and each target as met or missed.
+each side. It prints the tables and each target as met or missed, and writes them with the
+machine to ``artifacts/bench/scale.json`` (``bench/record.py``).
+
+Run: ``PYTHONPATH=. .venv/bin/python bench/bench_scale.py`` (``--sizes 1,2 --merges 200
+--repeats 1`` for a quick look: the targets are set for the defaults)
 
 But: it checks only that both sides learn the same merges up to the first tie the two rules
 settle differently; parity in detail is tests/test_parity.py's job. ``--job`` runs one job
@@ -29,6 +33,9 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # record.py, however this is run
+import record  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SIZES_MB = (25, 50, 100)
@@ -75,9 +82,9 @@ def corpus_sources() -> list[tuple[str, list[Path]]]:
     return sources
 
 
-def build_corpus(folder: Path) -> dict:
+def build_corpus(folder: Path, sizes: tuple[int, ...] = SIZES_MB) -> dict:
     """Write corpus-25.txt, -50 and -100 (each the start of the next) into ``folder``."""
-    target = max(SIZES_MB) * 1_000_000
+    target = max(sizes) * 1_000_000
     parts: list[str] = []
     size, makeup = 0, []
     for label, files in corpus_sources():
@@ -104,15 +111,15 @@ def build_corpus(folder: Path) -> dict:
             "libpython3.11-testsuite; python.org and pyenv builds include it)"
         )
     files = {}
-    for mb in SIZES_MB:
+    for mb in sizes:
         cut = data.rfind(b"\n", 0, mb * 1_000_000) + 1  # at a line end
         files[mb] = folder / f"corpus-{mb}.txt"
         files[mb].write_bytes(data[:cut])
     return {
         "files": files,
         "makeup": makeup,
-        "sha256": hashlib.sha256(files[max(SIZES_MB)].read_bytes()).hexdigest(),
-        "alphabet": {mb: len(set(files[mb].read_text(encoding="utf-8"))) for mb in SIZES_MB},
+        "sha256": hashlib.sha256(files[max(sizes)].read_bytes()).hexdigest(),
+        "alphabet": {mb: len(set(files[mb].read_text(encoding="utf-8"))) for mb in sizes},
     }
 
 
@@ -219,22 +226,22 @@ def print_table(header: list[str], rows: list[list[str]]) -> None:
         print("| " + " | ".join(cell.ljust(w) for cell, w in zip(row, widths)) + " |")
 
 
-def verdict(ok: bool) -> str:
-    return "met" if ok else "MISSED"
-
-
 def best_of(runs: list[dict]) -> dict:
     return min(runs, key=lambda run: run["seconds"])
 
 
-def main() -> None:
+def main(sizes: tuple[int, ...] = SIZES_MB, merges: int = MERGES, repeats: int = REPEATS) -> None:
+    if repeats < 1:
+        sys.exit("--repeats is at least 1: the merge loop's one-merge runs are among them")
+    run = record.Run("scale", __file__)
     started, load_at_start = time.perf_counter(), os.getloadavg()[0]
+    top = max(sizes)
     with tempfile.TemporaryDirectory(prefix="bpe-bench-") as folder:
-        corpus = build_corpus(Path(folder))
+        corpus = build_corpus(Path(folder), sizes)
         print("\n## The corpus, built from installed files (nothing downloaded)\n")
         for label, size in corpus["makeup"]:
             print(f"- {label}: {size / 1e6:.1f} MB")
-        print(f"- the first 100 MB, cut at a line end; sha256 {corpus['sha256'][:16]}…")
+        print(f"- the first {top} MB, cut at a line end; sha256 {corpus['sha256'][:16]}…")
         jobs = {
             "ours, 1 worker": ("ours", 1),
             "ours, 2 workers": ("ours", 2),
@@ -242,96 +249,139 @@ def main() -> None:
             "HF, 1 thread": ("hf", 1),
         }
         results: dict[tuple[str, int], dict] = {}
-        for mb in SIZES_MB:
+        for mb in sizes:
             path, alphabet = corpus["files"][mb], corpus["alphabet"][mb]
             for name, (kind, workers) in jobs.items():
-                if name == "HF, 1 thread" and mb != max(SIZES_MB):
+                if name == "HF, 1 thread" and mb != top:
                     continue
-                results[name, mb] = measure(kind, path, MERGES, workers, alphabet)
+                results[name, mb] = measure(kind, path, merges, workers, alphabet)
         # The targets' jobs again, in turn, with one merge as well; the fastest run counts.
-        big, alphabet = corpus["files"][max(SIZES_MB)], corpus["alphabet"][max(SIZES_MB)]
+        big, alphabet = corpus["files"][top], corpus["alphabet"][top]
         runs: dict[tuple[str, int], list[dict]] = {}
-        for _ in range(REPEATS):
+        for _ in range(repeats):
             for name in ("ours, 2 workers", "HF, 2 threads"):
                 kind, workers = jobs[name]
-                for merges in (MERGES, 1):
-                    runs.setdefault((name, merges), []).append(
-                        measure(kind, big, merges, workers, alphabet)
+                for count in (merges, 1):
+                    runs.setdefault((name, count), []).append(
+                        measure(kind, big, count, workers, alphabet)
                     )
         for name in ("ours, 2 workers", "HF, 2 threads"):
-            runs[name, MERGES].append(results[name, max(SIZES_MB)])
-            results[name, max(SIZES_MB)] = best_of(runs[name, MERGES])
+            runs.setdefault((name, merges), []).append(results[name, top])
+            results[name, top] = best_of(runs[name, merges])
         one = {name: best_of(runs[name, 1]) for name in ("ours, 2 workers", "HF, 2 threads")}
 
     print(
-        f"\n## Raw text to {MERGES:,} merges: wall clock and peak memory, each job in a fresh "
-        f"process; CPU time counts every thread and worker (at 100 MB the two-core jobs are the "
-        f"fastest of {REPEATS + 1} runs)\n"
+        f"\n## Raw text to {merges:,} merges: wall clock and peak memory, each job in a fresh "
+        f"process; CPU time counts every thread and worker (at {top} MB the two-core jobs are "
+        f"the fastest of {repeats + 1} runs)\n"
     )
-    rows = []
-    for mb in SIZES_MB:
+    rows, table = [], []
+    for mb in sizes:
         distinct = results["ours, 1 worker", mb]["distinct"]
         for name in jobs:
             if (name, mb) in results:
-                run = results[name, mb]
+                job = results[name, mb]
                 rows.append(
                     [
                         f"{mb} MB",
                         f"{distinct:,}",
                         name,
-                        f"{run['seconds']:.1f} s",
-                        f"{run['cpu']:.1f} s",
-                        f"{run['peak_mb']:.0f} MB",
+                        f"{job['seconds']:.1f} s",
+                        f"{job['cpu']:.1f} s",
+                        f"{job['peak_mb']:.0f} MB",
                     ]
+                )
+                table.append(
+                    {
+                        "text (MB)": mb,
+                        "distinct chunks": distinct,
+                        "trainer": name,
+                        "wall (s)": job["seconds"],
+                        "CPU (s)": job["cpu"],
+                        "peak memory (MB)": job["peak_mb"],
+                    }
                 )
     print_table(
         ["text", "distinct chunks", "trainer", "wall time", "CPU time", "peak memory"], rows
     )
 
-    ours, hf = results["ours, 2 workers", 100], results["HF, 2 threads", 100]
+    ours, hf = results["ours, 2 workers", top], results["HF, 2 threads", top]
     first_difference = next(
         (i for i, (a, b) in enumerate(zip(ours["merges"], hf["merges"])) if a != b), None
     )
     agree = "all" if first_difference is None else f"first {first_difference:,}"
     print(
-        f"\nAt 100 MB both sides learned {len(ours['merges']):,} merges and agree on the "
+        f"\nAt {top} MB both sides learned {len(ours['merges']):,} merges and agree on the "
         f"{agree} (where they part, the two tie rules settled a tie differently)."
     )
     loop_ours = ours["seconds"] - one["ours, 2 workers"]["seconds"]
     loop_hf = hf["seconds"] - one["HF, 2 threads"]["seconds"]
     print(
-        f"\nMerge loop alone at 100 MB, time({MERGES:,} merges) - time(1 merge): ours (2 workers) "
-        f"{ours['seconds']:.1f} - {one['ours, 2 workers']['seconds']:.1f} = {loop_ours:.1f} s; "
-        f"HF (2 threads) {hf['seconds']:.1f} - {one['HF, 2 threads']['seconds']:.1f} = "
-        f"{loop_hf:.1f} s"
+        f"\nMerge loop alone at {top} MB, time({merges:,} merges) - time(1 merge): ours "
+        f"(2 workers) {ours['seconds']:.1f} - {one['ours, 2 workers']['seconds']:.1f} = "
+        f"{loop_ours:.1f} s; HF (2 threads) {hf['seconds']:.1f} - "
+        f"{one['HF, 2 threads']['seconds']:.1f} = {loop_hf:.1f} s"
     )
     total_ratio = ours["seconds"] / hf["seconds"]
-    loop_ratio = loop_ours / loop_hf
+    # A loop that took no time at all (a tiny --merges) has no ratio to judge.
+    loop_ratio = loop_ours / loop_hf if loop_hf > 0 else float("nan")
     memory_ratio = ours["peak_mb"] / hf["peak_mb"]
-    print(
-        f"\ntarget ours/HF, raw text -> {MERGES:,} merges on 100 MB, 2 cores each, <= 1.0: "
-        f"{total_ratio:.2f}, {verdict(total_ratio <= 1.0)}"
+    total = run.target(
+        f"ours / HF, raw text to {merges:,} merges on {top} MB, 2 cores each", total_ratio, 1.0
     )
+    loop = run.target("merge loop alone, ours / HF", loop_ratio, 1.5)
+    memory = run.target("peak memory, ours / HF, same run", memory_ratio, 2)
     print(
-        f"target merge loop alone, ours/HF <= 1.5: {loop_ratio:.2f}, {verdict(loop_ratio <= 1.5)}"
+        f"\ntarget ours/HF, raw text -> {merges:,} merges on {top} MB, 2 cores each, <= 1.0: "
+        f"{total_ratio:.2f}, {total['verdict']}"
     )
+    print(f"target merge loop alone, ours/HF <= 1.5: {loop_ratio:.2f}, {loop['verdict']}")
+    print(f"target peak memory ours/HF, same run, <= 2: {memory_ratio:.2f}, {memory['verdict']}")
+    took = time.perf_counter() - started
     print(
-        f"target peak memory ours/HF, same run, <= 2: {memory_ratio:.2f}, "
-        f"{verdict(memory_ratio <= 2)}"
-    )
-    print(
-        f"\nbench_scale took {time.perf_counter() - started:.0f} s; load average "
+        f"\nbench_scale took {took:.0f} s; load average "
         f"{load_at_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end "
         f"({os.cpu_count()} cores)"
+    )
+    run.write(
+        {
+            "sizes (MB)": list(sizes),
+            "merges": merges,
+            "runs of the two-core jobs at the largest size": repeats + 1,
+            "corpus": {
+                "makeup (MB)": {label: size / 1e6 for label, size in corpus["makeup"]},
+                "sha256": corpus["sha256"],
+            },
+            "training": table,
+            "merges agreed on": len(ours["merges"])
+            if first_difference is None
+            else first_difference,
+            "merge loop alone (s)": {
+                "ours, 2 workers": loop_ours,
+                "HF, 2 threads": loop_hf,
+            },
+            "seconds in all": took,
+        }
     )
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--job", nargs=6, metavar="ARG", help="run one job (used internally)")
+    parser.add_argument(
+        "--sizes", default=",".join(map(str, SIZES_MB)), help="MB of text, comma-separated"
+    )
+    parser.add_argument("--merges", type=int, default=MERGES, help="merges each job learns")
+    parser.add_argument(
+        "--repeats", type=int, default=REPEATS, help="extra runs of the targets' jobs"
+    )
     options = parser.parse_args()
     if options.job:
         kind, path, merges, workers, alphabet, out = options.job
         run_job(kind, path, int(merges), int(workers), int(alphabet), out)
     else:
-        main()
+        main(
+            tuple(sorted(int(mb) for mb in options.sizes.split(","))),
+            options.merges,
+            options.repeats,
+        )

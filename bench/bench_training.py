@@ -12,6 +12,9 @@ But: it compares no trainer with Hugging Face's for speed; that comparison start
 text on both sides, in bench_scale.py. The naive trainer takes about 95 s at 5000 merges, so
 it is timed at 500 and 2000 only unless ``BENCH_NAIVE_5000=1``. A trainer or encoder that is
 fast but wrong stops the run.
+
+Run: ``PYTHONPATH=. .venv/bin/python bench/bench_training.py``; the tables and the targets go
+to ``artifacts/bench/training.json`` too, with the machine (``bench/record.py``).
 """
 
 from __future__ import annotations
@@ -29,6 +32,9 @@ from bpe_course import Encoder, Trainer, chunk_counts, learn_merges_arrays, shak
 from bpe_course.real_tokenizers import hf_train, tiktoken_encoding
 from solutions import train_bpe, train_bpe_fast
 from solutions.hf_ties import train_bpe_hf_ties
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # record.py, however this is run
+import record  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 MERGE_COUNTS = (500, 2000, 5000)
@@ -83,10 +89,6 @@ def print_table(header: list[str], rows: list[list[str]]) -> None:
         print("| " + " | ".join(cell.ljust(w) for cell, w in zip(row, widths)) + " |")
 
 
-def verdict(ok: bool) -> str:
-    return "met" if ok else "MISSED"
-
-
 def bench_training(counts: dict[str, int]) -> dict[int, dict[str, float]]:
     times: dict[int, dict[str, float]] = {}
     rows = []
@@ -122,12 +124,12 @@ def bench_training(counts: dict[str, int]) -> dict[int, dict[str, float]]:
     return times
 
 
-def bench_ties(counts: dict[str, int], n: int) -> None:
+def bench_ties(counts: dict[str, int], n: int) -> dict[str, object]:
     ours, theirs = train_bpe_fast(counts, n), hf_train(counts, n)
     first = next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), None)
     if first is None:
         print(f"HF's {n} merges equal ours: no tie was settled differently")
-        return
+        return {"merges": n, "first difference": None}
     trainer = Trainer(counts)
     for _ in range(first):
         trainer.step()
@@ -142,6 +144,14 @@ def bench_ties(counts: dict[str, int], n: int) -> None:
     )
     if ours_count != their_count or not replayed:
         sys.exit("Hugging Face's merges differ from ours by more than ties")
+    return {
+        "merges": n,
+        "first difference (0-based)": first,
+        "ours picks": list(ours[first]),
+        "HF picks": list(theirs[first]),
+        "count of both": ours_count,
+        "HF's tie rule on our trainer reproduces HF": replayed,
+    }
 
 
 def bench_encoding(merges: list[tuple[str, str]], train: str, heldout: str) -> dict[str, float]:
@@ -186,7 +196,14 @@ def bench_encoding(merges: list[tuple[str, str]], train: str, heldout: str) -> d
         f"this text a second time, every chunk cached, takes {seconds(warm_time)}, "
         f"{warm_time / tiktoken_time:.2f}x tiktoken.)"
     )
-    return {"tiktoken": tiktoken_time, "cold": cold_time, "primed": primed_time, "warm": warm_time}
+    return {
+        "MB": size_mb,
+        "tokens": len(tokens),
+        "tiktoken": tiktoken_time,
+        "cold": cold_time,
+        "primed": primed_time,
+        "warm": warm_time,
+    }
 
 
 MEMORY_SCRIPT = """
@@ -226,14 +243,16 @@ MEMORY_JOBS = (
 )
 
 
-def bench_memory(counts: dict[str, int], heldout: str, merges: list[tuple[str, str]]) -> None:
+def bench_memory(
+    counts: dict[str, int], heldout: str, merges: list[tuple[str, str]]
+) -> dict[str, dict[str, float]]:
     """Peak memory of each job in a fresh interpreter: growth of resident memory (all of
     it, Rust included) and the peak of Python's own allocations (tracemalloc)."""
     with tempfile.TemporaryDirectory() as folder:
         state = Path(folder) / "state.pickle"
         state.write_bytes(pickle.dumps((counts, heldout, merges)))
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        rows = []
+        rows, peaks = [], {}
         for job in MEMORY_JOBS:
             out = subprocess.run(
                 [sys.executable, "-c", MEMORY_SCRIPT, job, str(state)],
@@ -244,14 +263,20 @@ def bench_memory(counts: dict[str, int], heldout: str, merges: list[tuple[str, s
             ).stdout.split()
             rss_growth, python_peak = (int(kb) / 1024 for kb in out)
             rows.append([job, f"{rss_growth:.0f} MB", f"{python_peak:.0f} MB"])
+            peaks[job] = {
+                "RSS growth (MB)": rss_growth,
+                "Python allocations peak (MB)": python_peak,
+            }
     print_table(["job (own process)", "peak RSS growth", "Python allocations peak"], rows)
     print(
         "(train_bpe's memory does not grow with merges: it rebuilds its counts every step;\n"
         " tiktoken's Rust allocations show in RSS only; RSS counts whole pages the process keeps)"
     )
+    return peaks
 
 
 def main() -> None:
+    run = record.Run("training", __file__)
     started, load_at_start = time.perf_counter(), os.getloadavg()[0]
     train, heldout = texts()
     counts = chunk_counts(train)
@@ -262,12 +287,15 @@ def main() -> None:
     )
     times = bench_training(counts)
     ratio_2000 = times[2000]["naive"] / times[2000]["fast"]
-    print(
-        f"\ntarget naive/fast >= 100 at 2000 merges: {ratio_2000:.0f}x, "
-        f"{verdict(ratio_2000 >= 100)}"
+    faster = run.target(
+        "train_bpe (naive) / train_bpe_fast at 2000 merges, CPU time",
+        ratio_2000,
+        100,
+        at_least=True,
     )
+    print(f"\ntarget naive/fast >= 100 at 2000 merges: {ratio_2000:.0f}x, {faster['verdict']}")
     print("\n## Ties: Hugging Face's trainer against ours, 2000 merges\n")
-    bench_ties(counts, 2000)
+    ties = bench_ties(counts, 2000)
     merges = train_bpe_fast(counts, 5000)
     print(
         f"\n## Encoding {len(heldout.encode()) / 1e6:.2f} MB of held-out Shakespeare "
@@ -275,13 +303,45 @@ def main() -> None:
     )
     enc = bench_encoding(merges, train, heldout)
     ratio = enc["cold"] / enc["tiktoken"]
-    print(f"\ntarget Encoder cold / tiktoken <= 2: {ratio:.2f}, {verdict(ratio <= 2)}")
+    cold = run.target("Encoder, fresh (cold) / tiktoken encode_ordinary, CPU time", ratio, 2)
+    print(f"\ntarget Encoder cold / tiktoken <= 2: {ratio:.2f}, {cold['verdict']}")
     print("\n## Peak memory\n")
-    bench_memory(counts, heldout, merges)
+    memory = bench_memory(counts, heldout, merges)
+    took = time.perf_counter() - started
     print(
-        f"\nbench_training took {time.perf_counter() - started:.0f} s; load average "
+        f"\nbench_training took {took:.0f} s; load average "
         f"{load_at_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end "
         f"({os.cpu_count()} cores): other work on the machine slows the naive column most"
+    )
+    run.write(
+        {
+            "text": {
+                "training (MB)": len(train.encode()) / 1e6,
+                "distinct chunks": len(counts),
+                "chunks in all": sum(counts.values()),
+                "held out (MB)": len(heldout.encode()) / 1e6,
+            },
+            "training, CPU s": [
+                {
+                    "merges": n,
+                    "train_bpe (naive)": t.get("naive"),  # None: not run at this count
+                    "train_bpe_fast": t["fast"],
+                    "learn_merges_arrays": t["arrays"],
+                    "naive / fast": t["naive"] / t["fast"] if "naive" in t else None,
+                }
+                for n, t in times.items()
+            ],
+            "ties against Hugging Face": ties,
+            "encoding the held-out text, CPU s": {
+                "tiktoken encode_ordinary": enc["tiktoken"],
+                "Encoder, fresh (cold)": enc["cold"],
+                "Encoder, primed on the training text": enc["primed"],
+                "Encoder, the same text again (every chunk cached)": enc["warm"],
+                "tokens": enc["tokens"],
+            },
+            "peak memory, each job in its own process": memory,
+            "seconds in all": took,
+        }
     )
 
 

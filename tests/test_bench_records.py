@@ -5,7 +5,7 @@ libraries, the load average at the start and the end, the UTC times), the target
 from measured against limit in both directions, and names no folder of the machine; a figure
 that would name one is refused before anything is written. Each bench script writes its
 record through it (read with ``ast``), and ``bench_widget.py`` runs for real on a small text
-into a temporary folder (``$BENCH_RECORDS``).
+into a temporary folder (``$BENCH_RECORDS``); ``bench_scale.py`` on 2 MB is the slow one.
 
 But: the figures themselves come from ``make bench`` alone. The modules are loaded from their
 files, as ``make bench`` runs them, since nothing imports bench/ (tests/test_layout.py).
@@ -28,8 +28,13 @@ import pytest
 from tests.conftest import ROOT
 
 BENCH = ROOT / "bench"
-# Each bench converted so far and the record it writes; the others write their own still.
-WRITERS = {"bench_widget.py": "widget"}
+# Each converted bench and the record it writes; bench_before_after.py writes its own still.
+WRITERS = {
+    "bench_scale.py": "scale",
+    "bench_training.py": "training",
+    "bench_widget.py": "widget",
+    "bench_class.py": "class",
+}
 
 
 def load_record():
@@ -194,3 +199,22 @@ def test_bench_widget_writes_its_record_for_real(tmp_path: Path) -> None:
     assert click["verdict"] == ("met" if click["measured"] <= 50 else "MISSED")
     assert data["clicks"] == 10 and data["text"]["bytes"] <= 1000
     assert data["machine"]["cores"] == os.cpu_count()
+
+
+@pytest.mark.slow
+def test_bench_scale_writes_its_record_for_real(tmp_path: Path) -> None:
+    # Fresh processes for every job: about 30 s on two busy cores even at 2 MB.
+    data = _run_bench(
+        "bench_scale.py",
+        "--sizes",
+        "1,2",
+        "--merges",
+        "200",
+        "--repeats",
+        "1",
+        folder=tmp_path,
+        timeout=600,
+    )
+    assert len(data["targets"]) == 3
+    assert {row["text (MB)"] for row in data["training"]} == {1, 2}
+    assert data["merges"] == 200 and data["sizes (MB)"] == [1, 2]
