@@ -4,6 +4,6 @@
 out the hub's folder (:mod:`hub.layout`) and starts JupyterHub with
 ``hub/jupyterhub_config.py``.
 
-But: it is for one machine and one class; the README says how the same pieces map onto The
-Littlest JupyterHub and Zero to JupyterHub on Kubernetes.
+But: it is for one machine and one class; docs/guides/hub.md says how the same pieces map
+onto The Littlest JupyterHub and Zero to JupyterHub on Kubernetes.
 """

@@ -30,7 +30,7 @@ def why_not(system: str, euid: int | None, have_useradd: bool) -> str | None:
         return (
             "make hub needs Linux: it makes Unix accounts with useradd and starts servers as "
             f"them.\nThis is {system}. {INSTEAD} For a class, run the hub on a Linux server "
-            "(see 'Deploying the hub for real' in README.md)."
+            "(see 'Deploying the hub for real' in docs/guides/hub.md)."
         )
     if euid != 0:
         return (

@@ -9,7 +9,7 @@ the hub is left. Accounts, homes, the exchange and the course stay for the next 
 (``python -m hub.take_down`` exports the grades, then deletes all of it, and asks).
 
 But: one machine, one class, plain HTTP on 127.0.0.1 by default (``--ip 0.0.0.0`` serves a
-room's network; put HTTPS in front for anything wider, as the README says).
+room's network; put HTTPS in front for anything wider, as docs/guides/hub.md says).
 """
 
 from __future__ import annotations

@@ -168,7 +168,7 @@ def require_roster(course_root: Path) -> dict[str, Student]:
         raise RosterError(
             f"{course_root / ROSTER_FILE} is missing: the LMS files need it to know each "
             "student in the LMS (columns: student_id,first_name,last_name,email,lms_user_id,"
-            "sis_login_id,section; see the README's instructor section)"
+            "sis_login_id,section; see docs/guides/instructors.md)"
         )
     return roster
 
