@@ -310,8 +310,9 @@ def test_the_local_cluster_lets_no_one_else_connect() -> None:
     from distributed.security import Security
 
     from autograder.grading.on_dask import open_cluster
+    from autograder.grading.options import GradingOptions
 
-    with open_cluster(None, 1, ROOT) as client:
+    with open_cluster(GradingOptions(ROOT)) as client:
         address = client.scheduler.address
         assert address.startswith("tls://")
         attempts = {

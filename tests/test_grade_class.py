@@ -339,19 +339,20 @@ def test_summary_csv_and_figure_never_show_ungraded_as_zero(graded) -> None:
 
 def test_lean_grading_gives_the_same_grades_without_running_lesson_demos(graded) -> None:
     import shutil
+    from dataclasses import replace
 
     from autograder.grading import grade_class
+    from autograder.grading.options import GradingOptions
 
     root, rows = graded
     for student in ("good", "crashy"):
         shutil.copytree(root / "submitted" / student, root / "submitted" / f"{student}-lean")
     # good-lean with the production timeout (it must keep full marks), crashy-lean with the
     # short one its loop was graded with.
-    good_lean = grade_class.grade_class(root, 1, ["good-lean"], progress=False, lean=True)
-    crashy_lean = grade_class.grade_class(
-        root, 1, ["crashy-lean"], timeout=3, progress=False, lean=True
-    )
-    assert [r["graded"] for r in good_lean + crashy_lean] == [True, True]
+    lean = GradingOptions(root, progress=False, lean=True)
+    good_lean = grade_class.grade_class(lean, ["good-lean"])
+    crashy_lean = grade_class.grade_class(replace(lean, timeout=3), ["crashy-lean"])
+    assert [r.graded for r in good_lean + crashy_lean] == [True, True]
     for student in ("good", "crashy"):
         lean = _grades(root, f"{student}-lean")
         full = _grades(root, student)
@@ -418,6 +419,7 @@ def _add_own_cells(folder: Path) -> None:
 
 def test_lean_grading_and_the_judge_run_the_students_own_cells_whole(graded) -> None:
     from autograder.grading import grade_class
+    from autograder.grading.options import GradingOptions
     from autograder.reports import summary
     from tests.support.synthetic import write_submission
 
@@ -427,8 +429,8 @@ def test_lean_grading_and_the_judge_run_the_students_own_cells_whole(graded) -> 
         "merge_pair": "def merge_pair(symbols, pair):\n    return join_pair(symbols, pair)\n",
     }
     _add_own_cells(write_submission(root, "own", answers, [NB1]))
-    (result,) = grade_class.grade_class(root, 1, ["own"], progress=False, lean=True)
-    assert result["graded"]
+    (result,) = grade_class.grade_class(GradingOptions(root, progress=False, lean=True), ["own"])
+    assert result.graded
     grades = _grades(root, "own")
     for cell, (auto, _, _) in grades.items():
         if "_pair_counts_" in cell or "_merge_pair_" in cell:
@@ -476,6 +478,7 @@ def test_hand_grades_survive_a_regrade_and_a_late_student_touches_no_one_else(gr
 
     from autograder.grading import grade_class
     from autograder.grading.gradebook_rows import student_rows
+    from autograder.grading.options import GradingOptions
     from autograder.reports import summary
 
     root, _ = graded
@@ -487,7 +490,8 @@ def test_hand_grades_survive_a_regrade_and_a_late_student_touches_no_one_else(gr
         gb.db.commit()
     others = ("crashy", "broken", "frozen", "tamper", "delegate")
     before = {s: student_rows(root / "gradebook.db", "bpe", s) for s in others}
-    grade_class.grade_class(root, 1, ["good"], progress=False, lean=True)  # the late student
+    late = GradingOptions(root, progress=False, lean=True)
+    grade_class.grade_class(late, ["good"])  # the late student
     with Gradebook(db_url) as gb:
         grade = gb.find_grade("test_merge_pair_hidden_core", book, "bpe", "good")
         assert (grade.auto_score, grade.manual_score) == (1.0, 0.5)

@@ -244,12 +244,14 @@ def _make_class(root: Path) -> dict[str, dict[str, str]]:
 
 def _grade(root: Path, confined: bool) -> dict:
     from autograder.grading import grade_class
+    from autograder.grading.options import GradingOptions
     from autograder.reports import summary
 
     start = time.monotonic()
     os.environ["BPE_INSTRUCTOR_TOKEN"] = TOKEN  # as a hub sets JUPYTERHUB_API_TOKEN
     try:
-        grade_class.grade_class(root, 2, progress=False, lean=True, unconfined=not confined)
+        options = GradingOptions(root, jobs=2, progress=False, lean=True, unconfined=not confined)
+        grade_class.grade_class(options)
     finally:
         del os.environ["BPE_INSTRUCTOR_TOKEN"]
     seconds = time.monotonic() - start

@@ -104,13 +104,14 @@ PATHS = """
 import json, sys
 from pathlib import Path
 from autograder.grading.on_dask import open_cluster
+from autograder.grading.options import GradingOptions
 
 def path_and_untrusted():
     import sys
     from autograder.grading.trusted_paths import why_untrusted
     return sys.path, [e for e in sys.path if why_untrusted(e)]
 
-with open_cluster(None, 2, Path(sys.argv[1])) as client:
+with open_cluster(GradingOptions(Path(sys.argv[1]), jobs=2)) as client:
     print(json.dumps([
         path_and_untrusted(),
         client.run_on_scheduler(path_and_untrusted),

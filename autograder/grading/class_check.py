@@ -13,7 +13,6 @@ mid-term from a made-up id: both are listed.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sqlite3
 import sys
@@ -21,6 +20,7 @@ import tempfile
 from pathlib import Path
 
 from autograder.course import ASSIGNMENT, class_db_path
+from autograder.grading.options import course_parser
 from autograder.nbgrader_steps.inspect_submission import printable
 from autograder.roster import read_roster, why_not_a_student
 
@@ -90,10 +90,8 @@ def report(course_root: Path) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
-    parser.add_argument("--root", type=Path, default=Path.cwd(), help="course root (default: .)")
-    args = parser.parse_args(argv)
-    lines = report(args.root.resolve())
+    args = course_parser(__doc__.splitlines()[0]).parse_args(argv)
+    lines = report(args.root)
     if not lines:
         print(f"check: every id of {ASSIGNMENT}'s gradebook and folders is a student's")
     return 1 if lines else 0

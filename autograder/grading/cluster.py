@@ -15,7 +15,6 @@ the instructor) can use the cluster.
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import signal
@@ -24,13 +23,21 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from autograder.course import CODE_ROOT
+from autograder.grading.options import course_parser
 from autograder.grading.trusted_paths import refuse_untrusted
+
+if TYPE_CHECKING:  # imported where used: the commands check their paths before Dask loads
+    from distributed.security import Security
 
 # Dask serves pages about the cluster (workers, task keys naming students, logs) over plain
 # HTTP to anyone who reaches the port, dashboard or not: no routes at all.
-HTTP_OFF = {"distributed.scheduler.http.routes": [], "distributed.worker.http.routes": []}
+HTTP_OFF: dict[str, list[str]] = {
+    "distributed.scheduler.http.routes": [],
+    "distributed.worker.http.routes": [],
+}
 TLS_FOLDER = ".dask-tls"  # under the course root; in .gitignore and the sandbox never shows it
 DEFAULT_PORT = 8786
 
@@ -68,7 +75,7 @@ def tls_files(course_root: Path) -> TlsFiles:
     return files
 
 
-def security(course_root: Path):  # -> distributed.Security
+def security(course_root: Path) -> Security:
     """What a client of the course's cluster presents: the course's certificate."""
     from distributed.security import Security
 
@@ -115,8 +122,7 @@ def environment(scratch: Path) -> dict[str, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
-    parser.add_argument("--root", type=Path, default=Path.cwd(), help="course root (default: .)")
+    parser = course_parser(__doc__.splitlines()[0])
     roles = parser.add_subparsers(dest="role", required=True)
     scheduler = roles.add_parser("scheduler", help="start the scheduler (TLS)")
     scheduler.add_argument("--port", type=int, default=DEFAULT_PORT)
@@ -126,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     worker.add_argument("--nworkers", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args(argv)
     refuse_untrusted(f"the Dask {args.role}")  # before Dask, which it would start, is imported
-    root = args.root.resolve()
+    root = args.root
     if args.role == "worker" and not args.address.startswith("tls://"):
         parser.error(f"the scheduler's address must start with tls:// (got {args.address!r})")
     scratch = Path(tempfile.mkdtemp(prefix=f"bpe-dask-{args.role}-"))  # mode 0700, a new name
@@ -142,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _wait(process: subprocess.Popen) -> int:
+def _wait(process: subprocess.Popen[bytes]) -> int:
     """Wait for Dask's program, handing it the signals that would stop this one (Ctrl-C
     reaches both; a ``kill`` of this process alone would otherwise leave it running)."""
 

@@ -1,8 +1,8 @@
 """Grade one student's submission with nbgrader's own Autograde, into a private gradebook.
 
-``grade_submission`` is a plain function of one submission that returns plain data (the
-student's gradebook rows and what was found), so any engine can map it over students;
-``prepare_worker`` sets up a grading process once (memory limit, environment).
+``grade_submission`` is a plain function of one submission that returns plain data (a
+``StudentResult``: the student's gradebook rows and what was found), so any engine can map it
+over students; ``prepare_worker`` sets up a grading process once (memory limit, environment).
 
 But: it never writes the class gradebook (``grade_class`` merges the rows) and judges
 nothing itself: nbgrader runs the notebooks with the steps of ``nbgrader_steps``.
@@ -33,12 +33,15 @@ from traitlets.config.loader import PyFileConfigLoader
 
 from autograder.course import ASSIGNMENT, CODE_ROOT, RECORDS
 from autograder.grading.gradebook_rows import (
+    Rows,
     flag_refused,
     flag_ungraded,
     judged_scores_kept,
     student_rows,
 )
+from autograder.grading.options import DEFAULT_MEMORY_GB, GradingOptions
 from autograder.grading.refused import MAX_TIMESTAMP_BYTES, TIMESTAMP, reason, safe_copy
+from autograder.grading.student_result import StudentResult
 from autograder.isolation import bwrap
 from autograder.isolation.kernel_home import remove_orphaned_homes, student_home
 from autograder.isolation.kernel_spec import KERNEL_PROCESSES, jail_kernels
@@ -54,7 +57,6 @@ from autograder.nbgrader_steps.inspect_submission import (
 )
 from autograder.nbgrader_steps.lean_lessons import RestoreLessonCells, TrimLessonCells
 
-DEFAULT_MEMORY_GB = 4.0
 # Libraries in the kernels should not start a thread per core each: the workers already
 # use every core.
 _ONE_THREAD = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "RAYON_NUM_THREADS")
@@ -139,6 +141,7 @@ class SkippingAutograde(Autograde):
     """nbgrader's Autograde that leaves out the notebooks named in ``skip``."""
 
     skip: frozenset[str] = frozenset()
+    notebooks: list[str]  # nbgrader's, set by init_assignment
 
     def init_assignment(self, assignment_id: str, student_id: str) -> None:
         super().init_assignment(assignment_id, student_id)
@@ -146,21 +149,17 @@ class SkippingAutograde(Autograde):
 
 
 def grade_submission(
-    course_root: str,
-    student: str,
-    template_db: str,
-    assignment: str = ASSIGNMENT,
-    timeout: int | None = None,
-    lean: bool = False,
-) -> dict[str, Any]:
-    """Autograde one student's submission and return the result as plain data.
+    options: GradingOptions, student: str, template_db: Path, assignment: str = ASSIGNMENT
+) -> StudentResult:
+    """Autograde one student's submission as ``options`` say (timeout, lean lessons).
 
     Grades into a private copy of ``template_db`` (an empty gradebook that knows the
     assignment) and returns that student's rows; never raises for a bad submission.
-    Run :func:`prepare_worker` once in the process first.
+    Run :func:`prepare_worker` once in the process first; the sandbox choice is the
+    process's (``on_dask.grade_task`` sets it).
     """
     start = time.perf_counter()
-    root = Path(course_root)
+    root = options.course_root
     masters = _masters(root, assignment)
     submitted = root / "submitted" / student / assignment
     released = root / "release" / assignment
@@ -181,7 +180,7 @@ def grade_submission(
         db_path = scratch / "gradebook.db"
         shutil.copyfile(template_db, db_path)
         record = scratch / "verdicts.jsonl"
-        config = _nbgrader_config(root, db_path, timeout, lean, record)
+        config = _nbgrader_config(root, db_path, options.timeout, options.lean, record)
         jailed = jail_kernels(root, student, assignment, config, kernel_home, cap)
         if not jailed:
             why = "UNCONFINED=1" if bwrap.available() else bwrap.why_unavailable()
@@ -204,7 +203,7 @@ def grade_submission(
         else:  # nbgrader itself failed (a kernel that did not start): not the student's doing
             last = [line for line in log.splitlines() if line.strip()][-1:] or ["see the log"]
             problems.append(Problem(NOT_GRADED_KIND, "", f"nbgrader failed: {last[0][:200]}"))
-        rows = student_rows(db_path, assignment, student) if graded else {}
+        rows: Rows = student_rows(db_path, assignment, student) if graded else {}
         verdicts = _read_verdicts(record)
         problems += [
             Problem("judge_mismatch", v["notebook"], why)
@@ -218,27 +217,21 @@ def grade_submission(
     finally:
         home.close()
         shutil.rmtree(scratch, ignore_errors=True)
-    return {
-        "student": student,
-        "graded": graded,
-        "jailed": jailed,
-        "seconds": time.perf_counter() - start,
-        "problems": [p.as_dict() for p in problems],
-        "rows": rows,
-        "verdicts": verdicts,
-        "log": log,
-    }
+    seconds = time.perf_counter() - start
+    return StudentResult(
+        student, graded, jailed, seconds, tuple(problems), rows, tuple(verdicts), log
+    )
 
 
 def record_refused(
     root: Path,
     student: str,
-    template_db: str,
+    template_db: Path,
     assignment: str,
     masters: dict[str, Any],
     unsafe: list[str],
     start: float,
-) -> dict[str, Any]:
+) -> StudentResult:
     """A submission holding a link or special file, recorded for a person and not graded.
 
     Its notebooks that are regular files, copied without following any link, go through
@@ -248,7 +241,7 @@ def record_refused(
     """
     problems = [Problem(REFUSED_KIND, "", ", ".join(unsafe)[:200])]
     scratch = Path(tempfile.mkdtemp(prefix=f"refused-{student}-", dir=scratch_root(root)))
-    rows: dict[str, Any] = {}
+    rows: Rows = {}
     log = ""
     try:
         copy = scratch / "submitted" / student / assignment
@@ -269,16 +262,8 @@ def record_refused(
         problems.append(Problem(NOT_GRADED_KIND, "", why))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    return {
-        "student": student,
-        "graded": False,
-        "jailed": False,
-        "seconds": time.perf_counter() - start,
-        "problems": [p.as_dict() for p in problems],
-        "rows": rows,
-        "verdicts": [],
-        "log": log,
-    }
+    seconds = time.perf_counter() - start
+    return StudentResult(student, False, False, seconds, tuple(problems), rows, log=log)
 
 
 def _copy_regular_notebooks(

@@ -1,14 +1,15 @@
 """Grade a class on Dask distributed: one task per student, results handed back as they arrive.
 
-``open_cluster(None, jobs, root)`` starts a local cluster of ``jobs`` worker processes (one
+``open_cluster(options)`` starts a local cluster of ``options.jobs`` worker processes (one
 thread each) on 127.0.0.1, talking TLS with a certificate made for the run, its scratch files
-in a folder of its own; ``open_cluster("tls://host:8786", ...)`` joins one started by
-``make scheduler`` and ``make worker`` (``cluster``) with the course's certificate, or stops
-within seconds with one line naming the address when it cannot. Either way every process is
-checked before anyone is graded: no folder it imports from may be another account's, and
-each worker proves at setup that it can start a grading kernel (``ready``).
-``grade_on_cluster`` submits ``grade_submission`` for every student and calls back in this
-process for each result, so the caller stays the gradebook's one writer.
+in a folder of its own; with ``options.scheduler`` (``tls://host:8786``) it joins one started
+by ``make scheduler`` and ``make worker`` (``cluster``) with the course's certificate, or
+stops within seconds with one line naming the address when it cannot. Either way every
+process is checked before anyone is graded: no folder it imports from may be another
+account's, and each worker proves at setup that it can start a grading kernel
+(``ready_to_grade``). ``grade_on_cluster``
+submits ``grade_submission`` for every student and calls back in this process for each
+result, so the caller stays the gradebook's one writer.
 
 But: it writes no gradebook and judges nothing. A task whose worker dies is run again by
 Dask's scheduler elsewhere (up to its ``allowed-failures``; then the student is reported as
@@ -16,8 +17,8 @@ not graded, their earlier grades kept). Workers of an existing cluster must see 
 folder at the same path; with more than one thread they grade one student at a time anyway,
 since a student's kernels are set up through the process's environment.
 
->>> failed("ada", "the grading worker died")["problems"][0]
-{'kind': 'not_graded', 'notebook': '', 'detail': 'the grading worker died'}
+>>> failed("ada", "the grading worker died").problems
+(Problem(kind='not_graded', notebook='', detail='the grading worker died'),)
 """
 
 from __future__ import annotations
@@ -42,13 +43,14 @@ from distributed.comm.addressing import parse_address, parse_host_port
 from distributed.scheduler import KilledWorker
 from distributed.security import Security
 
-from autograder.course import ASSIGNMENT
 from autograder.grading.cluster import HTTP_OFF, security
-from autograder.grading.grade_one import DEFAULT_MEMORY_GB, grade_submission, prepare_worker
+from autograder.grading.grade_one import grade_submission, prepare_worker
+from autograder.grading.options import GradingOptions
 from autograder.grading.ready import why_cannot_grade
+from autograder.grading.student_result import StudentResult
 from autograder.grading.trusted_paths import refusal, untrusted_entries
 from autograder.isolation import bwrap
-from autograder.nbgrader_steps.inspect_submission import NOT_GRADED_KIND
+from autograder.nbgrader_steps.inspect_submission import NOT_GRADED_KIND, Problem
 
 CONNECT_SECONDS = 5  # an unreachable scheduler is reported after this long
 WORKERS_SECONDS = 30  # a reachable scheduler must have a worker by then
@@ -69,34 +71,33 @@ class WorkerCannotGradeError(RuntimeError):
 _SETUP_PROBLEM: list[str] = []  # why this worker process cannot grade, once set up
 
 
+def ready_to_grade(options: GradingOptions, process: str) -> str | None:
+    """Set this process up to grade as ``options`` say (memory limit, environment, sandbox
+    choice), then prove that it can (``ready``): None, or why it cannot. Every Dask worker
+    runs it at setup."""
+    prepare_worker(options.memory_gb)
+    _set_unconfined(options.unconfined)
+    return why_cannot_grade(options.course_root, process)
+
+
 class GradingWorker(WorkerPlugin):
-    """Once per worker process: the memory limit kernels inherit, their environment, quiet
-    logs and, on a local cluster, the kernels' chatter sent to ``log_path``; then the proof
-    that it can grade (``ready``), whose failure every later task of this worker reports."""
+    """Once per worker process: quiet logs and, on a local cluster, the kernels' chatter
+    sent to ``log_path``; then ``ready_to_grade``, whose failure every later task of this
+    worker reports."""
 
     name = "bpe-grading-worker"
 
-    def __init__(
-        self,
-        course_root: str,
-        memory_gb: float = DEFAULT_MEMORY_GB,
-        log_path: str | None = None,
-        unconfined: bool = False,
-    ):
-        self.course_root = course_root
-        self.memory_gb = memory_gb
+    def __init__(self, options: GradingOptions, log_path: str | None = None):
+        self.options = options
         self.log_path = log_path
-        self.unconfined = unconfined
 
     def setup(self, worker: Any) -> None:
-        prepare_worker(self.memory_gb)
         warnings.filterwarnings("ignore")  # nbgrader's SQLAlchemy warnings, once per student
         if self.log_path:
             log = os.open(self.log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
             os.dup2(log, 2)
             os.close(log)
-        _set_unconfined(self.unconfined)
-        problem = why_cannot_grade(Path(self.course_root), f"the Dask worker {worker.address}")
+        problem = ready_to_grade(self.options, f"the Dask worker {worker.address}")
         _SETUP_PROBLEM[:] = [problem] if problem else []
 
 
@@ -112,34 +113,20 @@ def _set_unconfined(unconfined: bool) -> None:
         os.environ.pop(bwrap.UNCONFINED, None)
 
 
-def grade_task(
-    course_root: str,
-    student: str,
-    template_db: str,
-    timeout: int | None,
-    lean: bool,
-    unconfined: bool,
-) -> dict[str, Any]:
+def grade_task(options: GradingOptions, student: str, template_db: Path) -> StudentResult:
     """One student, graded in a worker: ``grade_submission`` with the run's sandbox choice."""
     if _SETUP_PROBLEM:
         raise WorkerCannotGradeError(_SETUP_PROBLEM[0])
     with _ONE_STUDENT:
-        _set_unconfined(unconfined)
-        return grade_submission(course_root, student, template_db, ASSIGNMENT, timeout, lean)
+        _set_unconfined(options.unconfined)
+        return grade_submission(options, student, template_db)
 
 
-def failed(student: str, why: str, log: str = "") -> dict[str, Any]:
+def failed(student: str, why: str, log: str = "") -> StudentResult:
     """The result of a student whose grading never came back, for a reason that is not the
     student's: nothing of it reaches the gradebook."""
-    problem = {"kind": NOT_GRADED_KIND, "notebook": "", "detail": why}
-    return {
-        "student": student,
-        "graded": False,
-        "seconds": 0.0,
-        "problems": [problem],
-        "rows": {},
-        "log": log or why,
-    }
+    problem = Problem(NOT_GRADED_KIND, "", why)
+    return StudentResult(student, False, False, 0.0, (problem,), log=log or why)
 
 
 def _unreachable(address: str, why: str) -> SystemExit:
@@ -179,26 +166,19 @@ def _join(address: str, course_root: Path) -> Client:
 
 
 @contextlib.contextmanager
-def open_cluster(
-    scheduler: str | None,
-    jobs: int,
-    course_root: Path,
-    memory_gb: float = DEFAULT_MEMORY_GB,
-    log_path: Path | None = None,
-    unconfined: bool = False,
-) -> Iterator[Client]:
-    """A client of the cluster that grades: the scheduler at ``scheduler``, or a local
-    cluster of ``jobs`` worker processes (closed on exit), its workers set up for grading and
-    each process checked (``refuse_unready``). ``log_path`` takes the local workers' stderr
-    (kernels' chatter); an existing cluster's workers keep their own."""
+def open_cluster(options: GradingOptions, log_path: Path | None = None) -> Iterator[Client]:
+    """A client of the cluster that grades: the scheduler at ``options.scheduler``, or a
+    local cluster of ``options.jobs`` worker processes (closed on exit), its workers set up
+    for grading and each process checked (``refuse_unready``). ``log_path`` takes the local
+    workers' stderr (kernels' chatter); an existing cluster's workers keep their own."""
     with contextlib.ExitStack() as stack:
-        if scheduler:
-            client = _join(scheduler, course_root)
+        if options.scheduler:
+            client = _join(options.scheduler, options.course_root)
         else:
-            client = _local_client(stack, jobs, log_path)
+            client = _local_client(stack, options.jobs, log_path)
         stack.callback(client.close)
-        local_log = str(log_path) if log_path and not scheduler else None
-        plugin = GradingWorker(str(course_root), memory_gb, local_log, unconfined)
+        local_log = str(log_path) if log_path and not options.scheduler else None
+        plugin = GradingWorker(options, local_log)
         _register(client, plugin)
         refuse_unready(client)
         yield client
@@ -260,7 +240,7 @@ def refuse_unready(client: Client) -> None:
         raise SystemExit("\n".join(dict.fromkeys(problems)))
 
 
-def _answers(client: Client, function: Callable[[], Any], nanny: bool = False) -> dict:
+def _answers(client: Client, function: Callable[[], Any], nanny: bool = False) -> dict[str, Any]:
     """Each process's answer; one that died meanwhile (its nanny restarts it, and the new
     one's setup is checked again by every task it runs) gives none."""
     answers = client.run(function, nanny=nanny, on_error="return")
@@ -299,29 +279,19 @@ def blind_workers(client: Client, course_root: Path) -> list[str]:
 
 def grade_on_cluster(
     client: Client,
-    course_root: Path,
+    options: GradingOptions,
     students: list[str],
     template: Path,
-    on_result: Callable[[dict[str, Any]], None],
-    timeout: int | None = None,
-    lean: bool = False,
-    unconfined: bool = False,
+    on_result: Callable[[StudentResult], None],
 ) -> None:
     """Grade each student as one task; ``on_result`` runs here, once per student, in the
     order results arrive. A task whose worker died is retried by the scheduler; one that
     killed its workers too often, or raised, comes back as a failed result."""
     run = uuid.uuid4().hex[:8]  # keys unique on a cluster that other runs share
     futures = {
-        client.submit(
-            grade_task,
-            str(course_root),
-            student,
-            str(template),
-            timeout,
-            lean,
-            unconfined,
-            key=f"grade-{student}-{run}",
-        ): student
+        client.submit(grade_task, options, student, template, key=f"grade-{student}-{run}"): (
+            student
+        )
         for student in students
     }
     try:

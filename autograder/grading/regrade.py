@@ -19,56 +19,28 @@ if __name__ == "__main__":  # before any other import: a planted module would ru
 
     refuse_untrusted("the regrading process")
 
-import argparse
 import sys
-from pathlib import Path
 
 from autograder.grading import grade_class
+from autograder.grading.options import grading_parser, options_from
 from autograder.reports.regrade_report import snapshot, write_report
-
-# The two of grade_class's options that regrade must read as grade_class does.
-WATCHED = ("--root", "--student")
-
-
-def parse(argv: list[str]) -> tuple[Path, list[str] | None]:
-    """The course root and the students among grade_class's options ``argv``.
-
-    grade_class's parser takes any unambiguous abbreviation (``--ro`` for ``--root``), which a
-    parser knowing only these two options could resolve otherwise; so an abbreviation of
-    either is refused here, and the rest is left to grade_class.
-
-    >>> parse(["--root=/course", "--lean"])
-    (PosixPath('/course'), None)
-    >>> parse(["--ro", "/course"])
-    Traceback (most recent call last):
-    ...
-    SystemExit: 2
-    """
-    parser = argparse.ArgumentParser(prog="regrade", allow_abbrev=False, add_help=False)
-    parser.add_argument("--root", type=Path, default=Path.cwd())
-    parser.add_argument("--student", action="append")
-    args, rest = parser.parse_known_args(argv)
-    for arg in rest:
-        name = arg.split("=", 1)[0]
-        shortened = [full for full in WATCHED if len(name) > 2 and full.startswith(name)]
-        if shortened:
-            parser.error(f"write {shortened[0]} in full, not {name}")
-    return args.root.resolve(), args.student
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
-    root, students = parse(argv)
-    if students is not None:
+    # grade_class's own parser: both read one command line alike (``--ro`` is ``--root``).
+    args = grading_parser(__doc__.splitlines()[0]).parse_args(argv)
+    if args.student is not None:
         print(
             "make regrade grades the whole class, so that nobody's changed grade goes unseen; "
             "to grade some students, use make autograde STUDENT=a,b",
             file=sys.stderr,
         )
         return 2
+    options = options_from(args)
+    root = options.course_root
     before = snapshot(root)
     try:
-        status = grade_class.main(argv)
+        status = grade_class.run(options)
     finally:
         # Even a run that stopped part way may have moved grades: the report says whose.
         path, table = write_report(root, before, snapshot(root))

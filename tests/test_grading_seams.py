@@ -1,0 +1,84 @@
+"""The grading commands' seams: one options object, one result type, one command line.
+
+- ``GradingOptions`` survives the pickling that hands it to Dask workers, cannot be changed
+  on the way, and names the course folder by an absolute path whatever the command line said;
+- a result that never came back from a worker is recorded in ``results.json`` with the same
+  fields as any other student's, and its grading counts as stopped;
+- ``grade_class``, ``regrade``, ``class_check`` and ``cluster`` read ``--root`` alike.
+
+But: nothing here grades (``test_grade_class`` and ``test_dask_grading`` do).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import pickle
+from pathlib import Path
+
+import pytest
+
+from autograder.grading.options import grading_parser, options_from
+
+RECORD_FIELDS = {"student", "graded", "jailed", "seconds", "problems", "merge_seconds"}
+
+
+def test_options_pickle_whole_and_stay_as_they_were_built(tmp_path: Path) -> None:
+    args = ["--root", str(tmp_path), "--jobs", "3", "--timeout", "7", "--lean", "--unconfined"]
+    options = options_from(grading_parser("grade").parse_args(args))
+    assert pickle.loads(pickle.dumps(options)) == options
+    assert (options.jobs, options.timeout, options.lean, options.unconfined) == (3, 7, True, True)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        options.lean = False  # type: ignore[misc]
+
+
+def test_a_relative_root_reaches_workers_as_an_absolute_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "course").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "course")
+    monkeypatch.chdir(tmp_path)
+    for given in ("link", "course", "./course/"):
+        options = options_from(grading_parser("grade").parse_args(["--root", given]))
+        assert options.course_root == (tmp_path / "course").resolve(), given
+    default = options_from(grading_parser("grade").parse_args([]))
+    assert default.course_root == Path(os.getcwd()).resolve()
+
+
+def test_a_result_that_never_came_back_is_recorded_like_any_other(tmp_path: Path) -> None:
+    from autograder.grading.grade_class import save_grading_results
+    from autograder.grading.on_dask import failed
+
+    lost = failed("ada", "its grading worker died every time it was tried")
+    assert lost.stopped and not lost.graded and not lost.rows
+    save_grading_results(tmp_path, [lost])
+    (entry,) = json.loads((tmp_path / "artifacts" / "grading" / "results.json").read_text())
+    assert set(entry) == RECORD_FIELDS | {"course_version"}
+    assert entry["problems"] == [
+        {"kind": "not_graded", "notebook": "", "detail": lost.problems[0].detail}
+    ]
+    assert json.loads((tmp_path / "artifacts" / "grading" / "verdicts.json").read_text()) == []
+
+
+def test_every_grading_command_reads_the_course_root_alike(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from autograder.grading import class_check, cluster
+
+    (tmp_path / "nbgrader_config.py").write_text("c = get_config()\n")
+    monkeypatch.setattr(class_check, "foreign_dask_folders", lambda: [])
+    monkeypatch.chdir(tmp_path.parent)
+    relative = tmp_path.name
+    assert class_check.main(["--root", relative]) == 0
+    seen: list[Path] = []
+    monkeypatch.setattr(cluster, "refuse_untrusted", lambda process: None)
+    monkeypatch.setattr(cluster, "_wait", lambda process: process.wait())  # no signal handlers
+    monkeypatch.setattr(
+        cluster, "scheduler_command", lambda root, port, host: seen.append(root) or ["true"]
+    )
+    assert cluster.main(["--root", relative, "scheduler"]) == 0
+    assert seen == [tmp_path.resolve()]
+    with pytest.raises(SystemExit):  # no abbreviations where there were none
+        class_check.main(["--ro", relative])
+    capsys.readouterr()
