@@ -140,6 +140,25 @@ def test_workers_of_another_environment_are_turned_away_before_anyone(
     assert (course / "gradebook.db").read_bytes() == earlier
 
 
+def test_in_process_grading_in_another_environment_is_turned_away_before_anyone(
+    course: Path, earlier: bytes, tmp_path: Path
+) -> None:
+    """--in-process grading gives the proof every Dask worker gives at setup: run by that
+    other environment's Python, it grades nobody and says why, as a worker would."""
+    python = borrowing_venv(tmp_path / "other-env")
+    results = course / "artifacts" / "grading" / "results.json"
+    before = results.read_bytes()
+    command = [str(python), *GRADING[1:], "--root", str(course), "--in-process"]
+    done = subprocess.run(command, cwd=course, env=ENV, capture_output=True, text=True, timeout=600)
+    said = done.stdout + done.stderr
+    assert done.returncode != 0, said
+    assert f"cannot grade: a grading kernel started with {python} failed" in said, said
+    assert "the sandbox shows only" in said and "nothing was graded" in said, said
+    assert "Traceback" not in said, said
+    assert (course / "gradebook.db").read_bytes() == earlier
+    assert results.read_bytes() == before  # nobody was graded, not even as failed
+
+
 def test_a_worker_killed_while_it_sets_up_costs_nothing(
     course: Path, earlier: bytes, tmp_path: Path
 ) -> None:

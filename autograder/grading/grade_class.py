@@ -5,7 +5,8 @@ as one task on a local Dask cluster of N worker processes, or with ``--scheduler
 on an existing cluster (``on_dask``; nbgrader's 4.5 s start is paid once per worker). This one
 process merges each student's rows into ``gradebook.db`` as they arrive (SQLite sees one
 writer), keeps what was found in ``results.json`` and every test cell's judged verdict in
-``verdicts.json``, and prints the class summary. ``--in-process`` grades here, without Dask.
+``verdicts.json``, and prints the class summary. ``--in-process`` grades here, without Dask,
+after the same proof that this process can grade that every Dask worker gives (``ready``).
 The options are ``options.grading_parser``'s, read once into one ``GradingOptions``.
 
 But: the grading itself is ``grade_one``'s and the retrying Dask's; a scheduler that cannot
@@ -43,13 +44,14 @@ from autograder.course import (
     find_students,
 )
 from autograder.grading import class_check
-from autograder.grading.grade_one import prepare_worker, scratch_root
+from autograder.grading.grade_one import scratch_root
 from autograder.grading.gradebook_rows import make_template, merge_student
 from autograder.grading.on_dask import (
     blind_workers,
     grade_on_cluster,
     grade_task,
     open_cluster,
+    ready_to_grade,
 )
 from autograder.grading.options import GradingOptions, grading_parser, options_from
 from autograder.grading.student_result import StudentResult
@@ -134,7 +136,7 @@ def grade_in_process(
     on_result: Callable[[StudentResult], None],
 ) -> None:
     """Grade one student after another in this process, without Dask: the baseline the
-    cluster is measured against. The caller has run ``prepare_worker`` (its memory limit
+    cluster is measured against. The caller has run ``ready_to_grade`` (its memory limit
     stays on this process)."""
     for student in students:
         on_result(grade_task(options, student, template))
@@ -148,8 +150,8 @@ def grade_class(options: GradingOptions, students: list[str] | None = None) -> l
 
     On a local Dask cluster of ``options.jobs`` worker processes, or on the cluster whose
     scheduler is at ``options.scheduler`` (reached before anything is written);
-    ``options.in_process``: here, one student after another, with this process set up as a
-    worker (memory limit included).
+    ``options.in_process``: here, one student after another, once this process is set up and
+    has proved it can grade as every worker does (``ready_to_grade``).
     """
     from tqdm import tqdm
 
@@ -173,7 +175,9 @@ def grade_class(options: GradingOptions, students: list[str] | None = None) -> l
     with contextlib.ExitStack() as stack:
         client = None
         if options.in_process:
-            prepare_worker(options.memory_gb)
+            problem = ready_to_grade(options, "this grading process")
+            if problem:
+                raise SystemExit(problem)
         else:
             log_path = course_root / RECORDS / "workers.log"
             client = stack.enter_context(open_cluster(options, log_path))

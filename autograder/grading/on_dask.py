@@ -7,7 +7,7 @@ by ``make scheduler`` and ``make worker`` (``cluster``) with the course's certif
 stops within seconds with one line naming the address when it cannot. Either way every
 process is checked before anyone is graded: no folder it imports from may be another
 account's, and each worker proves at setup that it can start a grading kernel
-(``ready_to_grade``). ``grade_on_cluster``
+(``ready_to_grade``, which ``grade_class --in-process`` runs too). ``grade_on_cluster``
 submits ``grade_submission`` for every student and calls back in this process for each
 result, so the caller stays the gradebook's one writer.
 
@@ -74,7 +74,7 @@ _SETUP_PROBLEM: list[str] = []  # why this worker process cannot grade, once set
 def ready_to_grade(options: GradingOptions, process: str) -> str | None:
     """Set this process up to grade as ``options`` say (memory limit, environment, sandbox
     choice), then prove that it can (``ready``): None, or why it cannot. Every Dask worker
-    runs it at setup."""
+    runs it at setup; ``grade_class --in-process`` before its first student."""
     prepare_worker(options.memory_gb)
     _set_unconfined(options.unconfined)
     return why_cannot_grade(options.course_root, process)

@@ -13,6 +13,7 @@ that student's outcome.
 
 from __future__ import annotations
 
+import atexit
 import os
 import sys
 from pathlib import Path
@@ -60,6 +61,8 @@ def _kernel_round_trip(course_root: Path, process: str) -> str | None:
         try:
             client.execute()
         except Exception as error:  # the kernel did not start or answer
+            if client.km is None:  # nbclient cleaned up but left its exit hook, which fails
+                atexit.unregister(client._cleanup_kernel)  # as the command ends, after this
             return _cannot(process, f"{type(error).__name__}: {error}", jailed)
     outputs = notebook.cells[0].get("outputs", [])
     errors = [o for o in outputs if o.get("output_type") == "error"]
