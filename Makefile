@@ -60,9 +60,10 @@ test: venv lint  ## run the whole suite (lint, unit, property, nbgrader, browser
 test-fast: venv  ## the quick tier for the edit loop: unit, property and doctests (about a minute)
 	$(BIN)/python -m pytest -m "not slow and not nbgrader and not browser" --timeout=120
 
-lint: venv  ## ruff check and ruff format --check
+lint: venv  ## ruff check, ruff format --check and mypy (the files pyproject.toml names)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 format: venv  ## apply ruff's formatting and safe fixes
 	$(BIN)/ruff check --fix .

@@ -28,6 +28,7 @@ import csv
 import re
 from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Any
 
 ROSTER_FILE = "roster.csv"
 NOT_A_STUDENT = "not a student of the class"  # the status exports give such an id
@@ -85,7 +86,9 @@ def read_roster(course_root: Path) -> dict[str, Student] | None:
     return students
 
 
-def _checked_id(path: Path, number: int, row: dict, seen: dict[str, Student]) -> str:
+def _checked_id(
+    path: Path, number: int, row: dict[str | None, Any], seen: dict[str, Student]
+) -> str:
     if None in row:
         raise RosterError(f"{path}, row {number}: more cells than the header names")
     student_id = (row.get("student_id") or "").strip()

@@ -124,7 +124,7 @@ def hf_against_ours(
     )
     tokenizer.train([str(file) for file in files], trainer=trainer)
     theirs_seconds = time.perf_counter() - start
-    theirs = [tuple(merge) for merge in _hf_merges(tokenizer)]
+    theirs = [(left, right) for left, right in _hf_merges(tokenizer)]
     return Race(megabytes, len(counts), ours, theirs, ours_seconds, theirs_seconds)
 
 

@@ -47,7 +47,8 @@ def naive_work(
     writes every symbol again to rewrite the chunks: about ``3 S`` for ``S`` symbols.
     """
     chunks = [(list(chunk), count) for chunk, count in chunk_counts.items() if chunk]
-    work, total, merges = 0, [], []
+    work, total = 0, []
+    merges: list[Pair] = []
     bar = tqdm(total=num_merges, desc="simple loop", unit="merge", disable=not progress)
     while len(merges) < num_merges:
         counts: dict[Pair, int] = {}

@@ -38,7 +38,7 @@ class Merge(NamedTuple):
 
     rank: int
     pair: Pair
-    count: int
+    count: int  # type: ignore[assignment]  # hides tuple.count: the name the lessons use
 
 
 def _join(symbols: list[str], pair: Pair) -> list[str]:

@@ -94,9 +94,10 @@ def _split_pieces(
             space = piece.find(" ", start)
             while space < 0:  # past the target: the first space of a later piece
                 yield piece
-                piece = next(pieces, None)
-                if piece is None:
+                later = next(pieces, None)
+                if later is None:
                     return
+                piece = later
                 space = piece.find(" ")
             yield piece[:space]
             rest.append(piece[space:])

@@ -21,6 +21,7 @@ splits and draws.
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
@@ -89,7 +90,7 @@ def plot_compression_curve(curve: CompressionCurve, title: str | None = None) ->
     merges = range(len(curve.train_rho))
     fig, ax = plt.subplots(figsize=(8, 4.5))
     every = max(1, len(curve.train_rho) // 12)  # a dozen markers per line, not one per merge
-    style = {"markevery": every, "markersize": 5}
+    style: dict[str, Any] = {"markevery": every, "markersize": 5}
     ax.plot(merges, curve.train_rho, label="training text", color=BLUE, marker="o", **style)
     ax.plot(
         merges, curve.heldout_rho, label="held-out text", color=VERMILLION, linestyle="--",

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 import tiktoken
 from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
@@ -47,7 +48,7 @@ def _as_bytes(symbol: str | bytes, rank: int, side: str) -> bytes:
     )
 
 
-def _check_pair(merge: object, rank: int) -> tuple[object, object]:
+def _check_pair(merge: object, rank: int) -> tuple[Any, Any]:  # each half checked by its user
     if not isinstance(merge, Sequence) or isinstance(merge, str | bytes) or len(merge) != 2:
         raise TypeError(f"merge {rank} is {merge!r}; each merge must be a (left, right) pair")
     return merge[0], merge[1]

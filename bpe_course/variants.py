@@ -24,7 +24,8 @@ Pair = tuple[str, str]
 
 def merge_pair(symbols: Sequence[str], pair: Pair) -> tuple[str, ...]:
     """The engine's merge, as a tuple: the part a wrong trainer or updater keeps right."""
-    return tuple(_join(list(symbols), tuple(pair)))
+    left, right = pair
+    return tuple(_join(list(symbols), (left, right)))
 
 
 def pair_counts(words: dict) -> dict:

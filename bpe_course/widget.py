@@ -26,6 +26,7 @@ from __future__ import annotations
 import html
 import re
 from collections import Counter
+from collections.abc import Callable
 from typing import NamedTuple
 
 import ipywidgets as widgets
@@ -52,7 +53,7 @@ class Candidate(NamedTuple):
     """A pair that could be merged next, its count, and how it stands against the others."""
 
     pair: Pair
-    count: int
+    count: int  # type: ignore[assignment]  # hides tuple.count: the name the lessons use
     winner: bool  # the pair the next step will merge
     tied: bool  # it has the winner's count, so the tie-break rule decides between them
 
@@ -374,7 +375,7 @@ class WatchItLearn(widgets.VBox):
             self.stepper = MergeStepper(self.text_box.value)
         self._act(self.stepper.reset)
 
-    def _act(self, action) -> None:
+    def _act(self, action: Callable[[], object]) -> None:
         action()
         self._redraw()
 

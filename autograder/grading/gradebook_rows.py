@@ -35,7 +35,7 @@ def make_template(class_db: Path, template: Path) -> None:
         db.execute("VACUUM")
 
 
-def _select(db: sqlite3.Connection, sql: str, params: tuple) -> dict[str, Any]:
+def _select(db: sqlite3.Connection, sql: str, params: tuple[str, ...]) -> dict[str, Any]:
     cursor = db.execute(sql, params)
     return {"columns": [d[0] for d in cursor.description], "rows": [list(r) for r in cursor]}
 
@@ -80,7 +80,7 @@ _BY_HAND = {
 }
 
 
-def hand_marks(db: sqlite3.Connection, assignment: str, student: str) -> dict[str, list]:
+def hand_marks(db: sqlite3.Connection, assignment: str, student: str) -> dict[str, list[list[Any]]]:
     """Every hand score, extra credit and comment a person gave ``student``, by table:
     rows of (notebook id, cell id, *values)."""
     marks = {}
@@ -94,7 +94,7 @@ def hand_marks(db: sqlite3.Connection, assignment: str, student: str) -> dict[st
 
 
 def _restore_hand_marks(
-    db: sqlite3.Connection, assignment: str, student: str, marks: dict[str, list]
+    db: sqlite3.Connection, assignment: str, student: str, marks: dict[str, list[list[Any]]]
 ) -> None:
     for table, rows in marks.items():
         columns = _BY_HAND[table]

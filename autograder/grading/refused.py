@@ -40,7 +40,8 @@ def read_regular(folder: int, name: str, limit: int) -> bytes | None:
         same = (opened.st_dev, opened.st_ino) == (seen.st_dev, seen.st_ino)
         if not (stat.S_ISREG(opened.st_mode) and same):
             return None
-        chunks, size = [], 0
+        chunks: list[bytes] = []
+        size = 0
         while size <= limit:
             chunk = os.read(fd, min(1 << 20, limit + 1 - size))
             if not chunk:
