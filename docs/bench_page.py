@@ -1,15 +1,16 @@
 """The site's benchmarks page, written from the records ``make bench`` leaves in artifacts/bench/.
 
-Every ``*.json`` record there becomes a table of its figures (nested values flattened, in
-the record's own order), headed by the bench script that writes it (the one whose source
-names the file) and the time it was written, with the machine described: the record's own
-``machine`` entry when it has one, otherwise the machine building the site (cores, Python,
-the versions of the libraries the benches time), said as such. Each bench script's docstring
-says what it measures. With no record it says how to make them.
+Every ``*.json`` record there gets a section: the command that wrote it (``make bench``, or
+the script's own line with its arguments, as ``bench/record.py`` records it) and when; its
+``targets`` as a table of goal, measured, limit and met or MISSED; the machine it ran on,
+the record's own ``machine`` entry (otherwise the machine building the site, said as such);
+then the rest of its figures (nested values flattened, in the record's own order; a list of
+like rows as a table of its own). Each bench script's docstring says what it measures. With
+no record it says how to make them.
 
-But: it measures nothing and copies no figure by hand; a bench that only prints (and writes
-no record) is listed with what it measures, without figures. No folder of any machine is
-named: only file names relative to the course.
+But: it measures nothing, judges nothing (the verdicts are the record's) and copies no figure
+by hand; a bench that only prints (and writes no record) is listed with what it measures,
+without figures. No folder of any machine is named: only file names relative to the course.
 """
 
 from __future__ import annotations
@@ -20,12 +21,18 @@ import importlib.metadata
 import json
 import os
 import platform
+import re
+import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDS = ROOT / "artifacts" / "bench"
 BENCH = ROOT / "bench"
 LIBRARIES = ("numpy", "tokenizers", "tiktoken", "nbgrader", "dask", "distributed", "ipykernel")
+LIBRARIES += ("regex",)
+# What bench/record.py puts before a record's figures, each shown in its own place.
+HEADED = ("script", "command", "machine", "targets")
 
 
 def machine() -> dict[str, str]:
@@ -69,14 +76,67 @@ def _show(value) -> str:
     return str(value)
 
 
+# An absolute path under a folder that holds machines' own files, anywhere in a cell.
+_FOLDER = re.compile(r"(?<![\w.])/(home|root|tmp|Users|work|var|opt|mnt|srv|private)(/|$)")
+
+
+def named_folder(text: str) -> bool:
+    """Whether ``text`` names a folder of a machine (this one's, or a common one's).
+
+    >>> [named_folder(t) for t in ("MB/s", "/etc/x", "run in /tmp/a", "Linux x86_64")]
+    [False, True, True, False]
+    """
+    here = {str(ROOT), str(Path.home()), sys.prefix, tempfile.gettempdir()} - {"", "/"}
+    return text.startswith("/") or bool(_FOLDER.search(text)) or any(f in text for f in here)
+
+
 def _cell(text: str) -> str:
+    # A record bench/record.py did not write may name a folder; the page never shows one.
+    if named_folder(text):
+        return "(a folder of the machine, left out)"
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def table(rows: list[tuple[str, str]], header: tuple[str, str]) -> list[str]:
-    lines = [f"| {header[0]} | {header[1]} |", "|---|---|"]
-    lines += [f"| {_cell(name)} | {_cell(value)} |" for name, value in rows]
+def table(rows: list[tuple[str, ...]], header: tuple[str, ...]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(_cell(cell) for cell in row) + " |" for row in rows]
     return lines
+
+
+def is_table(value: object) -> bool:
+    """Whether ``value`` is rows of one table: dicts of the same keys, each value plain.
+
+    >>> is_table([{"a": 1, "b": "x"}, {"a": 2, "b": "y"}]), is_table([{"a": {"b": 1}}])
+    (True, False)
+    """
+    if not isinstance(value, list) or not value or not isinstance(value[0], dict):
+        return False
+    keys = list(value[0])
+    return all(
+        isinstance(row, dict)
+        and list(row) == keys
+        and all(not isinstance(v, dict | list) for v in row.values())
+        for row in value
+    )
+
+
+def targets_table(targets: list) -> list[str]:
+    """The record's targets as goal, measured, limit and its verdict, as the bench judged.
+
+    >>> targets_table([{"goal": "a", "measured": 1.5, "limit": 2, "bound": "at most",
+    ...                 "verdict": "met"}])[2]
+    '| a | 1.500 | at most 2 | met |'
+    """
+    rows = []
+    for item in targets:
+        if not isinstance(item, dict):
+            continue
+        limit = _show(item.get("limit"))
+        if item.get("bound"):
+            limit = f"{item['bound']} {limit}"
+        rows.append((_show(item.get("goal")), _show(item.get("measured")), limit))
+        rows[-1] += (_show(item.get("verdict")),)
+    return table(rows, ("goal", "measured", "limit", "met or MISSED"))
 
 
 def scripts() -> dict[str, str]:
@@ -88,11 +148,38 @@ def scripts() -> dict[str, str]:
 
 
 def writer_of(record: Path) -> str | None:
-    """The bench script whose source names this record's file."""
+    """The bench script whose source names this record's file, or its record.Run's name."""
+    names = (f'"{record.name}"', f'Run("{record.stem}"')
     for path in sorted(BENCH.glob("bench_*.py")):
-        if f'"{record.name}"' in path.read_text():
+        source = path.read_text()
+        if any(name in source for name in names):
             return path.name
     return None
+
+
+def written_by(record: Path, data: dict) -> list[str]:
+    """The line saying which command wrote the record, and when."""
+    machine_entry = data.get("machine")
+    ended = machine_entry.get("ended (UTC)") if isinstance(machine_entry, dict) else None
+    if isinstance(ended, str):
+        when = ended[:16]
+    else:  # a record from before bench/record.py: its file's time
+        stamp = datetime.datetime.fromtimestamp(record.stat().st_mtime, datetime.UTC)
+        when = f"{stamp:%Y-%m-%d %H:%M}"
+    script, command = data.get("script"), data.get("command")
+    if isinstance(command, str) and named_folder(command):
+        command = None
+    if isinstance(command, str) and command == "make bench" and isinstance(script, str):
+        return [f"Written by `make bench` (its `{script}`) at {when} UTC."]
+    if isinstance(command, str) and isinstance(script, str):
+        alone = command.endswith(script)  # no arguments: the defaults `make bench` runs with
+        how = "the defaults `make bench` runs it with" if alone else "not `make bench`'s defaults"
+        return [f"Written by `{command}` ({how}) at {when} UTC."]
+    writer = writer_of(record)
+    return [
+        f"Written by `bench/{writer}` (part of `make bench`)" if writer else "Written by a bench",
+        f"at {when} UTC.",
+    ]
 
 
 def render(records: Path = RECORDS) -> str:
@@ -112,20 +199,26 @@ def render(records: Path = RECORDS) -> str:
         try:
             data = json.loads(record.read_text())
         except (OSError, ValueError) as error:
-            out += [f"## `{record.name}`", "", f"This record could not be read: {error}.", ""]
+            # An OSError's text names the file's full path; its reason alone does not.
+            why = error.strerror if isinstance(error, OSError) else str(error)
+            out += [f"## `{record.name}`", "", f"This record could not be read: {why}.", ""]
             continue
-        writer = writer_of(record)
-        when = datetime.datetime.fromtimestamp(record.stat().st_mtime, datetime.UTC)
-        out += [f"## `{record.name}`", ""]
-        out += [
-            f"Written by `bench/{writer}`" if writer else "Written by a bench script",
-            f"at {when:%Y-%m-%d %H:%M} UTC.",
-            "",
-        ]
-        described = data.pop("machine", None) if isinstance(data, dict) else None
+        if not isinstance(data, dict):
+            data = {"value": data}
+        out += [f"## `{record.name}`", "", *written_by(record, data), ""]
+        targets = data.get("targets")
+        if isinstance(targets, list) and targets:
+            out += ["Its targets, as the bench judged them:", "", *targets_table(targets), ""]
+        else:
+            out += [
+                "This record has no `targets` list (as `bench/record.py` writes one): any",
+                "verdict it holds is among its figures below.",
+                "",
+            ]
+        described = data.get("machine")
         if isinstance(described, dict):
             out += ["The machine it ran on, as the record says:", ""]
-            out += table([(k, _show(v)) for k, v in described.items()], ("machine", "value"))
+            out += table(flatten(described), ("machine", "value"))
         else:
             out += [
                 "The record does not describe its machine; the one below built this page, and",
@@ -133,7 +226,15 @@ def render(records: Path = RECORDS) -> str:
                 "",
             ]
             out += table(list(here.items()), ("machine", "value"))
-        out += ["", *table(flatten(data), ("figure", "value")), ""]
+        figures = {key: value for key, value in data.items() if key not in HEADED}
+        # A list of like rows (one per run, say) reads as the table the bench printed.
+        rows = {key: value for key, value in figures.items() if is_table(value)}
+        rest = {key: value for key, value in figures.items() if key not in rows}
+        out += ["", *table(flatten(rest), ("figure", "value")), ""]
+        for key, value in rows.items():
+            header = tuple(str(k) for k in value[0])
+            cells = [tuple(_show(v) for v in row.values()) for row in value]
+            out += [f"{key}:", "", *table(cells, header), ""]
     if not found:
         out += ["## The machine building this page", ""]
         out += [*table(list(here.items()), ("machine", "value")), ""]

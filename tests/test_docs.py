@@ -29,6 +29,7 @@ import html
 import importlib.util
 import json
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -161,14 +162,110 @@ def test_bench_page_from_records(tmp_path: Path) -> None:
     assert f"| cores | {os.cpu_count()} |" in empty
     records = tmp_path / "bench"
     records.mkdir()
+    # A record from before bench/record.py: no machine, no targets, named by its writer.
     (records / "class.json").write_text(
         json.dumps({"students": 12, "grading_seconds": {"lean-2": 27.61}, "large_class": None})
     )
     page = bench.render(records)
-    assert "Written by `bench/bench_class.py`" in page
+    assert "Written by `bench/bench_class.py` (part of `make bench`)" in page
     assert "| grading_seconds › lean-2 | 27.610 |" in page and "| students | 12 |" in page
+    assert "has no `targets` list" in page and "does not describe its machine" in page
     assert "No bench has run" not in page
     assert str(ROOT) not in page and str(tmp_path) not in page
+
+
+def _widget_record(**changes: object) -> dict:
+    """A record as bench/record.py writes it, from another machine than this one."""
+    record = {
+        "script": "bench/bench_widget.py",
+        "command": "make bench",
+        "machine": {
+            "cores": 96,
+            "system": "Plan9 sparc64",
+            "Python": "3.99.1",
+            "numpy": "9.9.9",
+            "load average (1 min)": {"start": 0.5, "end": 1.25},
+            "started (UTC)": "2031-01-02 03:04:05",
+            "ended (UTC)": "2031-01-02 03:05:06",
+        },
+        "targets": [
+            {
+                "goal": "Next merge, worst click (ms)",
+                "measured": 12.5,
+                "limit": 50,
+                "bound": "at most",
+                "verdict": "met",
+            },
+            {
+                "goal": "speedup from 1 to 2 workers",
+                "measured": 1.2,
+                "limit": 1.66,
+                "bound": "at least",
+                "verdict": "MISSED",
+            },
+        ],
+        "clicks": 300,
+        "Next click (ms)": {"median": 7.25, "worst": 12.5},
+        "runs": [{"text (MB)": 25, "wall (s)": 2.5}, {"text (MB)": 50, "wall (s)": 4.0}],
+    }
+    record.update(changes)
+    return record
+
+
+def test_bench_page_shows_targets_first_then_the_records_machine(tmp_path: Path) -> None:
+    bench = load("bench_page")
+    (tmp_path / "widget.json").write_text(json.dumps(_widget_record()))
+    page = bench.render(tmp_path)
+    section = page[page.index("## `widget.json`") : page.index("## What each bench measures")]
+    assert "Written by `make bench` (its `bench/bench_widget.py`) at 2031-01-02 03:05 UTC." in (
+        section
+    )
+    assert "| goal | measured | limit | met or MISSED |" in section
+    assert "| Next merge, worst click (ms) | 12.500 | at most 50 | met |" in section
+    assert "| speedup from 1 to 2 workers | 1.200 | at least 1.660 | MISSED |" in section
+    # The record's own machine, not the one building the page.
+    assert "as the record says" in section and "does not describe its machine" not in section
+    assert "| cores | 96 |" in section and "| Python | 3.99.1 |" in section
+    assert "| load average (1 min) › end | 1.250 |" in section
+    assert f"| Python | {platform.python_version()} |" not in section
+    assert "| Next click (ms) › worst | 12.500 |" in section and "| clicks | 300 |" in section
+    # Targets first, then the machine, then the figures; the headed entries only once.
+    order = [section.index(s) for s in ("| goal |", "| machine |", "| figure |")]
+    assert order == sorted(order)
+    assert "| targets" not in section and "| script |" not in section
+    # A list of like rows is the table the bench printed, after the other figures.
+    assert "runs:\n\n| text (MB) | wall (s) |\n|---|---|\n| 25 | 2.500 |\n| 50 | 4.000 |" in section
+
+
+def test_bench_page_says_when_a_record_is_not_make_benchs_defaults(tmp_path: Path) -> None:
+    bench = load("bench_page")
+    line = "PYTHONPATH=. .venv/bin/python bench/bench_widget.py"
+    (tmp_path / "widget.json").write_text(json.dumps(_widget_record(command=line)))
+    (tmp_path / "scale.json").write_text(
+        json.dumps(
+            _widget_record(script="bench/bench_scale.py", command=f"{line[:-9]}scale.py --sizes 1")
+        )
+    )
+    page = bench.render(tmp_path)
+    assert f"Written by `{line}` (the defaults `make bench` runs it with)" in page
+    assert "bench_scale.py --sizes 1` (not `make bench`'s defaults)" in page
+
+
+def test_bench_page_names_no_folder_even_from_a_record_that_does(tmp_path: Path) -> None:
+    bench = load("bench_page")
+    leaky = _widget_record(
+        command=f"{sys.executable} bench/bench_widget.py",
+        corpus=str(tmp_path / "corpus.txt"),
+        note=f"built in {ROOT}",
+        machine={"cores": 96, "home": str(Path.home()), "venv": sys.prefix},
+    )
+    (tmp_path / "widget.json").write_text(json.dumps(leaky))
+    (tmp_path / "broken.json").write_text("{ not json")
+    page = bench.render(tmp_path)
+    for folder in (ROOT, tmp_path, Path.home(), Path(sys.prefix), Path(tempfile.gettempdir())):
+        assert str(folder) not in page, folder
+    assert "left out" in page and "| cores | 96 |" in page
+    assert "## `broken.json`" in page and "could not be read" in page
 
 
 # --- slow: one clean build ----------------------------------------------------------------------
