@@ -1,12 +1,11 @@
 """The feedback page's parts, without nbgrader's pipeline (``tests/test_feedback_browser.py``
-runs that): test cell titles, the embedded MathJax, and an exporter other settings cannot
-turn back into nbgrader's default page."""
+runs that): test cell titles, formulas written as MathML (a student's TeX included, which
+must never become markup), and an exporter other settings cannot turn back into nbgrader's
+default page."""
 
 from __future__ import annotations
 
-import base64
-import gzip
-import re
+from html.parser import HTMLParser
 
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
@@ -19,6 +18,7 @@ from autograder.nbgrader_steps.feedback_page import (
     FeedbackPage,
     cell_title,
 )
+from autograder.nbgrader_steps.math_as_mathml import ELEMENTS, to_mathml
 
 
 def test_each_test_cell_gets_a_title_saying_what_it_tests() -> None:
@@ -31,7 +31,7 @@ def test_each_test_cell_gets_a_title_saying_what_it_tests() -> None:
     assert cell_title("intro") == "Test cell intro"
 
 
-def test_the_page_gets_mathjax_to_embed_and_the_titles_of_its_test_cells() -> None:
+def test_the_page_gets_the_titles_of_its_test_cells() -> None:
     test = new_code_cell("assert True")
     test.metadata["nbgrader"] = {"grade": True, "grade_id": "test_pair_counts_examples"}
     answer = new_code_cell("def pair_counts(w): ...")
@@ -39,15 +39,65 @@ def test_the_page_gets_mathjax_to_embed_and_the_titles_of_its_test_cells() -> No
     nb = new_notebook(cells=[new_markdown_cell("$n$"), answer, test])
     before = nbformat.writes(nb)
     _, resources = FeedbackPage().preprocess(nb, {})
-    page = resources["bpe_feedback"]
-    assert page["titles"] == {
-        "test_pair_counts_examples": "pair_counts: the visible tests (the lesson's examples)"
+    assert resources["bpe_feedback"] == {
+        "titles": {
+            "test_pair_counts_examples": "pair_counts: the visible tests (the lesson's examples)"
+        }
     }
-    assert 200_000 < len(page["mathjax"]) < 500_000  # tex-chtml.js and fonts, compressed
-    source = gzip.decompress(base64.b64decode(page["mathjax"])).decode("utf-8")
-    assert "MathJax" in source and "data:font/woff;base64," in source
-    assert re.fullmatch(r"[A-Za-z0-9+/=]+", page["mathjax"])  # safe in a <script> string
     assert nbformat.writes(nb) == before  # no cell changed
+
+
+class Tags(HTMLParser):
+    """Every start tag of a page and its attributes, as a browser's parser reads them."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.found: list[tuple[str, dict]] = []
+        self.feed(text)
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        self.found.append((tag, dict(attrs)))
+
+
+def test_the_markdown_filter_writes_formulas_as_mathml() -> None:
+    html = FeedbackExporter().markdown2html({}, "Pairs: $n - 1$, and\n\n$$V = b + m$$\n")
+    tags = Tags(html).found
+    maths = [attrs for tag, attrs in tags if tag == "math"]
+    # Drawn by the browser with no script; the TeX is there for a reader without MathML.
+    assert maths == [
+        {"display": "inline", "alttext": "n - 1"},
+        {"display": "block", "alttext": "V = b + m"},
+    ]
+    assert "$" not in html
+    assert {tag for tag, _ in tags} <= ELEMENTS | {"p"}
+
+
+# A student's markdown cell is drawn with the same filter. latex2mathml writes \text{…} back
+# unescaped and makes attributes of \href, \style and \color.
+HOSTILE = [
+    r"\text{</math><img src=x onerror=alert(1)><script>alert(2)</script>}",
+    r"\href{javascript:alert(3)}{x}",
+    r"\style{background:url(https://example.org/x)}{y}",
+    r"\color{red\" onmouseover=\"alert(4)}{z}",
+    r"\text{&#x3C;script&#x3E;} \mathrm{<b>}",
+    r"\text{&#xD800;&#x110000;}",  # no character: kept as written, the page still writes
+]
+
+
+def test_a_students_tex_never_becomes_markup() -> None:
+    for tex in HOSTILE:
+        html = to_mathml(tex)
+        tags = Tags(html).found
+        assert {tag for tag, _ in tags} <= ELEMENTS, tex
+        attributes = {name for _, attrs in tags for name in attrs}
+        assert attributes <= {"display", "alttext", "mathvariant", "stretchy"}, tex
+        html.encode("utf-8")  # every character writable
+    # The text stays readable as text.
+    assert "<mtext>&lt;/math&gt;&lt;img\xa0src=x" in to_mathml(HOSTILE[0])  # spaces: nbsp
+    page = FeedbackExporter().markdown2html({}, "$" + HOSTILE[0] + "$ and $x^{$")
+    assert "<script" not in page and "<img" not in page
+    # TeX latex2mathml cannot read is shown as TeX, escaped, as nbconvert left it.
+    assert page.endswith(" and $x^{$</p>\n")
 
 
 def test_the_exporter_keeps_the_course_page_whatever_other_tools_set() -> None:

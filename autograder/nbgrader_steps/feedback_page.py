@@ -1,17 +1,15 @@
-"""The course's feedback page: nbgrader's, plus offline formulas, wrapped messages, ruled
-tables and test cells named by what they test.
+"""The course's feedback page: nbgrader's, plus formulas drawn offline, wrapped messages,
+ruled tables and test cells named by what they test.
 
 - ``FeedbackExporter`` (``GenerateFeedback.exporter_class`` in ``nbgrader_config.py``) is
   nbgrader's HTML exporter drawing with ``feedback_template/bpe_feedback/page.html.j2``, which
   extends nbgrader's feedback template, with nbconvert's ``sanitize_html`` on (outputs'
-  HTML through bleach); other tools' exporter settings do not reach it.
-- ``FeedbackPage`` (a ``generate_feedback`` preprocessor) puts in the resources a copy of
-  MathJax to embed and a title for each test cell. The copy is MathJax 3's single-file
-  ``tex-chtml.js`` (TeX in, HTML out, assistive MathML included) from the installed
-  ``django-static-mathjax`` package, with the fonts the lessons' formulas use inlined as
-  ``data:`` URLs, gzip-compressed and base64-encoded (about 350 KB instead of 2.1 MB for
-  ``tex-svg.js``); the page unpacks it with the browser's ``DecompressionStream``. No CDN, no
-  link to the instructor's files, nothing to fetch.
+  HTML through bleach); other tools' exporter settings do not reach it. Its markdown filter
+  writes the formulas as MathML (``math_as_mathml``), which browsers draw and screen readers
+  read with no script: the page holds no MathJax (it was 450 KB of a 630 KB page), loads
+  nothing and links to none of the instructor's files.
+- ``FeedbackPage`` (a ``generate_feedback`` preprocessor) puts in the resources a title for
+  each test cell.
 
 But: it changes no cell, score or message.
 
@@ -23,20 +21,19 @@ But: it changes no cell, score or message.
 
 from __future__ import annotations
 
-import base64
 import copy
-import gzip
-import importlib.util
-from functools import cache
 from pathlib import Path
+from typing import Any
 
 import nbgrader
+from jinja2 import pass_context as contextfilter
 from nbconvert.exporters import HTMLExporter
 from nbconvert.preprocessors import Preprocessor
 from nbformat import NotebookNode
 from traitlets.config import Config
 
 from autograder.course import exercise_of
+from autograder.nbgrader_steps.math_as_mathml import markdown_to_html
 
 TEMPLATES = Path(__file__).with_name("feedback_template")  # holds bpe_feedback/
 NBGRADER_TEMPLATES = str(
@@ -61,45 +58,8 @@ def cell_title(grade_id: str) -> str:
     return f"{name}: {GROUPS.get(group, group.replace('_', ' '))}"
 
 
-# The CHTML fonts inlined: digits, operators and brackets, italic letters and Greek, big
-# delimiters. Others (bold, AMS, calligraphic …) are asked of a folder no page has, and the
-# browser's own fonts stand in for them.
-EMBEDDED_FONTS = (
-    "MathJax_Zero",
-    "MathJax_Main-Regular",
-    "MathJax_Math-Italic",
-    "MathJax_Size1-Regular",
-    "MathJax_Size2-Regular",
-    "MathJax_Size3-Regular",
-    "MathJax_Size4-Regular",
-)
-
-
-def mathjax_folder() -> Path:
-    spec = importlib.util.find_spec("mathjax")
-    if spec is None or spec.origin is None:
-        raise RuntimeError(
-            "feedback pages embed MathJax from the django-static-mathjax package: run `make venv`"
-        )
-    return Path(spec.origin).parent / "static" / "mathjax" / "es5"
-
-
-@cache
-def mathjax_source() -> str:
-    """MathJax 3's tex-chtml.js with the fonts inlined, gzip-compressed, in base64: text that
-    can sit in a JavaScript string inside a <script> element."""
-    folder = mathjax_folder()
-    text = (folder / "tex-chtml.js").read_text(encoding="utf-8")
-    for font in EMBEDDED_FONTS:
-        woff = (folder / "output" / "chtml" / "fonts" / "woff-v2" / f"{font}.woff").read_bytes()
-        inline = "data:font/woff;base64," + base64.b64encode(woff).decode("ascii")
-        text = text.replace(f"%%URL%%/{font}.woff", inline)
-    packed = gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0)  # same bytes each run
-    return base64.b64encode(packed).decode("ascii")
-
-
 class FeedbackPage(Preprocessor):
-    """Adds ``resources["bpe_feedback"]``: ``mathjax`` (the script) and ``titles``."""
+    """Adds ``resources["bpe_feedback"]``: the ``titles`` of the test cells."""
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)
@@ -111,7 +71,7 @@ class FeedbackPage(Preprocessor):
             meta = cell.get("metadata", {}).get("nbgrader", {})
             if meta.get("grade") and meta.get("grade_id") and not meta.get("solution"):
                 titles[meta["grade_id"]] = cell_title(meta["grade_id"])
-        resources["bpe_feedback"] = {"mathjax": mathjax_source(), "titles": titles}
+        resources["bpe_feedback"] = {"titles": titles}
         return nb, resources
 
 
@@ -132,3 +92,8 @@ class FeedbackExporter(HTMLExporter):
         # markup_as_text's work.
         config.FeedbackExporter.sanitize_html = True
         super().__init__(config=config, **kwargs)
+
+    @contextfilter
+    def markdown2html(self, context: Any, source: str) -> str:
+        """nbconvert's markdown filter, the formulas written as MathML."""
+        return markdown_to_html(self, context, source)
