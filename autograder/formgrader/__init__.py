@@ -11,9 +11,13 @@ that need ``|tojson`` first (``templates/``), draws the grading view with the co
 of its nbconvert templates (``templates/formgrade/``), and answers 404 for a student,
 assignment or notebook that the gradebook does not hold. It serves the course's copy of the one
 script that showed a name as markup (``static/js/``), and adds the second layer of ``headers``.
+It also marks late work on the pages an instructor grades from (``lateness``): the
+assignment's submissions list and a student's list of assignments (course copies of their
+scripts), a student's submission and the grading view say "late by …" in words.
 Load order does not matter: the handlers read nbgrader's settings only when a request comes.
 
-But: it changes nothing of nbgrader's JSON API (it stays data), and it does not stop markup that
+But: of nbgrader's JSON API it changes only that three submission routes carry ``late`` and
+``seconds_late`` (it stays data), and it does not stop markup that
 a student's notebook puts in the grading view's cells (``autograder.nbgrader_steps.markup_as_text``
 does that at autograde).
 """
@@ -29,6 +33,7 @@ from jinja2 import Environment, FileSystemLoader
 from jupyter_server.utils import url_path_join
 from nbconvert.exporters import HTMLExporter
 from nbgrader.api import MissingEntry
+from nbgrader.server_extensions.formgrader import apihandlers as nbgrader_api
 from nbgrader.server_extensions.formgrader import handlers as nbgrader_handlers
 from tornado import web
 
@@ -37,6 +42,7 @@ from autograder.formgrader.headers import (
     StudentFiles,
     files_handler,
 )
+from autograder.formgrader.lateness import LateAPI, late_by
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = HERE / "templates"
@@ -93,13 +99,53 @@ class StudentPage(CourseRendering, nbgrader_handlers.ManageStudentsAssignmentsHa
         super().get(student_id)
 
 
+class ShowsLateness:
+    """Mixed into a handler: its ``api`` is ``LateAPI``, built as nbgrader builds its own."""
+
+    @property
+    def api(self) -> LateAPI:
+        level = self.log.level
+        self.coursedir.parent.load_config_file()
+        api = LateAPI(self.coursedir, self.authenticator, parent=self.coursedir.parent)
+        api.log_level = level
+        return api
+
+    def late_by(self, assignment_id: str, student_id: str) -> str:
+        # A gradebook of its own: the Formgrader's long-lived one may not yet see a due date
+        # just set through the Edit dialog.
+        with self.api.gradebook as gradebook:
+            return late_by(gradebook, assignment_id, student_id)
+
+
 class StudentNotebooksPage(
-    CourseRendering, nbgrader_handlers.ManageStudentNotebookSubmissionsHandler
+    ShowsLateness, CourseRendering, nbgrader_handlers.ManageStudentNotebookSubmissionsHandler
 ):
     def get(self, student_id: str, assignment_id: str) -> None:
         self.must_exist(self.gradebook.find_student, "student", student_id)
         self.must_exist(self.gradebook.find_assignment, "assignment", assignment_id)
+        self.bpe_late = self.late_by(assignment_id, student_id)
         super().get(student_id, assignment_id)
+
+    def render(self, name: str, **ns: Any) -> str:
+        return super().render(name, late=getattr(self, "bpe_late", ""), **ns)
+
+
+class WithLateness:
+    """The grading view's exporter, handing the page how late the submission is."""
+
+    def __init__(self, exporter: HTMLExporter, late: Any) -> None:
+        self.exporter, self.late = exporter, late
+
+    def from_filename(self, filename: str, resources: dict | None = None, **kw: Any) -> Any:
+        resources = dict(resources or {})
+        resources["bpe_late"] = self.late(resources["assignment_id"], resources["student"])
+        return self.exporter.from_filename(filename, resources=resources, **kw)
+
+
+class GradingView(ShowsLateness, CourseRendering, nbgrader_handlers.SubmissionHandler):
+    @property
+    def exporter(self) -> WithLateness:
+        return WithLateness(super().exporter, self.late_by)
 
 
 class NotebooksPage(CourseRendering, nbgrader_handlers.GradebookNotebooksHandler):
@@ -127,7 +173,14 @@ CHECKED = {
     nbgrader_handlers.GradebookNotebooksHandler: NotebooksPage,
     nbgrader_handlers.GradebookNotebookSubmissionsHandler: SubmissionsPage,
     nbgrader_handlers.SubmissionFilesHandler: SubmissionFiles,
+    nbgrader_handlers.SubmissionHandler: GradingView,
 }
+# The API routes whose submission records say how late each is.
+LATE_RECORDS = (
+    nbgrader_api.SubmissionCollectionHandler,
+    nbgrader_api.SubmissionHandler,
+    nbgrader_api.StudentSubmissionCollectionHandler,
+)
 
 
 def course_handler(handler: type) -> type:
@@ -144,6 +197,11 @@ def routes(serverapp: Any) -> list[tuple]:
     found = [
         (pattern, course_handler(handler), *rest)
         for pattern, handler, *rest in (nbgrader_handlers.default_handlers)
+    ]
+    found += [
+        (pattern, type(f"Course{handler.__name__}", (ShowsLateness, handler), {}), *rest)
+        for pattern, handler, *rest in nbgrader_api.default_handlers
+        if handler in LATE_RECORDS
     ]
     static = {"path": str(STATIC)}
     found.append((r"/formgrader/course_static/(.*)", web.StaticFileHandler, static))

@@ -42,6 +42,7 @@ from autograder.nbgrader_steps.inspect_submission import (
 )
 from autograder.nbgrader_steps.judge_answers import exercises_of
 from autograder.reports import mistakes, safe_csv
+from autograder.reports.late import how_late, late_words  # noqa: F401 - how_late read here
 
 OUT = RECORDS
 MAX_NOTES = 6  # per student in the printed table
@@ -75,21 +76,7 @@ class StudentRow:
     @property
     def late(self) -> str:
         """'late by …' when submitted after the due date, else ''."""
-        return f"late by {how_late(self.seconds_late)}" if self.seconds_late > 0 else ""
-
-
-def how_late(seconds: float) -> str:
-    """A duration as days, hours, minutes and seconds, the two largest that are not 0.
-
-    >>> how_late(3.4), how_late(125), how_late(90061)
-    ('3 s', '2 min 5 s', '1 d 1 h')
-    """
-    left, parts = round(seconds), []
-    for unit, size in (("d", 86400), ("h", 3600), ("min", 60), ("s", 1)):
-        if left >= size or (unit == "s" and not parts):
-            parts.append(f"{left // size} {unit}")
-            left %= size
-    return " ".join(parts[:2])
+        return late_words(self.seconds_late)
 
 
 def given_score(grade: Any) -> float | None:

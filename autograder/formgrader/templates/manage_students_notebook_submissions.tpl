@@ -1,7 +1,8 @@
 {#- A copy of nbgrader 0.9.6's manage_students_notebook_submissions.tpl
     (BSD-3-Clause, Copyright (c) 2014 Project Jupyter Contributors) in an autoescaping
     environment, changed only where it puts values inside JavaScript strings (|tojson)
-    and loads the course's copy of its script -#}
+    and loads the course's copy of its script, and where it says how late the submission is
+    (``late``, from autograder/formgrader/lateness.py) -#}
 {%- extends 'manage_students_base.tpl' -%}
 
 {%- block head -%}
@@ -19,6 +20,12 @@ var assignment_id = {{ assignment_id|tojson }};
   <li><a href="{{ base_url }}/formgrader/manage_students/{{ student_id }}">{{ student_id }}</a></li>
   <li class="active">{{ assignment_id }}</li>
 </ol>
+{%- endblock -%}
+
+{%- block messages -%}
+{%- if late %}
+<p><strong class="text-danger bpe-late">This submission is {{ late }}.</strong></p>
+{%- endif %}
 {%- endblock -%}
 
 {%- block table_header -%}
