@@ -3,7 +3,8 @@
 In a scratch course, `make solutions` writes them; each is compared cell by cell with the
 released student notebook, searched for the hidden tests, the hidden cases and the term's
 secret, run with the self-check (every visible test passes), and `make release-solutions`
-puts them in a local nbgrader exchange from which a student fetches them.
+puts them in a local nbgrader exchange from which a student fetches them. Each opens saying it
+is not for submission, and a student's submission of them is never collected.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import pytest
 
 from autograder.course import EXERCISES
 from autograder.hidden_tests.cases import cases
-from autograder.release.solutions import SOLUTIONS, solution_code
+from autograder.release.solutions import BANNER_ID, SOLUTIONS, solution_code
 from tests.conftest import ROOT
 from tests.support.scratch_course import SCRATCH_SECRET, make_scratch_course
 
@@ -81,8 +82,15 @@ def test_each_solution_is_the_student_notebook_with_the_answers_in_and_no_hidden
                 answered.add(name)
             else:  # lesson text, code, visible tests: exactly what students already have
                 assert solved[cell.id] == cell, cell.id
-        assert set(solved) <= {c.id for c in released}
+        assert set(solved) - {BANNER_ID} <= {c.id for c in released}
     assert answered == set(EXERCISES)
+
+
+def test_each_solution_opens_saying_it_is_not_for_submission(course: Path) -> None:
+    for path in sorted((course / "release" / SOLUTIONS).glob("*.ipynb")):
+        first = _cells(path)[0]
+        assert (first.id, first.cell_type) == (BANNER_ID, "markdown"), path.name
+        assert "not for submission" in first.source and "never collected" in first.source
 
 
 def test_no_hidden_test_hidden_case_or_secret_reaches_the_solutions(course: Path) -> None:
@@ -137,3 +145,28 @@ def test_a_student_fetches_the_released_solutions_from_the_exchange(
     assert fetched.returncode == 0, fetched.stdout + fetched.stderr
     for path in sorted((course / "release" / SOLUTIONS).glob("*.ipynb")):
         assert (home / SOLUTIONS / path.name).read_bytes() == path.read_bytes(), path.name
+
+
+def test_a_submission_of_the_solutions_never_reaches_submitted(
+    course: Path, tmp_path: Path
+) -> None:
+    _make(course, "release-solutions")
+    home = tmp_path / "student"
+    home.mkdir()
+    exchange = course.parent / "exchange"
+    nbgrader = [sys.executable, "-m", "nbgrader"]
+    where = ["--course=bpe-from-scratch", f"--Exchange.root={exchange}"]
+    for step in ("fetch_assignment", "submit"):
+        # nbgrader lets a student submit anything fetched: the Submit button does this.
+        done = subprocess.run(
+            [*nbgrader, step, SOLUTIONS, *where], cwd=home, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+    assert list((exchange / "bpe-from-scratch" / "inbound").glob(f"*+{SOLUTIONS}+*"))
+    env = dict(os.environ, PYTHONPATH=str(ROOT))  # the course's collect, as make runs it
+    collected = subprocess.run(
+        [*nbgrader, "collect", SOLUTIONS], cwd=course, env=env, capture_output=True, text=True
+    )
+    assert collected.returncode != 0
+    assert "released solutions, for reading" in collected.stdout + collected.stderr
+    assert not list((course / "submitted").glob(f"*/{SOLUTIONS}"))

@@ -12,6 +12,11 @@ On a hub every student may create entries in inbound (mode 2733), so an entry's 
 - everything in it is a folder or a regular file owned by that account: no symbolic link,
   fifo, socket or device, so nothing outside the entry is ever opened.
 
+Nothing of the released solutions (``bpe-solutions``, ``autograder.release.solutions``) is ever
+collected: nbgrader's Assignment List offers a Submit button for every fetched assignment,
+solutions included, and such an entry is refused, so it never reaches ``submitted/``, an
+autograde or the gradebook.
+
 Each refused entry is one warning naming it and why, and any trouble with one entry
 (permissions, a submission already in ``submitted/`` whose time does not read) refuses that
 entry alone; the collect then fails naming them all. Of the entries kept, the choice is
@@ -50,11 +55,16 @@ from nbgrader.utils import check_mode, parse_utc
 from traitlets import Bool, Integer
 
 from autograder.nbgrader_steps.inspect_submission import printable
+from autograder.release.solutions import SOLUTIONS
 from autograder.roster import read_roster, why_not_a_student
 
 FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
 # O_NONBLOCK: a fifo swapped in after the listing opens at once and is refused by its fstat.
 FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK
+NOT_FOR_SUBMISSION = (
+    f"{SOLUTIONS} is the course's released solutions, for reading: nothing of it is collected "
+    "or graded"
+)
 MAX_DEPTH = 16  # nbgrader submit copies an assignment folder; none is nested deeper
 CHUNK = 1 << 20
 
@@ -262,6 +272,9 @@ class OwnedCollect(ExchangeCollect):
         latest += datetime.timedelta(seconds=self.future_skew)
         kept: dict[str, list[dict]] = defaultdict(list)
         for path in sorted(glob.glob(pattern)):
+            if self.coursedir.assignment_id == SOLUTIONS:
+                self._refuse(os.path.basename(path), NOT_FOR_SUBMISSION)
+                continue
             try:
                 record = self._trusted_record(path, latest)
             except Exception as why:  # noqa: BLE001 - one entry never stops the class

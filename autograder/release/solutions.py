@@ -3,7 +3,9 @@
 ``python -m autograder.release.solutions`` (``make solutions``) writes
 ``release/bpe-solutions/<lesson>.ipynb`` for every lesson: the released student notebook, cell
 for cell, with each answer cell holding the master's solution (its ``BEGIN``/``END SOLUTION``
-lines dropped) and without the hidden-test cells. ``release/bpe-solutions`` is where
+lines dropped) and without the hidden-test cells, under a first cell saying the notebook is for
+reading, not for submission (nbgrader's Assignment List shows a Submit button for every
+fetched assignment; ``owned_collect`` refuses what comes of it). ``release/bpe-solutions`` is where
 ``nbgrader release_assignment bpe-solutions`` looks, so a hub's students can fetch it.
 
 >>> solution_code("def f(x):\\n    ### BEGIN SOLUTION\\n    return x\\n    ### END SOLUTION")
@@ -29,6 +31,13 @@ from autograder.release.bundle import leak
 SOLUTIONS = f"{ASSIGNMENT}-solutions"  # the nbgrader assignment the solutions go out as
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 HIDDEN_MARKERS = ("BEGIN HIDDEN TESTS", "hidden_tests")
+BANNER_ID = "bpe-solutions-not-for-submission"
+BANNER = f"""**Worked solutions, for reading: not for submission.**
+
+This is `{SOLUTIONS}`, the course's answers, released after the deadline. Nothing here is
+graded: the Assignments list shows a *Submit* button for it, as it does for every assignment
+you fetch, but a submission of `{SOLUTIONS}` is never collected. Your own work for the course
+is the `{ASSIGNMENT}` assignment."""
 
 
 def solution_code(source: str) -> str:
@@ -67,7 +76,8 @@ def solution_notebook(master: Path, released: Path) -> nbformat.NotebookNode:
         raise ValueError(
             f"{released} lacks answer cells of {master.name}: run `make notebooks` first"
         )
-    notebook.cells = kept
+    banner = nbformat.v4.new_markdown_cell(BANNER, id=BANNER_ID)  # a fixed id: same bytes
+    notebook.cells = [banner, *kept]
     return notebook
 
 
