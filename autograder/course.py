@@ -14,6 +14,7 @@ from pathlib import Path
 
 CODE_ROOT = Path(__file__).resolve().parent.parent
 ASSIGNMENT = "bpe"
+SOLUTIONS = f"{ASSIGNMENT}-solutions"  # the nbgrader assignment the solutions go out as
 EXERCISES = ("pair_counts", "merge_pair", "train_bpe", "encode_bpe", "merge_and_update")
 # The course's modules that do an exercise's work, and their parts by name: an answer that
 # uses them earns nothing (the judge's sandbox serves stand-ins that refuse).

@@ -52,10 +52,10 @@ import record  # noqa: E402  (bench/record.py, beside this script)
 from autograder.course import RESULTS_RECORD  # noqa: E402
 from autograder.grading import grade_one  # noqa: E402
 from autograder.grading.cluster import security  # noqa: E402
-from tests.support.catalogue import CORRECT, WRONG  # noqa: E402
-from tests.support.dask_programs import dask_cluster  # noqa: E402
-from tests.support.scratch_course import make_scratch_course  # noqa: E402
-from tests.support.synthetic import write_submission  # noqa: E402
+from course_fixtures.catalogue import CORRECT, WRONG  # noqa: E402
+from course_fixtures.dask_programs import dask_cluster  # noqa: E402
+from course_fixtures.scratch_course import make_scratch_course  # noqa: E402
+from course_fixtures.synthetic import write_submission  # noqa: E402
 
 TARGET_SECONDS_PER_STUDENT = 2.0
 TARGET_SPEEDUP = 1.66  # what the course's own process pool reached: Dask must not be slower

@@ -34,8 +34,8 @@ def _autograde(course: Path, **extra: str) -> subprocess.CompletedProcess:
 
 
 def test_a_bare_autograde_refuses_to_run_a_notebook_unconfined(tmp_path: Path) -> None:
-    from tests.support.scratch_course import make_scratch_course
-    from tests.support.synthetic import write_submission
+    from course_fixtures.scratch_course import make_scratch_course
+    from course_fixtures.synthetic import write_submission
 
     course = make_scratch_course(tmp_path / "course")
     marker = tmp_path / "ran-as-instructor"

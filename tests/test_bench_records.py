@@ -8,7 +8,7 @@ record through it (read with ``ast``), and ``bench_widget.py`` runs for real on 
 into a temporary folder (``$BENCH_RECORDS``); ``bench_scale.py`` on 2 MB is the slow one.
 
 But: the figures themselves come from ``make bench`` alone. The modules are loaded from their
-files, as ``make bench`` runs them, since nothing imports bench/ (tests/test_layout.py).
+files, as ``make bench`` runs them (each bench imports ``record`` as its sibling).
 """
 
 from __future__ import annotations

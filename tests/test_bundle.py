@@ -17,9 +17,9 @@ import pytest
 from nbclient import NotebookClient
 
 from autograder.release.bundle import NAME, build_bundle, leak, student_requirements
+from course_fixtures.catalogue import CORRECT
+from course_fixtures.synthetic import fill_answers
 from tests.conftest import ROOT
-from tests.support.catalogue import CORRECT
-from tests.support.synthetic import fill_answers
 
 pytestmark = pytest.mark.slow  # builds the bundle, runs its self-check and kernels
 

@@ -30,10 +30,10 @@ from autograder.hidden_tests.judge import judge
 from autograder.hidden_tests.messages import named_mistake
 from autograder.hidden_tests.run import run_case
 from autograder.isolation import bwrap
-from autograder.isolation.sandbox import run_answers
-from autograder.nbgrader_steps.judge_answers import expected_outcomes, judge_notebook
+from autograder.judging.judge_answers import expected_outcomes, judge_notebook
+from autograder.judging.sandbox import run_answers
+from course_fixtures.catalogue import CORRECT, MORE_WRONG, WRONG
 from tests.conftest import ROOT
-from tests.support.catalogue import CORRECT, MORE_WRONG, WRONG
 from tests.test_checkers import load
 
 TERMS = [("term-2026-autumn", "ada"), ("term-2027-spring", "ada"), ("term-2027-spring", "bob")]
@@ -218,7 +218,7 @@ def _master_with(name: str, answer: str):
 
     import nbformat
 
-    from autograder.nbgrader_steps.judge_answers import exercises_of
+    from autograder.judging.judge_answers import exercises_of
 
     exercise = next(e for e in exercises_of(ROOT) if e.name == name)
     notebook = copy.deepcopy(exercise.master)

@@ -20,8 +20,8 @@ from autograder.hidden_tests.plain import Unplain, dumps, loads, same, to_plain
 from autograder.hidden_tests.run import Outcome, run_case
 from bpe_course import outcomes
 from bpe_course.examples import EXAMPLES, check_examples
+from course_fixtures.catalogue import CORRECT, MORE_WRONG, WRONG
 from tests.conftest import ROOT
-from tests.support.catalogue import CORRECT, MORE_WRONG, WRONG
 
 
 def load(source: str, name: str):

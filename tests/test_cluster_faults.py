@@ -29,9 +29,9 @@ from pathlib import Path
 import pytest
 
 from autograder.grading.cluster import security, tls_files
+from course_fixtures.catalogue import CORRECT
+from course_fixtures.dask_programs import dask_cluster, free_port, listening, stop
 from tests.conftest import ROOT
-from tests.support.catalogue import CORRECT
-from tests.support.dask_programs import dask_cluster, free_port, listening, stop
 
 pytestmark = pytest.mark.nbgrader
 
@@ -50,8 +50,8 @@ def grade(course: Path, *options: str) -> subprocess.CompletedProcess:
 @pytest.fixture(scope="module")
 def course(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A course whose two students were graded once, in one process."""
-    from tests.support.scratch_course import make_scratch_course
-    from tests.support.synthetic import write_submission
+    from course_fixtures.scratch_course import make_scratch_course
+    from course_fixtures.synthetic import write_submission
 
     root = make_scratch_course(tmp_path_factory.mktemp("faults") / "course")
     for student in ("ada", "bob"):

@@ -192,7 +192,7 @@ def test_grades_csv_marks_folders_of_no_student_with_no_score(tmp_path: Path) ->
     """Folders from before the roster (a stock collect, a copy by hand) keep a line in
     grades.csv, with no score and why, never a grade."""
     from autograder.reports.export_grades import write_grades
-    from tests.support.scratch_course import make_scratch_course
+    from course_fixtures.scratch_course import make_scratch_course
 
     course = make_scratch_course(tmp_path / "course")
     (course / "roster.csv").write_text("student_id\nada\n")

@@ -4,7 +4,7 @@ The scheduler and two workers are started by the README's own commands (``make s
 ``make worker SCHEDULER=…``, copied from its "More than one machine"), run as written in a copy
 of the course folder, talking TLS with the course's certificate on 127.0.0.1; they are
 stopped by process group in the fixture's teardown. The class is the catalogue class of
-``tests.support.catalogue``: a student per row of known-wrong answers (``wrong-<j>`` makes
+``course_fixtures.catalogue``: a student per row of known-wrong answers (``wrong-<j>`` makes
 the j-th catalogued mistake of every exercise that has one), ``wrong-0`` twice, a student
 whose ``merge_pair`` fails in no catalogued way and an untouched stub of notebook 1.
 
@@ -32,11 +32,11 @@ from typing import Any
 
 import pytest
 
+from course_fixtures.catalogue import CORRECT, WRONG
+from course_fixtures.dask_programs import Cluster, listening, stop
 from tests.conftest import ROOT
 from tests.support import doc_text
-from tests.support.catalogue import CORRECT, WRONG
 from tests.support.course_copy import course_copy
-from tests.support.dask_programs import Cluster, listening, stop
 
 pytestmark = pytest.mark.nbgrader
 
@@ -49,7 +49,7 @@ ENV = dict(os.environ, PYTHONPATH=str(ROOT))  # the grading code, from this repo
 def _exercise_notebooks(release: Path) -> dict[str, str]:
     import nbformat
 
-    from tests.support.synthetic import answer_cells
+    from course_fixtures.synthetic import answer_cells
 
     return {
         name: path.name
@@ -60,7 +60,7 @@ def _exercise_notebooks(release: Path) -> dict[str, str]:
 
 def write_catalogue_class(root: Path) -> dict[str, dict[str, str]]:
     """The catalogue class; returns each student's wrong answers, {exercise: mistake}."""
-    from tests.support.synthetic import write_submission
+    from course_fixtures.synthetic import write_submission
 
     where = _exercise_notebooks(root / "release" / "bpe")
     correct = {name: next(iter(answers.values())) for name, answers in CORRECT.items()}
@@ -102,7 +102,7 @@ def _run_in_background(command: str, course: Path, log: Path) -> subprocess.Pope
 def courses(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict]:
     """The catalogue class twice: in a scratch course, and in a copy of the course folder
     where the README's commands run."""
-    from tests.support.scratch_course import make_scratch_course
+    from course_fixtures.scratch_course import make_scratch_course
 
     base = tmp_path_factory.mktemp("classes")
     alone = make_scratch_course(base / "alone")

@@ -22,10 +22,10 @@ from pathlib import Path
 import pytest
 
 from autograder.isolation.bwrap import UNCONFINED
+from course_fixtures.catalogue import CORRECT, WRONG
+from course_fixtures.scratch_course import make_scratch_course
+from course_fixtures.synthetic import write_submission
 from tests import test_browser as lab
-from tests.support.catalogue import CORRECT, WRONG
-from tests.support.scratch_course import make_scratch_course
-from tests.support.synthetic import write_submission
 from tests.test_browser import ARTIFACTS, ROOT, start_lab
 
 # The browser, a page and the server starter, exactly as the widget's browser tests get them.

@@ -18,7 +18,7 @@ from autograder.nbgrader_steps.feedback_page import (
     FeedbackPage,
     cell_title,
 )
-from autograder.nbgrader_steps.math_as_mathml import ELEMENTS, to_mathml
+from autograder.shared.math_as_mathml import ELEMENTS, to_mathml
 
 
 def test_each_test_cell_gets_a_title_saying_what_it_tests() -> None:

@@ -20,7 +20,7 @@ with one another:
   outside the kernel, so none of it earns a point. The same cell also tries to delete the
   gradebook and another student's files, which the sandbox hides;
 - ``delegate``: answers that hand the work to the course's demonstration engine
-  (``tests.support.catalogue.DELEGATING``): right in the kernel, 0 when judged outside it.
+  (``course_fixtures.catalogue.DELEGATING``): right in the kernel, 0 when judged outside it.
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ import nbformat
 import pytest
 
 from autograder.hidden_tests.cases import cases
+from course_fixtures.catalogue import CORRECT, DELEGATING
 from tests.conftest import ROOT as CODE
-from tests.support.catalogue import CORRECT, DELEGATING
 
 pytestmark = pytest.mark.nbgrader
 
@@ -141,8 +141,8 @@ def merge_and_update(words, counts, stats, where, pair):
 def graded(tmp_path_factory: pytest.TempPathFactory):
     from autograder.grading import grade_class
     from autograder.reports import summary
-    from tests.support.scratch_course import make_scratch_course
-    from tests.support.synthetic import write_submission
+    from course_fixtures.scratch_course import make_scratch_course
+    from course_fixtures.synthetic import write_submission
 
     root = make_scratch_course(tmp_path_factory.mktemp("class"))
     good = _correct()
@@ -421,7 +421,7 @@ def test_lean_grading_and_the_judge_run_the_students_own_cells_whole(graded) -> 
     from autograder.grading import grade_class
     from autograder.grading.options import GradingOptions
     from autograder.reports import summary
-    from tests.support.synthetic import write_submission
+    from course_fixtures.synthetic import write_submission
 
     root, _ = graded
     answers = {

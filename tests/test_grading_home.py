@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.catalogue import CORRECT
-from tests.support.scratch_course import make_scratch_course
-from tests.support.synthetic import write_submission
+from course_fixtures.catalogue import CORRECT
+from course_fixtures.scratch_course import make_scratch_course
+from course_fixtures.synthetic import write_submission
 
 pytestmark = pytest.mark.nbgrader
 

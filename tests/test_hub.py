@@ -50,14 +50,14 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from course_fixtures.catalogue import CORRECT, WRONG
+from course_fixtures.scratch_course import SCRATCH_SECRET
+from course_fixtures.synthetic import answer_cells
 from hub import accounts
 from hub.preflight import why_not
 from hub.roles import role_environment
 from tests import test_browser as lab
 from tests.support import doc_text
-from tests.support.catalogue import CORRECT, WRONG
-from tests.support.scratch_course import SCRATCH_SECRET
-from tests.support.synthetic import answer_cells
 
 browser = lab.browser  # the same Chromium as the other browser tests (skips without it)
 

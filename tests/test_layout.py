@@ -16,9 +16,20 @@ from pathlib import Path
 
 from tests.conftest import ROOT
 
-PACKAGES = ("autograder", "solutions", "bpe_course", "bench", "tests")
+PACKAGES = ("autograder", "solutions", "bpe_course", "bench", "tests", "course_fixtures")
 # autograder's rooms, bottom first: a module imports only from its own room or one below.
-ROOMS = ("course", "hidden_tests", "isolation", "nbgrader_steps", "reports", "grading", "release")
+ROOMS = (
+    "course",
+    "shared",
+    "hidden_tests",
+    "isolation",
+    "judging",
+    "nbgrader_steps",
+    "reports",
+    "formgrader",
+    "grading",
+    "release",
+)
 
 
 def module_name(path: Path, root: Path) -> str:
@@ -107,10 +118,12 @@ def wrong_edges(edges: dict[str, set[str]]) -> list[str]:
         for target in sorted(targets):
             into = target.split(".")[0]
             why = ""
-            if into == "tests" and top not in ("tests", "bench"):
-                why = "only tests/ and bench/ import tests/"
-            elif into == "bench":
-                why = "nothing imports bench/"
+            if into == "tests" and top != "tests":
+                why = "only tests/ imports tests/ (bench/ shares course_fixtures/)"
+            elif into == "course_fixtures" and top not in ("tests", "bench", "course_fixtures"):
+                why = "only tests/ and bench/ import course_fixtures/"
+            elif into == "bench" and top not in ("tests", "bench"):
+                why = "only tests/ import bench/ (to test the benches)"
             elif top == "bpe_course" and into != "bpe_course":
                 why = "the public library imports nothing of the instructors'"
             elif top == "solutions" and into not in ("solutions", "bpe_course"):
@@ -142,6 +155,46 @@ def test_imports_run_one_way_with_no_cycle() -> None:
     assert find_cycle(edges) is None, " -> ".join(find_cycle(edges) or [])
     assert wrong_edges(edges) == []
     assert third_party_in_hidden_tests(ROOT) == []
+
+
+PLUGIN_LIBRARIES = ("nbgrader", "nbconvert", "jupyter_client")
+
+
+def not_plugins(folder: Path) -> list[str]:
+    """Modules of ``folder`` that define no class built on nbgrader's, nbconvert's or
+    jupyter_client's (a preprocessor, an exporter, a collect, a kernel manager)."""
+    found = []
+    for path in sorted(folder.glob("*.py")):
+        if path.name == "__init__.py":
+            continue
+        tree = ast.parse(path.read_text())
+        plugin_names = {
+            alias.asname or alias.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom)
+            and (node.module or "").split(".")[0] in PLUGIN_LIBRARIES
+            for alias in node.names
+        }
+        bases = {
+            base.id if isinstance(base, ast.Name) else getattr(base, "attr", "")
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ClassDef)
+            for base in node.bases
+        }
+        if not bases & plugin_names:
+            found.append(path.name)
+    return found
+
+
+def test_nbgrader_steps_holds_plugins_alone(tmp_path: Path) -> None:
+    assert not_plugins(ROOT / "autograder" / "nbgrader_steps") == []
+    # The check itself: a helper module beside a plug-in is found.
+    (tmp_path / "step.py").write_text(
+        "from nbgrader.preprocessors import NbGraderPreprocessor\n"
+        "class Step(NbGraderPreprocessor):\n    pass\n"
+    )
+    (tmp_path / "helper.py").write_text("class Cells:\n    pass\n")
+    assert not_plugins(tmp_path) == ["helper.py"]
 
 
 def test_config_and_masters_name_modules_that_exist() -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from autograder.reports.lms import scaled
-from tests.support.catalogue import CORRECT, WRONG
+from course_fixtures.catalogue import CORRECT, WRONG
 from tests.support.lms import REPO
 from tests.test_lms import readme_commands
 
@@ -42,8 +42,8 @@ EXPORT = """Student,ID,SIS User ID,SIS Login ID,Section,bpe (90),Current Score
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from autograder.grading import grade_class
-    from tests.support.scratch_course import make_scratch_course
-    from tests.support.synthetic import write_submission
+    from course_fixtures.scratch_course import make_scratch_course
+    from course_fixtures.synthetic import write_submission
 
     root = make_scratch_course(tmp_path_factory.mktemp("lms-graded") / "course")
     right = {name: next(iter(CORRECT[name].values())) for name in ("pair_counts", "merge_pair")}

@@ -29,10 +29,10 @@ import autograder.nbgrader_steps.markup_as_text
 from autograder.grading.grade_one import _nbgrader_config
 from autograder.isolation.bwrap import UNCONFINED
 from autograder.nbgrader_steps.feedback_page import FeedbackExporter
+from course_fixtures.catalogue import CORRECT
+from course_fixtures.scratch_course import make_scratch_course
+from course_fixtures.synthetic import write_submission
 from tests import test_browser as lab
-from tests.support.catalogue import CORRECT
-from tests.support.scratch_course import make_scratch_course
-from tests.support.synthetic import write_submission
 from tests.test_browser import ROOT
 
 browser = lab.browser

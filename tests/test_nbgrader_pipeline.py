@@ -31,9 +31,9 @@ import nbformat
 import pytest
 
 from autograder.isolation.bwrap import UNCONFINED
+from course_fixtures.catalogue import CORRECT, WRONG
+from course_fixtures.synthetic import answer_cells, write_submission
 from tests.conftest import ROOT
-from tests.support.catalogue import CORRECT, WRONG
-from tests.support.synthetic import answer_cells, write_submission
 
 pytestmark = pytest.mark.nbgrader
 

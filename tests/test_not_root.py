@@ -32,11 +32,11 @@ import pytest
 
 from autograder.isolation import bwrap
 from autograder.reports import summary
+from course_fixtures.catalogue import CORRECT
+from course_fixtures.scratch_course import make_scratch_course
+from course_fixtures.synthetic import write_submission
 from tests.conftest import ROOT
 from tests.support.attacks import FORK_LOOP
-from tests.support.catalogue import CORRECT
-from tests.support.scratch_course import make_scratch_course
-from tests.support.synthetic import write_submission
 
 
 def _passable(folder: Path) -> bool:

@@ -31,8 +31,8 @@ import pytest
 
 from autograder.grading.trusted_paths import untrusted_entries, why_untrusted
 from autograder.isolation import bwrap
+from course_fixtures.catalogue import CORRECT
 from tests.conftest import ROOT
-from tests.support.catalogue import CORRECT
 
 pytestmark = [
     pytest.mark.nbgrader,
@@ -125,8 +125,8 @@ with open_cluster(GradingOptions(Path(sys.argv[1]), jobs=2)) as client:
 def test_grading_imports_nothing_planted_and_trusts_every_path(
     shared_tmp: Path, tmp_path: Path
 ) -> None:
-    from tests.support.scratch_course import make_scratch_course
-    from tests.support.synthetic import write_submission
+    from course_fixtures.scratch_course import make_scratch_course
+    from course_fixtures.synthetic import write_submission
 
     course = make_scratch_course(tmp_path / "course")
     write_submission(course, "ada", LESSON_1, ["01_bpe_by_hand.ipynb"])

@@ -33,10 +33,10 @@ from pathlib import Path
 
 import pytest
 
+from course_fixtures.catalogue import CORRECT
+from course_fixtures.synthetic import fill_answers
 from tests.conftest import ROOT
-from tests.support.catalogue import CORRECT
 from tests.support.course_copy import tracked_files
-from tests.support.synthetic import fill_answers
 from tests.test_browser import free_port, jupyter_env, start, stop, wait_until
 
 pytestmark = pytest.mark.slow  # a venv, two pip installs and JupyterLab

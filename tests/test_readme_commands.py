@@ -25,10 +25,10 @@ from pathlib import Path
 
 import pytest
 
+from course_fixtures.catalogue import CORRECT, WRONG
+from course_fixtures.synthetic import write_submission
 from tests.support import doc_text
-from tests.support.catalogue import CORRECT, WRONG
 from tests.support.course_copy import course_copy
-from tests.support.synthetic import write_submission
 from tests.test_browser import answers, free_port, jupyter_env, port_open, start, stop, wait_until
 
 pytestmark = pytest.mark.slow  # each test makes a course copy and starts servers or grades

@@ -18,10 +18,10 @@ import nbformat
 import pytest
 
 from autograder.reports.regrade_report import changes
+from course_fixtures.catalogue import CORRECT, WRONG
+from course_fixtures.scratch_course import make_scratch_course
+from course_fixtures.synthetic import write_submission
 from tests.conftest import ROOT
-from tests.support.catalogue import CORRECT, WRONG
-from tests.support.scratch_course import make_scratch_course
-from tests.support.synthetic import write_submission
 
 LESSON = "01_bpe_by_hand.ipynb"
 CHANGED = "test_merge_pair_hidden_core"

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from bpe_course import __version__
+from course_fixtures.catalogue import CORRECT, MORE_WRONG, WRONG
+from course_fixtures.synthetic import write_submission
 from tests.conftest import ROOT
-from tests.support.catalogue import CORRECT, MORE_WRONG, WRONG
-from tests.support.synthetic import write_submission
 
 pytestmark = pytest.mark.slow  # runs the self-check, a kernel per notebook
 

@@ -21,8 +21,8 @@ import pytest
 from autograder.course import EXERCISES
 from autograder.hidden_tests.cases import cases
 from autograder.release.solutions import BANNER_ID, SOLUTIONS, solution_code
+from course_fixtures.scratch_course import SCRATCH_SECRET, make_scratch_course
 from tests.conftest import ROOT
-from tests.support.scratch_course import SCRATCH_SECRET, make_scratch_course
 
 pytestmark = pytest.mark.slow  # runs make and nbgrader in a scratch course
 

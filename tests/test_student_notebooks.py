@@ -13,8 +13,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from course_fixtures.synthetic import answer_cells
 from tests.conftest import ROOT
-from tests.support.synthetic import answer_cells
 
 SOURCE = sorted((ROOT / "source" / "bpe").glob("*.ipynb"))
 STUDENT = sorted((ROOT / "notebooks").glob("*.ipynb"))

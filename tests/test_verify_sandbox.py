@@ -14,9 +14,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.nbgrader_steps.cells import answer_statements, example_calls
-from autograder.nbgrader_steps.judge_answers import exercises_of, judge_notebook
-from tests.support.catalogue import CORRECT, DELEGATING, WRONG
+from autograder.judging.judge_answers import exercises_of, judge_notebook
+from autograder.shared.cells import answer_statements, example_calls
+from course_fixtures.catalogue import CORRECT, DELEGATING, WRONG
 
 pytestmark = pytest.mark.slow  # judges answers in the sandbox, a process each
 

@@ -21,8 +21,8 @@ from pathlib import Path
 
 from autograder.course import ASSIGNMENT, class_db_path
 from autograder.grading.options import course_parser
-from autograder.nbgrader_steps.inspect_submission import printable
 from autograder.roster import read_roster, why_not_a_student
+from autograder.shared.problems import printable
 
 
 def _gradebook_ids(course_root: Path) -> list[str]:

@@ -58,10 +58,10 @@ from autograder.grading.student_result import StudentResult
 from autograder.grading.trusted_paths import refuse_untrusted
 from autograder.isolation import bwrap
 from autograder.isolation.bwrap import why_unavailable
-from autograder.nbgrader_steps.inspect_submission import printable
 from autograder.reports import summary
 from autograder.reports.export_grades import course_version
 from autograder.roster import read_roster, why_not_a_student
+from autograder.shared.problems import printable
 
 
 def save_grading_results(course_root: Path, results: list[StudentResult]) -> None:

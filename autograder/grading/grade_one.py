@@ -39,23 +39,21 @@ from autograder.grading.gradebook_rows import (
     judged_scores_kept,
     student_rows,
 )
+from autograder.grading.inspect_submission import (
+    MAX_NOTEBOOK_BYTES,
+    has_graded_cells,
+    inspect_submission,
+    read_outcomes,
+    unsafe_entries,
+)
 from autograder.grading.options import DEFAULT_MEMORY_GB, GradingOptions
 from autograder.grading.refused import MAX_TIMESTAMP_BYTES, TIMESTAMP, reason, safe_copy
 from autograder.grading.student_result import StudentResult
 from autograder.isolation import bwrap
 from autograder.isolation.kernel_home import remove_orphaned_homes, student_home
 from autograder.isolation.kernel_spec import KERNEL_PROCESSES, jail_kernels
-from autograder.nbgrader_steps.inspect_submission import (
-    MAX_NOTEBOOK_BYTES,
-    NOT_GRADED_KIND,
-    REFUSED_KIND,
-    Problem,
-    has_graded_cells,
-    inspect_submission,
-    read_outcomes,
-    unsafe_entries,
-)
 from autograder.nbgrader_steps.lean_lessons import RestoreLessonCells, TrimLessonCells
+from autograder.shared.problems import NOT_GRADED_KIND, REFUSED_KIND, Problem
 
 # Libraries in the kernels should not start a thread per core each: the workers already
 # use every core.

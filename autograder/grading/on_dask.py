@@ -50,7 +50,7 @@ from autograder.grading.ready import why_cannot_grade
 from autograder.grading.student_result import StudentResult
 from autograder.grading.trusted_paths import refusal, untrusted_entries
 from autograder.isolation import bwrap
-from autograder.nbgrader_steps.inspect_submission import NOT_GRADED_KIND, Problem
+from autograder.shared.problems import NOT_GRADED_KIND, Problem
 
 CONNECT_SECONDS = 5  # an unreachable scheduler is reported after this long
 WORKERS_SECONDS = 30  # a reachable scheduler must have a worker by then

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from autograder.grading.gradebook_rows import Rows
-from autograder.nbgrader_steps.inspect_submission import NOT_GRADED_KIND, Problem
+from autograder.shared.problems import NOT_GRADED_KIND, Problem
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ from nbformat import NotebookNode
 from traitlets.config import Config
 
 from autograder.course import exercise_of
-from autograder.nbgrader_steps.math_as_mathml import markdown_to_html
+from autograder.shared.math_as_mathml import markdown_to_html
 
 TEMPLATES = Path(__file__).with_name("feedback_template")  # holds bpe_feedback/
 NBGRADER_TEMPLATES = str(

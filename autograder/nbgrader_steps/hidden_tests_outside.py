@@ -24,13 +24,13 @@ from nbgrader.preprocessors.base import NbGraderPreprocessor
 from traitlets import Float, Unicode
 
 from autograder.course import term_secret
-from autograder.nbgrader_steps.guarded_execute import KERNEL_LOST
-from autograder.nbgrader_steps.judge_answers import (
+from autograder.judging.judge_answers import (
     Exercise,
     Findings,
     exercises_of,
     judge_notebook,
 )
+from autograder.nbgrader_steps.guarded_execute import KERNEL_LOST
 from autograder.nbgrader_steps.redact_feedback import TIME_LIMIT, time_limit_message
 from bpe_course.selfcheck import BEGIN_HIDDEN
 

@@ -19,7 +19,7 @@ from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors.base import NbGraderPreprocessor
 from traitlets import Unicode
 
-from autograder.nbgrader_steps.cells import LessonCells, definitions_only, is_tracked
+from autograder.shared.cells import LessonCells, definitions_only, is_tracked
 
 _STASH = "lean_lesson_sources"  # resources key: cell index -> the lesson's own text
 

@@ -54,9 +54,9 @@ from nbgrader.exchange.default.collect import ExchangeCollect
 from nbgrader.utils import check_mode, parse_utc
 from traitlets import Bool, Integer
 
-from autograder.nbgrader_steps.inspect_submission import printable
-from autograder.release.solutions import SOLUTIONS
+from autograder.course import SOLUTIONS
 from autograder.roster import read_roster, why_not_a_student
+from autograder.shared.problems import printable
 
 FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
 # O_NONBLOCK: a fifo swapped in after the listing opens at once and is refused by its fstat.

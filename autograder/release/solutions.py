@@ -25,10 +25,9 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.course import ASSIGNMENT
+from autograder.course import ASSIGNMENT, SOLUTIONS
 from autograder.release.bundle import leak
 
-SOLUTIONS = f"{ASSIGNMENT}-solutions"  # the nbgrader assignment the solutions go out as
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 HIDDEN_MARKERS = ("BEGIN HIDDEN TESTS", "hidden_tests")
 BANNER_ID = "bpe-solutions-not-for-submission"

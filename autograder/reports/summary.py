@@ -34,15 +34,10 @@ from autograder.course import (
     class_db_path,
     exercise_of,
 )
-from autograder.nbgrader_steps.inspect_submission import (
-    NOT_GRADED_KIND,
-    REFUSED_KIND,
-    Problem,
-    printable,
-)
-from autograder.nbgrader_steps.judge_answers import exercises_of
+from autograder.judging.judge_answers import exercises_of
 from autograder.reports import mistakes, safe_csv
 from autograder.reports.late import how_late, late_words  # noqa: F401 - how_late read here
+from autograder.shared.problems import NOT_GRADED_KIND, REFUSED_KIND, Problem, printable
 
 OUT = RECORDS
 MAX_NOTES = 6  # per student in the printed table

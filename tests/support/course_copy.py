@@ -5,7 +5,7 @@ venv as up to date), links ``.venv`` to this clone's, generates the assignment a
 term secret, so ``make autograde``, ``make scheduler`` and the like run there as in a fresh
 clone whose ``make venv`` has run (``tests.support.doc_text`` reads the commands the docs show).
 
-But: it writes no submissions (``tests.support.synthetic`` does) and the venv is shared: its
+But: it writes no submissions (``course_fixtures.synthetic`` does) and the venv is shared: its
 editable ``bpe_course`` is this clone's.
 """
 
@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from autograder.course import SECRET_FILE
-from tests.support.scratch_course import SCRATCH_SECRET
+from course_fixtures.scratch_course import SCRATCH_SECRET
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -6,7 +6,7 @@ submission with automatic scores, hand scores and a late penalty, as grading and
 would leave them. ``CLASS`` is the class the committed Canvas and Moodle files were made
 from, and ``make_class`` builds it. The files beside this module are those fixtures.
 
-But: nothing here grades a notebook; ``tests.support.scratch_course`` is for that.
+But: nothing here grades a notebook; ``course_fixtures.scratch_course`` is for that.
 """
 
 from __future__ import annotations

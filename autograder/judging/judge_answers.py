@@ -3,7 +3,7 @@
 ``exercises_of`` reads the masters: which exercise lives in which notebook, its test cells
 and their points, and the literal calls of its visible examples. ``judge_notebook`` takes each
 answer's code from a notebook (``cells.answer_statements``), runs it in the sandbox on the
-hidden cases drawn for this term and this student and the examples (``isolation.sandbox``;
+hidden cases drawn for this term and this student and the examples (``judging.sandbox``;
 only plain data comes back), the expected outcomes computed here by the reference, and judges
 the outcomes in this process (``hidden_tests.judge``): per test cell "" (passed), the failure
 message, or None (examples too stateful to re-run alone: the kernel's verdict stands).
@@ -27,8 +27,8 @@ from autograder.hidden_tests.compare import agrees, reference
 from autograder.hidden_tests.judge import judge, size
 from autograder.hidden_tests.mistakes import trials_of
 from autograder.hidden_tests.run import Outcome, run_case
-from autograder.isolation.sandbox import DEFAULT_MEMORY_GB, DEFAULT_SECONDS, run_answers
-from autograder.nbgrader_steps.cells import answer_statements, engine_uses, example_calls
+from autograder.judging.sandbox import DEFAULT_MEMORY_GB, DEFAULT_SECONDS, run_answers
+from autograder.shared.cells import answer_statements, engine_uses, example_calls
 
 GROUP_OF_CELL = {"examples": "examples", "hidden_core": "core", "hidden_random": "random"}
 # Errors that mean the answer could not run on its own, outside the student's kernel.

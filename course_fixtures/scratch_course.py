@@ -5,7 +5,7 @@ and runs ``nbgrader generate_assignment`` there, so a synthetic class can be sub
 and verified without touching the real course's ``submitted/``, ``autograded/`` or
 ``gradebook.db``. The grading code itself still comes from this repository (the grading
 workers put it on the kernels' ``PYTHONPATH``). It writes no submissions itself
-(``tests.support.synthetic`` does).
+(``course_fixtures.synthetic`` does).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 
 from autograder.course import SECRET_FILE
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 SCRATCH_SECRET = "scratch-course-term"
 
 

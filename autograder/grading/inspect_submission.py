@@ -3,94 +3,34 @@
 ``inspect_submission`` compares the submitted folder with the masters (a missing notebook,
 one that is not JSON, an extra file, a locked test cell deleted or edited); ``read_outcomes``
 reads the autograded notebooks for a lost kernel, a timeout, memory running out, and every
-failing test cell with its whole message. Each finding is a plain-data ``Problem``.
+failing test cell with its whole message. Each finding is a plain-data ``Problem``
+(``autograder.shared.problems``).
 
 But: it does not grade and does not touch the gradebook.
-
->>> Problem("extra_file", "", "notes.txt").text()
-'extra file: notes.txt (ignored)'
 """
 
 from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import nbformat
 
-from autograder.nbgrader_steps.cells import is_tracked
 from autograder.nbgrader_steps.guarded_execute import KERNEL_LOST
+from autograder.shared.cells import is_tracked
+from autograder.shared.problems import (  # noqa: F401 - the names grading reads from here
+    NBGRADER_FILES,
+    NOT_GRADED_KIND,
+    REFUSED_KIND,
+    Problem,
+    printable,
+)
 
-# Grading stopped for a reason that is not the student's (a kernel that cannot start, a worker
-# that cannot grade or keeps dying): nothing reaches the gradebook, earlier grades stay.
-NOT_GRADED_KIND = "not_graded"
-# A link or special file in the submission: nothing of it runs, its regular-file notebooks
-# reach the gradebook and the Formgrader unscored, for a person.
-REFUSED_KIND = "unsafe_file"
-# What nbgrader's own submit and collect put beside the notebooks: never the student's extras.
-NBGRADER_FILES = {"timestamp.txt", "submission_secret.txt"}
-# How each kind of finding reads in the summary, and whether a person must look at it.
-_WORDING = {
-    "missing_notebook": ("missing notebook", False),
-    "invalid_json": ("not a readable notebook", True),
-    "extra_file": ("extra file", False),
-    "deleted_test_cell": ("locked test cell deleted, needs manual grading", True),
-    "edited_locked_cell": ("locked cell edited, restored from the master", False),
-    "kernel_lost": ("kernel lost", False),
-    "timeout": ("cell timed out", False),
-    "memory": ("memory limit reached", False),
-    "test_failed": ("test failed", False),
-    "grading_error": ("grading failed", True),
-    NOT_GRADED_KIND: ("not graded", True),
-    "unconfined": ("graded without the sandbox", False),
-    REFUSED_KIND: (
-        "a link or special file in the submission, never opened; the rest waits in the "
-        "Formgrader for a person",
-        True,
-    ),
-    "judge_mismatch": ("a stored score differs from the judged one", True),
-    "too_large": ("a notebook too large to grade, left for a person", True),
-}
 # A lesson has about 30 cells and 50 KB; an answered one with every output a few MB. Far past
 # that, a notebook only holds a grading worker (and everyone's feedback) for minutes.
 MAX_NOTEBOOK_BYTES = 20 * 2**20
 MAX_CELLS = 1000
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One finding: its kind, the notebook it is in ("" for the whole submission), details."""
-
-    kind: str
-    notebook: str
-    detail: str
-
-    def text(self) -> str:
-        """One line for the instructor's terminal: the submission's own names and messages
-        with every non-printing character escaped, so none can move the cursor, change the
-        terminal or fake a row."""
-        words = _WORDING[self.kind][0]
-        where = f"{printable(self.notebook)}: " if self.notebook else ""
-        ignored = " (ignored)" if self.kind == "extra_file" else ""
-        return f"{words}: {where}{printable(self.detail)}{ignored}"
-
-    @property
-    def needs_person(self) -> bool:
-        return _WORDING[self.kind][1]
-
-    def as_dict(self) -> dict[str, str]:
-        return asdict(self)
-
-
-def printable(text: str) -> str:
-    """``text`` with each non-printing character as an escape.
-
-    >>> printable("z-fake\\n\\x1b[2J ok")
-    'z-fake\\\\n\\\\x1b[2J ok'
-    """
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def graded_ids(notebook: nbformat.NotebookNode) -> dict[str, nbformat.NotebookNode]:

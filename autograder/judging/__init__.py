@@ -1,0 +1,1 @@
+"""Judging answers outside the kernels: the sandboxed runner and the judge around it."""
