@@ -12,8 +12,9 @@ of its nbconvert templates (``templates/formgrade/``), and answers 404 for a stu
 assignment or notebook that the gradebook does not hold. It serves the course's copy of the one
 script that showed a name as markup (``static/js/``), and adds the second layer of ``headers``.
 It also marks late work on the pages an instructor grades from (``lateness``): the
-assignment's submissions list and a student's list of assignments (course copies of their
-scripts), a student's submission and the grading view say "late by …" in words.
+assignment's submissions list and a student's list of assignments (``static/js/late_marks.js``,
+loaded after nbgrader's own scripts, adds the words to their rows), a student's submission
+and the grading view say "late by …" in words.
 Load order does not matter: the handlers read nbgrader's settings only when a request comes.
 
 But: of nbgrader's JSON API it changes only that three submission routes carry ``late`` and

@@ -1,7 +1,7 @@
 {#- A copy of nbgrader 0.9.6's manage_submissions.tpl
     (BSD-3-Clause, Copyright (c) 2014 Project Jupyter Contributors) in an autoescaping
     environment, changed only where it puts values inside JavaScript strings (|tojson)
-    and loads the course's copy of its script (which says how late a submission is) -#}
+    and loads late_marks.js after nbgrader's script (it says how late a submission is) -#}
 {%- extends 'base.tpl' -%}
 
 {%- block head -%}
@@ -9,7 +9,8 @@
 var assignment_id = {{ assignment_id|tojson }};
 </script>
 
-<script src="{{ base_url }}/formgrader/course_static/js/manage_submissions.js"></script>
+<script src="{{ base_url }}/formgrader/static/js/manage_submissions.js"></script>
+<script src="{{ base_url }}/formgrader/course_static/js/late_marks.js"></script>
 {%- endblock head -%}
 
 {%- block title -%}
