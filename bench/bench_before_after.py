@@ -73,7 +73,10 @@ _MAKE_CLASS = f"""
 import sys, tempfile
 from pathlib import Path
 sys.path.insert(0, ".")
-from course_fixtures.scratch_course import make_scratch_course
+try:
+    from course_fixtures.scratch_course import make_scratch_course
+except ImportError:  # an earlier tree, from before course_fixtures/ (670aea6)
+    from tests.support.scratch_course import make_scratch_course
 from bench.bench_class import make_class
 root = make_scratch_course(Path(tempfile.mkdtemp(prefix="bench-before-after-")) / "course")
 make_class(root, {STUDENTS})
