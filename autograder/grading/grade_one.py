@@ -174,7 +174,9 @@ def grade_submission(
     home = ExitStack()
     try:
         kernel_home = home.enter_context(student_home(student))
-        cap = home.enter_context(bwrap.process_cap(student, KERNEL_PROCESSES))
+        # "student-" keeps a student's caps apart from the judge's, the probe's and the
+        # check's, whatever id the student has (an id may be "judge-<this pid>").
+        cap = home.enter_context(bwrap.process_cap(f"student-{student}", KERNEL_PROCESSES))
         db_path = scratch / "gradebook.db"
         shutil.copyfile(template_db, db_path)
         record = scratch / "verdicts.jsonl"
