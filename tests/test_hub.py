@@ -13,9 +13,9 @@ course under a scratch folder. In order:
   in the Formgrader's Edit dialog between the two;
 - the instructor collects in a Lab terminal (``nbgrader collect bpe``), grades with the
   course's own ``make autograde`` (the sandbox), ``make feedback`` and ``make export``, and
-  releases feedback; the late student is marked late in the summary and ``grades.csv``, the
-  Formgrader shows the students' names; each student fetches their feedback in the browser
-  and reads their score and, for the mistake, its name;
+  releases feedback; the late student is marked late in the summary, ``grades.csv`` and the
+  Formgrader's submissions list, the Formgrader shows the students' names; each student
+  fetches their feedback in the browser and reads their score and, for the mistake, its name;
 - the README's mid-term fix (``make notebooks``, ``make regrade``) runs in the hub's course
   copy, then the solutions are released and fetched;
 - each permission is attempted as a student's Unix user, then loosened to see the same
@@ -510,7 +510,9 @@ def test_the_grades_are_right_in_grades_csv_and_the_gradebook(hub: Hub) -> None:
     assert lateness[late] > 0, "the submission after the due date was not recorded late"
 
 
-def test_the_late_student_is_marked_late_with_how_late(hub: Hub) -> None:
+def test_the_late_student_is_marked_late_with_how_late(hub: Hub, log_in) -> None:
+    from playwright.sync_api import expect
+
     right, wrong, absent, late = hub.students
     with open(hub.course / "grades.csv") as file:
         grades = {row["student_id"]: row for row in csv.DictReader(file)}
@@ -522,6 +524,15 @@ def test_the_late_student_is_marked_late_with_how_late(hub: Hub) -> None:
         assert table[right]["late"] == table[wrong]["late"] == ""
     printed = (hub.root / "autograde.out").read_text().splitlines()
     assert "(late by " in next(line for line in printed if line.startswith(late))
+    # And where the instructor grades: the Formgrader's list of the assignment's submissions.
+    page = log_in(hub.instructor)
+    page.goto(f"{hub.url}/user/{hub.instructor}/formgrader/manage_submissions/bpe")
+    rows = page.get_by_role("row")
+    expect(rows.filter(has_text=late)).to_contain_text("late by ", timeout=60_000)
+    for on_time in (right, wrong):
+        expect(rows.filter(has_text=on_time)).to_be_visible()
+        expect(rows.filter(has_text=on_time)).not_to_contain_text("late by")
+    shot(page, "12_formgrader_late_marked")
 
 
 def test_the_formgrader_and_the_exports_name_the_students(hub: Hub, log_in) -> None:
