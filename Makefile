@@ -20,7 +20,7 @@ GRADING := PYTHONPATH=$(CURDIR) $(BIN)/python
 
 # make help's groups, by who runs each target; a target in none is listed under "Other".
 HELP_GROUPS := Students:venv,lab,check,widget,torch \
-  Instructors:notebooks,autograde,check-class,scheduler,worker,regrade,feedback,export,export-nbgrader,canvas,moodle,student-bundle,solutions,release-solutions,hub,hub-venv,clean-class \
+  Instructors:notebooks,autograde,check-class,scheduler,worker,regrade,feedback,export,export-nbgrader,canvas,moodle,student-bundle,solutions,release-solutions,hub,hub-venv,hub-down,clean-class \
   Developers:help,test,test-fast,lint,format,bench,docs,mutants,clean
 
 help:  ## list every target with what it does, grouped by who uses it
@@ -92,12 +92,12 @@ notebooks: venv  ## regenerate release/bpe/ and notebooks/ from source/ (nbgrade
 	rm -rf notebooks/.new && mkdir -p notebooks/.new && cp release/bpe/*.ipynb notebooks/.new/
 	rm -f notebooks/*.ipynb && mv notebooks/.new/*.ipynb notebooks/ && rmdir notebooks/.new
 
-# PyTorch is optional (lesson 4's PyTorch cell). Its CPU build: this machine's pip finds
-# torch==2.13.0+cpu among local wheels; elsewhere PyPI's Linux wheel is the large CUDA build,
-# so give the CPU index, e.g. `make torch TORCH_INDEX=https://download.pytorch.org/whl/cpu`.
+# PyTorch is optional (lesson 4's PyTorch cell). PyPI's Linux wheel is the large CUDA build;
+# give the CPU index for the small one: `make torch TORCH_INDEX=https://download.pytorch.org/whl/cpu`
+# (an index or wheel folder pip already knows, as on a machine set up offline, needs none).
 TORCH_VERSION := 2.13.0
 TORCH_INDEX ?=
-torch: venv  ## install PyTorch's CPU build (torch==2.13.0) for lesson 4's PyTorch cell; TORCH_INDEX=URL elsewhere
+torch: venv  ## install PyTorch (torch==2.13.0) for lesson 4's PyTorch cell; TORCH_INDEX=URL of the CPU build's index
 	$(BIN)/pip install --quiet $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX),) \
 	  "torch==$(TORCH_VERSION)"
 	$(BIN)/python -c 'import torch; print("torch", torch.__version__, "CUDA:", torch.cuda.is_available())'
@@ -174,6 +174,7 @@ HUB_VENV ?= /opt/bpe-course-hub/venv
 HUB_STAMP := $(HUB_VENV)/.installed
 STUDENTS ?= 3
 HUB_PORT ?= 8000
+HUB_IP ?= 127.0.0.1
 HUB_ROOT ?= /srv/bpe-course-hub
 HUB_PREFIX ?= bpe-
 
@@ -197,13 +198,13 @@ hub-venv: $(HUB_VENV)/.bpe_course  ## (root) build the environment the hub's acc
 hub/node_modules/.package-lock.json: hub/package-lock.json
 	cd hub && npm ci --no-audit --no-fund --silent
 
-hub:  ## (root, Linux) a JupyterHub for a class on this machine: an instructor, STUDENTS=3 students, nbgrader's exchange (HUB_PORT=8000)
+hub:  ## (root, Linux) a JupyterHub for a class on this machine: an instructor, STUDENTS=3 students, nbgrader's exchange (HUB_PORT=8000; HUB_IP=0.0.0.0 for a room's network)
 	@# Checked first, with any Python (the check needs only the standard library).
 	@$(PYTHON) -m hub.preflight || exit 1
 	$(MAKE) --no-print-directory venv hub-venv hub/node_modules/.package-lock.json
-	$(GRADING) -m hub.run_hub --students $(STUDENTS) --port $(HUB_PORT) --venv $(HUB_VENV)
+	$(GRADING) -m hub.run_hub --students $(STUDENTS) --port $(HUB_PORT) --ip $(HUB_IP) --venv $(HUB_VENV)
 
-hub-down:  ## (root) take the class down: export the grades (OUT=dir), then delete the accounts, $(HUB_ROOT) and the hub's environment (asks; FORCE=1 skips)
+hub-down:  ## (root) take the class down: export the grades (OUT=dir), then delete the accounts, the hub's folder and its environment (asks; FORCE=1 skips)
 	@# Any Python: the take-down needs only the standard library, and it deletes HUB_VENV.
 	$(PYTHON) -m hub.take_down --prefix $(HUB_PREFIX) --root $(HUB_ROOT) --venv $(HUB_VENV) \
 	  $(if $(OUT),--out $(OUT),) $(if $(filter 1,$(FORCE)),--yes,)

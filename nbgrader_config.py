@@ -27,7 +27,7 @@ c.ExecutePreprocessor.timeout = 10
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 
 # Autograde: nbgrader's own steps, with the hidden tests set aside before the student's kernel
-# runs and judged outside it after (in the sandbox, by autograder/nbgrader_steps/), an Execute
+# runs and judged outside it after (in the sandbox, by autograder/judging/), an Execute
 # that survives a lost kernel, a cap on output bytes, and a student's markup shown as text.
 # `make autograde` runs this list with every kernel in the sandbox too; a bare
 # `nbgrader autograde` runs the kernels unconfined.
@@ -59,7 +59,7 @@ c.GenerateFeedback.preprocessors = [
     "autograder.nbgrader_steps.redact_feedback.RedactHiddenTests",
     "autograder.nbgrader_steps.feedback_page.FeedbackPage",
 ]
-# The page: nbgrader's feedback template with MathJax embedded (formulas render offline),
+# The page: nbgrader's feedback template with formulas as MathML (no script; offline),
 # long lines wrapped, tables ruled and each test cell named by what it tests.
 c.GenerateFeedback.exporter_class = "autograder.nbgrader_steps.feedback_page.FeedbackExporter"
 

@@ -1,8 +1,11 @@
 """autograder: the hidden tests and the grading tools (instructors only; never released).
 
-Rooms, from the bottom up; a module imports only from its own room or the rooms below it:
-``course`` (facts and paths), ``hidden_tests`` (cases, run, judge, mistakes), ``isolation``
-(the sandbox every run of student code goes through, kernel homes), ``nbgrader_steps``
-(nbgrader plug-ins, judging answers outside the kernel among them), ``reports`` (summary,
-grades.csv), ``grading`` (grade a class), ``release`` (the student bundle).
+Rooms, from the bottom up; a module imports only from its own room or the rooms below it
+(``tests/test_layout.py`` holds them to it): ``course`` (facts and paths), ``shared`` (a
+finding's record, reading cells, math as MathML), ``hidden_tests`` (cases, run, judge,
+mistakes), ``isolation`` (the sandbox every run of student code goes through, kernel homes),
+``judging`` (answers run on the hidden cases outside the kernels), ``nbgrader_steps``
+(nbgrader plug-ins alone), ``reports`` (summary, grades.csv, the LMS files), ``formgrader``
+(the Formgrader's extension), ``grading`` (grade a class), ``release`` (the student bundle,
+the solutions). ``roster`` sits beside ``course``.
 """

@@ -28,7 +28,7 @@ import os
 def role_environment(settings: dict, user: str) -> dict[str, str]:
     first = [os.path.join(settings["venv"], "bin")]
     if user == settings["instructor"]:
-        # The course's .venv (the hub's environment, linked) as the README's commands name it.
+        # The course's .venv (the hub's environment, linked) as the guides' commands name it.
         first.insert(0, os.path.join(settings["course_root"], ".venv", "bin"))
     env = {
         "PATH": os.pathsep.join([*first, "/usr/local/bin", "/usr/bin", "/bin"]),

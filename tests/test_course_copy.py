@@ -1,4 +1,4 @@
-"""The README's mid-term recipe in a course copy like the hub's: no notebooks/, no git.
+"""The instructors' guide's mid-term recipe in a course copy like the hub's: no notebooks/, no git.
 
 ``make notebooks`` there regenerates release/bpe/ and makes notebooks/, and a refusal or a
 failure leaves the gradebook and the notebooks as they were. But: it does not regrade (the

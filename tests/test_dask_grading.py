@@ -1,6 +1,6 @@
 """Grading a class on a real Dask cluster, and the class's mistakes at a glance.
 
-The scheduler and two workers are started by the README's own commands (``make scheduler``,
+The scheduler and two workers are started by the guide's own commands (``make scheduler``,
 ``make worker SCHEDULER=…``, copied from its "More than one machine"), run as written in a copy
 of the course folder, talking TLS with the course's certificate on 127.0.0.1; they are
 stopped by process group in the fixture's teardown. The class is the catalogue class of
@@ -9,7 +9,7 @@ the j-th catalogued mistake of every exercise that has one), ``wrong-0`` twice, 
 whose ``merge_pair`` fails in no catalogued way and an untouched stub of notebook 1.
 
 Two copies of the class are graded: one by ``grade_class --in-process`` (one process, no
-Dask), the other by the README's ``make autograde SCHEDULER=…`` while the test kills one worker
+Dask), the other by the guide's ``make autograde SCHEDULER=…`` while the test kills one worker
 process as soon as it is running a student's task. Every student must then have exactly one
 set of grades, each cell scored as in the one-process run; and ``mistakes.csv`` must count
 every catalogued mistake as often as it was submitted.
@@ -101,7 +101,7 @@ def _run_in_background(command: str, course: Path, log: Path) -> subprocess.Pope
 @pytest.fixture(scope="module")
 def courses(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict]:
     """The catalogue class twice: in a scratch course, and in a copy of the course folder
-    where the README's commands run."""
+    where the guide's commands run."""
     from course_fixtures.scratch_course import make_scratch_course
 
     base = tmp_path_factory.mktemp("classes")
@@ -114,11 +114,11 @@ def courses(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict]
 
 @pytest.fixture(scope="module")
 def cluster(courses: tuple, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    """The README's scheduler and workers, started as it shows them, in the course copy."""
+    """The grading guide's scheduler and workers, started as it shows them, in the course copy."""
     on_dask = courses[1]
     scheduler, worker, _ = CLUSTER_COMMANDS
     if listening(8786):
-        pytest.fail("port 8786, which the README's `make scheduler` uses, is taken here")
+        pytest.fail("port 8786, which the grading guide's `make scheduler` uses, is taken here")
     logs = tmp_path_factory.mktemp("dask")
     running = Cluster("tls://127.0.0.1:8786", _run_in_background(scheduler, on_dask, logs / "s"))
     try:

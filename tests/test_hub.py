@@ -16,7 +16,7 @@ course under a scratch folder. In order:
   releases feedback; the late student is marked late in the summary, ``grades.csv`` and the
   Formgrader's submissions list, the Formgrader shows the students' names; each student
   fetches their feedback in the browser and reads their score and, for the mistake, its name;
-- the README's mid-term fix (``make notebooks``, ``make regrade``) runs in the hub's course
+- the guide's mid-term fix (``make notebooks``, ``make regrade``) runs in the hub's course
   copy, then the solutions are released and fetched;
 - each permission is attempted as a student's Unix user, then loosened to see the same
   attempt succeed, then restored;
@@ -441,11 +441,11 @@ def test_a_late_student_submits_twice_from_a_terminal(hub: Hub, log_in) -> None:
 
 
 def test_instructor_collects_in_a_lab_terminal(hub: Hub, log_in) -> None:
-    """``nbgrader collect bpe`` as the README types it, in a terminal of the instructor's Lab,
+    """``nbgrader collect bpe`` as the hub guide types it, in a terminal of the instructor's Lab,
     in ~/course: the course's .venv/bin comes first."""
     teacher = hub.instructor
     collect = doc_text.section(HUB_GUIDE, "# A class on JupyterHub").split("`nbgrader collect bpe`")
-    assert len(collect) > 1, "the README's term no longer collects with nbgrader collect bpe"
+    assert len(collect) > 1, "the hub guide's term no longer collects with nbgrader collect bpe"
     command = "cd ~/course && command -v python nbgrader && nbgrader collect bpe"
     said = run_in_lab_terminal(hub, log_in(teacher), teacher, command, "collect.out")
     lines = said.splitlines()
@@ -585,7 +585,7 @@ def test_students_fetch_their_feedback_and_read_it(hub: Hub, log_in) -> None:
 
 
 def test_the_midterm_fix_runs_in_the_hubs_course_copy(hub: Hub) -> None:
-    """The README's recipe for a test found wrong mid-term, as written, in the hub's copy of
+    """The guide's recipe for a test found wrong mid-term, as written, in the hub's copy of
     the course: no notebooks/ there and no git, yet nothing refuses or stops half-way."""
     block = doc_text.section(TERM_GUIDE, "**A test found wrong mid-term**").split("```")[1]
     commands = [line.split("#")[0].split() for line in block.splitlines()]
@@ -795,7 +795,7 @@ def test_ctrl_c_stops_the_hub_and_leaves_nothing_running(hub: Hub) -> None:
 
 
 def test_the_class_is_taken_down_leaving_only_the_exported_grades(hub: Hub, tmp_path: Path) -> None:
-    """The README's take-down, with this hub's prefix, folder and a stand-in for its venv (the
+    """The hub guide's take-down, with this hub's prefix, folder and a stand-in for its venv (the
     real one serves the other hub tests): refused without a terminal, then done with FORCE=1."""
     assert hub.process.poll() is not None, "needs the hub stopped (the Ctrl-C test)"
     keep = ("PATH", "HOME", "LANG")  # and pyenv's, should python3 be its shim

@@ -1,9 +1,10 @@
 """The project's imports run one way, with no cycle.
 
 Every import statement (those inside functions too) of ``autograder``, ``solutions``,
-``bpe_course``, ``bench`` and ``tests``, the modules ``nbgrader_config.py`` names as strings,
-and the imports of the masters' code cells are read with ``ast`` and checked against the
-rules below. Two small made-up trees show that the checker finds a cycle and a wrong edge.
+``bpe_course``, ``bench``, ``tests`` and ``course_fixtures``, the modules
+``nbgrader_config.py`` names as strings, and the imports of the masters' code cells are
+read with ``ast`` and checked against the rules below. Small made-up trees show that the
+checker finds a cycle, a wrong edge and a helper beside the plug-ins.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ a hand grade, a late penalty, no submission, waiting for a person, a failed grad
 Canvas export with a ``Manual Posting`` row, a ``Points Possible`` row of 20 (which does not
 divide 21), another assignment's column, names with commas, a concluded student, the test
 student, a grade typed in Canvas and an ``EX``. The files written are compared cell for cell
-with the expected ones; the report's every row, the exit codes, a failed run and the README's
+with the expected ones; the report's every row, the exit codes, a failed run and the guide's
 commands are tested too. One test grades a real scratch course (two students).
 """
 
@@ -418,7 +418,7 @@ def test_the_readme_commands_run_as_shown(course: Path) -> None:
 
 
 def dry_run(command: str) -> list[str]:
-    """What ``make`` would run for a README line (the venv taken as made)."""
+    """What ``make`` would run for a line of the guide (the venv taken as made)."""
     argv = ["make", "-n", "-s", "-o", ".venv/.installed", *command.split()[1:]]
     done = subprocess.run(argv, cwd=REPO, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr

@@ -1,9 +1,9 @@
-"""The Canvas and Moodle files from a class really graded: the README's commands in a scratch
+"""The Canvas and Moodle files from a class really graded: the guide's commands in a scratch
 course after ``grade_class``, then after a hand grade and a late penalty.
 
 Two students hand in lesson 1 (one right, one with a known-wrong ``merge_pair``) and one hands
 in nothing; each LMS file must hold what nbgrader's gradebook holds (``submission.score`` less
-``late_submission_penalty``), scaled as the README says.
+``late_submission_penalty``), scaled as the guide says.
 """
 
 from __future__ import annotations

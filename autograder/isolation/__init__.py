@@ -1,1 +1,1 @@
-"""Keeping student code away from what it must not see or touch: jail, sandbox, kernel homes."""
+"""Keeping student code away from what it must not see or touch: bwrap, kernels, kernel homes."""

@@ -1,1 +1,1 @@
-"""nbgrader plug-ins and the notebook reading they need, one job each."""
+"""nbgrader plug-ins, one job each (what they share lives in autograder.shared)."""
