@@ -79,9 +79,11 @@ def test_make_lab_opens_the_first_lesson(tmp_path: Path) -> None:
         url = f"{base}/api/contents/01_bpe_by_hand.ipynb?content=0&token={token}"
         with urllib.request.urlopen(url, timeout=10) as response:
             assert json.load(response)["type"] == "notebook"
+        # The server writes two such pages: one for Lab, one for the file it was asked to open.
         runtime = tmp_path / "jupyter" / "runtime"
-        wait_until(lambda: list(runtime.glob("jpserver-*-open.html")), process, log, "Lab")
-        opened = next(runtime.glob("jpserver-*-open.html")).read_text()
+        page = "jpserver-file-to-run-*-open.html"
+        wait_until(lambda: list(runtime.glob(page)), process, log, "Lab")
+        opened = next(runtime.glob(page)).read_text()
         assert "/lab/tree/01_bpe_by_hand.ipynb" in opened
     finally:
         stop(process)
