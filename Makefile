@@ -177,6 +177,8 @@ HUB_PORT ?= 8000
 HUB_IP ?= 127.0.0.1
 HUB_ROOT ?= /srv/bpe-course-hub
 HUB_PREFIX ?= bpe-
+# 1: the accounts' homes in $(HUB_ROOT)/home, so the whole class is in one folder (the tests').
+HUB_HOMES_INSIDE ?=
 
 $(HUB_STAMP): requirements.txt pyproject.toml
 	$(HUB_PYTHON) -m venv $(HUB_VENV)
@@ -202,7 +204,9 @@ hub:  ## (root, Linux) a JupyterHub for a class on this machine: an instructor, 
 	@# Checked first, with any Python (the check needs only the standard library).
 	@$(PYTHON) -m hub.preflight || exit 1
 	$(MAKE) --no-print-directory venv hub-venv hub/node_modules/.package-lock.json
-	$(GRADING) -m hub.run_hub --students $(STUDENTS) --port $(HUB_PORT) --ip $(HUB_IP) --venv $(HUB_VENV)
+	$(GRADING) -m hub.run_hub --students $(STUDENTS) --port $(HUB_PORT) --ip $(HUB_IP) \
+	  --venv $(HUB_VENV) --prefix $(HUB_PREFIX) --root $(HUB_ROOT) \
+	  $(if $(filter 1,$(HUB_HOMES_INSIDE)),--homes-inside,)
 
 hub-down:  ## (root) take the class down: export the grades (OUT=dir), then delete the accounts, the hub's folder and its environment (asks; FORCE=1 skips)
 	@# Any Python: the take-down needs only the standard library, and it deletes HUB_VENV.

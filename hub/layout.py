@@ -5,7 +5,7 @@ the instructor's own copy of the course.
     <hub root>/exchange/         nbgrader's exchange, laid out with nbgrader's own modes
     <hub root>/config/common/    read by every account: the course id and the exchange for
                                  nbgrader, Lab's news and update checks off, the terminals'
-                                 shell (``terminal.bashrc``)
+                                 shell (``terminal.bashrc``), the Assignment List's CSS
     <hub root>/config/student/   the instructor's tools (Formgrader, Create Assignment,
                                  Course List) switched off
     <instructor's home>/course/  the course (masters, solutions, grading code), theirs alone
@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from traitlets.config.loader import PyFileConfigLoader
+
+from autograder.course import SOLUTIONS
 
 # What the instructor's copy holds: enough to generate, release, grade and give feedback with
 # the course's own tools (make autograde, make feedback, make export).
@@ -57,6 +59,16 @@ TERMINAL_RC = (
     "[ -f /etc/bash.bashrc ] && . /etc/bash.bashrc\n"
     '[ -f "$HOME/.bashrc" ] && . "$HOME/.bashrc"\n'
     '[ -n "$BPE_PATH_FIRST" ] && PATH="$BPE_PATH_FIRST:$PATH" && export PATH\n'
+)
+# nbgrader's Assignment List draws Submit on every fetched assignment, the released solutions
+# too, and has no setting against it; Lab's custom CSS (every account's) hides that one button
+# and says why. It is only what a student sees: collect refuses the solutions whatever is sent.
+ASSIGNMENT_LIST_CSS = (
+    "/* The course's hub (written by hub/layout.py): no Submit on the released solutions. */\n"
+    f"#nbgrader-assignment-list .col-md-12:has(> .item_name a[aria-controls$='-{SOLUTIONS}'])"
+    " > .item_status > button { display: none; }\n"
+    f"#nbgrader-assignment-list .col-md-12:has(> .item_name a[aria-controls$='-{SOLUTIONS}'])"
+    " > .item_status::after { content: 'for reading, not submitted'; }\n"
 )
 INSTRUCTOR_LAB_PLUGINS = (
     "@jupyter/nbgrader:formgrader",
@@ -211,12 +223,19 @@ def write_role_settings(folder: HubFolder, course_id: str) -> None:
     rc = folder.common / "terminal.bashrc"
     rc.write_text(TERMINAL_RC)
     shell = ["/bin/bash", "--rcfile", str(rc), "-i"]
+    custom = folder.common / "custom"
+    custom.mkdir(exist_ok=True)
+    (custom / "custom.css").write_text(ASSIGNMENT_LIST_CSS)
+    lab = {"news_url": None, "check_for_updates_class": "jupyterlab.NeverCheckForUpdate"}
     server = {
-        "LabApp": {"news_url": None, "check_for_updates_class": "jupyterlab.NeverCheckForUpdate"},
+        "LabApp": {**lab, "custom_css": True},
         # On for the instructor; the students' settings below turn it off with the Formgrader.
         "ServerApp": {
             "jpserver_extensions": {"autograder.formgrader": True},
             "terminado_settings": {"shell_command": shell},
+            # Root's folder, read-only to the accounts, in place of each one's ~/.jupyter/custom
+            # (ServerApp.static_custom_path is no setting; the web app's settings take it).
+            "tornado_settings": {"static_custom_path": [str(custom)]},
         },
     }
     write_json(folder.common / "jupyter_server_config.json", server)

@@ -1,8 +1,8 @@
 """The course on a real JupyterHub, played by a class in headless Chromium, then attacked.
 
-One hub for the module: ``hub.run_hub`` with accounts of a prefix of its own (an instructor
-and four students), its folder, the students' homes and the instructor's fresh copy of the
-course under a scratch folder. In order:
+One hub for the module, started by the hub guide's ``make hub`` as written, with accounts of
+a prefix of its own (an instructor and four students), its folder, the students' homes and
+the instructor's fresh copy of the course under a scratch folder. In order:
 
 - the instructor generates and releases ``bpe`` from the Formgrader; students see none of the
   instructor's tools, and nobody is asked about Jupyter news;
@@ -17,7 +17,8 @@ course under a scratch folder. In order:
   Formgrader's submissions list, the Formgrader shows the students' names; each student
   fetches their feedback in the browser and reads their score and, for the mistake, its name;
 - the guide's mid-term fix (``make notebooks``, ``make regrade``) runs in the hub's course
-  copy, then the solutions are released and fetched;
+  copy, then the solutions are released and fetched (the Assignment List draws no Submit
+  for them);
 - each permission is attempted as a student's Unix user, then loosened to see the same
   attempt succeed, then restored;
 - Ctrl-C stops the hub and leaves no process behind; the class is taken down
@@ -40,7 +41,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -161,11 +161,14 @@ def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
     root = Path(tempfile.mkdtemp(prefix="bpe-hub-test-", dir="/tmp"))
     output = tmp_path_factory.mktemp("hub") / "run_hub.out"  # it prints passwords: root only
     port = free_port()
+    # The guide's own command, with this run's accounts, folder and port.
     command = [
-        sys.executable, "-m", "hub.run_hub", "--students", "4", "--prefix", PREFIX,
-        "--root", str(root), "--homes-inside", "--port", str(port), "--venv", str(HUB_VENV),
+        *doc_text.commands(HUB_GUIDE, "On a Linux machine, as root")[0].split(),
+        "STUDENTS=4", f"HUB_PREFIX={PREFIX}", f"HUB_ROOT={root}", "HUB_HOMES_INSIDE=1",
+        f"HUB_PORT={port}", f"HUB_VENV={HUB_VENV}",
     ]  # fmt: skip
-    env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT), "LANG": "C.UTF-8"}
+    assert command[:2] == ["make", "hub"], command
+    env = {"PATH": os.environ["PATH"], "LANG": "C.UTF-8"}
     with open(output, "wb") as out:
         process = subprocess.Popen(
             command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
@@ -175,7 +178,7 @@ def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
         deadline = time.monotonic() + 240
         while "The class's hub is up" not in output.read_text():
             if process.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"make hub's script did not start the hub:\n{output.read_text()}")
+                pytest.fail(f"make hub did not start the hub:\n{output.read_text()}")
             time.sleep(0.5)
         state = root / "state"
         settings = json.loads((state / "settings.json").read_text())
@@ -190,7 +193,7 @@ def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
         yield Hub(f"http://127.0.0.1:{port}", root, settings, passwords, process, output)
     finally:
         if process.poll() is None:
-            process.send_signal(signal.SIGINT)
+            os.killpg(process.pid, signal.SIGINT)  # as Ctrl-C in its terminal
             try:
                 process.wait(timeout=90)
             except subprocess.TimeoutExpired:
@@ -600,7 +603,11 @@ def test_the_midterm_fix_runs_in_the_hubs_course_copy(hub: Hub) -> None:
     assert list((hub.course / "artifacts" / "grading").glob("regrade-*.md"))
 
 
-def test_solutions_are_released_and_fetched_on_the_hub(hub: Hub) -> None:
+def test_solutions_are_released_and_fetched_on_the_hub(hub: Hub, log_in) -> None:
+    """Released as the guide says; one student fetches from a terminal, another from the
+    Assignment List, where the solutions' row has no Submit (bpe's, a control, still has)."""
+    from playwright.sync_api import expect
+
     text = doc_text.section(TERM_GUIDE, "**Solutions after the deadline.**")
     assert "`make release-solutions`" in text
     fetch = text.split("`nbgrader fetch_assignment ")[1].split("`")[0]
@@ -611,6 +618,25 @@ def test_solutions_are_released_and_fetched_on_the_hub(hub: Hub) -> None:
     assert sorted(p.name for p in fetched.glob("*.ipynb")) == sorted(
         p.name for p in (ROOT / "source" / "bpe").glob("*.ipynb")
     )
+    student = hub.students[0]
+    page = log_in(student)
+    page.goto(f"{hub.url}/user/{student}/lab?reset")
+    widget = open_assignment_list(page)
+    released = widget.locator("#released_assignments_list .list_item", has_text="bpe-solutions")
+    released.get_by_role("button", name="Fetch").click()
+    rows = widget.locator("#fetched_assignments_list > .list_item")
+
+    def row(name: str):
+        return rows.filter(has=page.locator(".item_name a", has_text=re.compile(f"^{name}$")))
+
+    expect(row("bpe-solutions")).to_have_count(1, timeout=60_000)
+    expect(row("bpe").get_by_role("button", name="Submit")).to_be_visible()
+    expect(row("bpe-solutions").get_by_role("button", name="Submit")).to_have_count(0)
+    status = row("bpe-solutions").locator(".item_status").first
+    said = status.evaluate("element => getComputedStyle(element, '::after').content")
+    assert "for reading, not submitted" in said
+    shot(page, "11_solutions_fetched_no_submit")
+    assert (hub.home(student) / "bpe-solutions").is_dir()
 
 
 # --- attacks, as a student's Unix user --------------------------------------------------------
@@ -779,10 +805,11 @@ def test_a_second_submission_replaces_the_first_only_when_collected(hub: Hub) ->
 
 def test_ctrl_c_stops_the_hub_and_leaves_nothing_running(hub: Hub) -> None:
     assert accounts.processes_of(prefixed_uids()), "the class's servers should be running now"
-    hub.process.send_signal(signal.SIGINT)
+    os.killpg(hub.process.pid, signal.SIGINT)  # Ctrl-C: the terminal signals make and its child
     hub.process.wait(timeout=90)
     said = hub.output.read_text()
-    assert hub.process.returncode == 0, said[-2000:]
+    # make passes the interrupt on as its own end (a shell's 130); the hub's script says more.
+    assert hub.process.returncode in (-signal.SIGINT, 130), said[-2000:]
     assert "stopped: no server, kernel or proxy of the hub is running" in said
     assert accounts.processes_of(prefixed_uids()) == []
     for port in (
