@@ -302,28 +302,68 @@ def test_mistakes_count_each_catalogued_mistake_as_submitted(graded: tuple) -> N
     assert "mistakes" in output and "ties broken by the largest pair" in output
 
 
-def test_the_local_cluster_lets_no_one_else_connect() -> None:
+# Another account's client, in a process of its own: it prints "connected" only if the
+# scheduler took it, else the error that stopped it (exit 3).
+STRANGER = r"""
+import asyncio, ssl, sys
+from distributed import Client
+from distributed.comm import connect
+from distributed.security import Security
+
+address, how, folder = sys.argv[1:]
+
+async def without_a_certificate():
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE  # trusts any server and shows no certificate itself
+    comm = await connect(address, timeout=10, ssl_context=context)
+    await comm.write({"op": "identity"})
+    await comm.read()  # only a client the scheduler accepted gets an answer
+
+try:
+    if how == "plain":
+        Client(address.replace("tls://", "tcp://"), timeout=10).close()
+    elif how == "no certificate":
+        asyncio.run(without_a_certificate())
+    else:
+        files = {name: f"{folder}/{name}.pem" for name in ("ca", "cert", "key")}
+        security = (
+            Security.temporary() if how == "its own certificate" else Security(
+                tls_ca_file=files["ca"], tls_client_cert=files["cert"],
+                tls_client_key=files["key"], require_encryption=True,
+            )
+        )
+        Client(address, timeout=10, security=security).close()
+except Exception as error:
+    print("refused:", type(error).__name__, error)
+    sys.exit(3)
+print("connected")
+"""
+
+
+def test_the_local_cluster_lets_no_one_else_connect(tmp_path: Path) -> None:
     """127.0.0.1 is open to every account (every student, on a hub), and a Dask client runs
     any code on the scheduler and workers: a client without this run's certificate, or with
-    a certificate of its own, is refused."""
-    from distributed import Client
-    from distributed.security import Security
-
+    a certificate of its own, is refused; one given this run's certificate (the control)
+    connects. Each is a process of its own, as another account's would be."""
     from autograder.grading.on_dask import open_cluster
     from autograder.grading.options import GradingOptions
 
     with open_cluster(GradingOptions(ROOT)) as client:
         address = client.scheduler.address
         assert address.startswith("tls://")
-        attempts = {
-            "plain": lambda: Client(address.replace("tls://", "tcp://"), timeout=3),
-            "no certificate": lambda: Client(address, timeout=3),
-            "its own certificate": lambda: Client(
-                address, timeout=3, security=Security.temporary()
-            ),
-        }
-        for what, connect in attempts.items():
-            with pytest.raises(Exception):  # noqa: B017 (refused however Dask words it)
-                stranger = connect()
-                stranger.close()
-                pytest.fail(f"a client with {what} connected")
+        ours = client.security
+        for name, pem in (("ca", ours.tls_ca_file), ("cert", ours.tls_client_cert),
+                          ("key", ours.tls_client_key)):  # fmt: skip
+            (tmp_path / f"{name}.pem").write_text(pem)
+        said = {}
+        for how in ("plain", "no certificate", "its own certificate", "this run's certificate"):
+            done = subprocess.run(
+                [sys.executable, "-c", STRANGER, address, how, str(tmp_path)],
+                cwd=ROOT, capture_output=True, text=True, timeout=120,
+            )  # fmt: skip
+            said[how] = (done.returncode, done.stdout.strip().splitlines()[-1:])
+    assert said.pop("this run's certificate") == (0, ["connected"])
+    for how, (code, last) in said.items():
+        assert code == 3 and last and last[0].startswith("refused:"), (how, code, last)
+        assert "Error" in last[0].split()[1], (how, last)  # Dask's or ssl's, not ours
