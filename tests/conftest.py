@@ -1,4 +1,5 @@
-"""Shared test setup: keep Jupyter and matplotlib state out of the user's home folder."""
+"""Shared test setup: Jupyter and matplotlib state kept out of the user's home folder, and the
+site built once for every module that reads it."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -19,3 +22,11 @@ for _name in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "
     Path(os.environ[_name]).mkdir(parents=True, exist_ok=True)
 os.environ["MPLBACKEND"] = "Agg"
 os.environ["TOKENIZERS_PARALLELISM"] = "false"
+
+
+@pytest.fixture(scope="session")
+def site():
+    """site/ as ``make docs`` builds it in a fresh copy of the course (tests/test_docs.py)."""
+    from tests.test_docs import built_site
+
+    yield from built_site()

@@ -89,9 +89,6 @@ def symbol_measured(page, node: dict) -> bool:
 # --- the site -------------------------------------------------------------------------------
 
 
-site = td.site  # site/ as `make docs` builds it in a fresh copy of the course
-
-
 @pytest.mark.browser
 @pytest.mark.slow
 def test_every_site_page_passes_axe(site, browser):

@@ -36,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -282,10 +283,9 @@ def tracked_files() -> list[str]:
     return [name for name in listed if name and (ROOT / name).is_file()]
 
 
-@pytest.fixture(scope="module")
-def site() -> Path:
+def built_site() -> Iterator[Path]:
     """site/ as ``make docs`` builds it in a fresh copy of the course; the copy is removed
-    afterwards."""
+    afterwards. conftest.py's ``site`` fixture builds it once for every module that reads it."""
     folder = Path(tempfile.mkdtemp(prefix="bpe-docs-"))
     try:
         for name in tracked_files():
