@@ -821,6 +821,22 @@ def test_ctrl_c_stops_the_hub_and_leaves_nothing_running(hub: Hub) -> None:
             assert sock.connect_ex(("127.0.0.1", port)) != 0, f"port {port} still answers"
 
 
+def test_removing_only_the_accounts_lists_them_and_keeps_them_without_a_terminal(
+    hub: Hub,
+) -> None:
+    """The hub guide's accounts-only removal, with this hub's prefix, run with no terminal."""
+    asked = doc_text.inline(HUB_GUIDE, ".venv/bin/python -m hub.accounts remove")
+    assert asked.endswith("--prefix bpe-"), asked
+    done = subprocess.run(
+        [*asked.split()[:-1], PREFIX], cwd=ROOT, stdin=subprocess.DEVNULL,
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "no terminal to ask: kept everything" in done.stdout
+    assert all(f"  {name}\n" in done.stdout for name in [hub.instructor, *hub.students])
+    assert {pwd.getpwnam(name).pw_uid for name in hub.students} <= prefixed_uids()
+
+
 def test_the_class_is_taken_down_leaving_only_the_exported_grades(hub: Hub, tmp_path: Path) -> None:
     """The hub guide's take-down, with this hub's prefix, folder and a stand-in for its venv (the
     real one serves the other hub tests): refused without a terminal, then done with FORCE=1."""

@@ -3,7 +3,8 @@
 A doc is named by its path in the course (``README.md``, ``docs/guides/hub.md``).
 :func:`section` cuts the text under one heading or bold lead, :func:`commands` the lines of
 the first code block after some text, :func:`command` the one line that begins a certain way;
-each drops the comment a line ends with (two spaces, then ``#``).
+each drops the comment a line ends with (two spaces, then ``#``); :func:`inline` a command in
+backticks within the prose.
 
 But: it runs nothing; the tests that use it do, exactly as the lines read.
 """
@@ -51,3 +52,14 @@ def command(doc: str, start: str) -> str:
         if line.strip().startswith(start):
             return _uncommented(line)
     raise AssertionError(f"{doc} shows no command starting {start!r}")
+
+
+def inline(doc: str, start: str) -> str:
+    """The doc's first command in backticks within its prose that begins with ``start``.
+
+    >>> inline("docs/guides/hub.md", "make hub HUB_IP=")
+    'make hub HUB_IP=0.0.0.0'
+    """
+    found = re.search("`(" + re.escape(start) + "[^`]*)`", text(doc))
+    assert found, f"{doc} shows no `{start}…` in its text"
+    return found.group(1)
