@@ -21,8 +21,9 @@ the instructor's fresh copy of the course under a scratch folder. In order:
   for them);
 - each permission is attempted as a student's Unix user, then loosened to see the same
   attempt succeed, then restored;
-- Ctrl-C stops the hub and leaves no process behind; the class is taken down
-  (``make hub-down``), leaving only the exported grades.
+- Ctrl-C stops the hub and leaves no process behind; the guide's ``make hub HUB_IP=0.0.0.0``
+  restarts it in a network namespace of its own, listening on every interface there; the
+  class is taken down (``make hub-down``), leaving only the exported grades.
 
 Accounts, folders and processes are removed at the end, even after a failure. Screenshots
 of each step go to ``artifacts/hub/``. Skipped, with the reason, without root or Chromium.
@@ -819,6 +820,65 @@ def test_ctrl_c_stops_the_hub_and_leaves_nothing_running(hub: Hub) -> None:
     ):
         with socket.socket() as sock:
             assert sock.connect_ex(("127.0.0.1", port)) != 0, f"port {port} still answers"
+
+
+def listening(pid: int) -> str:
+    """What listens for TCP in the network namespace of process ``pid`` (``ss``'s own lines)."""
+    done = subprocess.run(
+        ["nsenter", f"--net=/proc/{pid}/ns/net", "ss", "-Hltn"],
+        capture_output=True, text=True, timeout=30,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_a_room_network_hub_listens_on_every_interface(hub: Hub, tmp_path: Path) -> None:
+    """The guide's ``make hub HUB_IP=0.0.0.0`` as written, restarting this class's hub in a
+    network namespace of its own, so "every interface" is that namespace's loopback alone and
+    nothing of this machine's network is served."""
+    if not (shutil.which("unshare") and shutil.which("nsenter") and shutil.which("ip")):
+        pytest.skip("needs util-linux's unshare and nsenter and iproute2's ip (.ci/run installs)")
+    assert hub.process.poll() is not None, "needs the hub stopped (the Ctrl-C test)"
+    asked = doc_text.inline(HUB_GUIDE, "make hub HUB_IP=").split()
+    port = free_port()
+    ours = [
+        "STUDENTS=4", f"HUB_PREFIX={PREFIX}", f"HUB_ROOT={hub.root}", "HUB_HOMES_INSIDE=1",
+        f"HUB_PORT={port}", f"HUB_VENV={HUB_VENV}",
+    ]  # fmt: skip
+    room = ["unshare", "--net", "--", "sh", "-c", 'ip link set lo up && exec "$@"', "sh"]
+    output = tmp_path / "run_hub.out"
+    env = {"PATH": os.environ["PATH"], "LANG": "C.UTF-8"}
+    with open(output, "wb") as out:
+        process = subprocess.Popen(
+            [*room, *asked, *ours], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 240
+        while "The class's hub is up" not in output.read_text():
+            if process.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"{' '.join(asked)} did not start the hub:\n{output.read_text()}")
+            time.sleep(0.5)
+        inside = listening(process.pid)
+        assert f"0.0.0.0:{port} " in inside, inside
+        with socket.socket() as sock:  # this machine's own loopback is not the room's
+            assert sock.connect_ex(("127.0.0.1", port)) != 0
+        answered = subprocess.run(
+            ["nsenter", f"--net=/proc/{process.pid}/ns/net", str(HUB_VENV / "bin" / "python"),
+             "-c", f"import urllib.request as u; print(u.urlopen('http://127.0.0.1:{port}"
+             "/hub/login').status)"],
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert answered.stdout.strip() == "200", answered.stderr
+    finally:
+        os.killpg(process.pid, signal.SIGINT)
+        try:
+            process.wait(timeout=90)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    assert "stopped: no server, kernel or proxy of the hub is running" in output.read_text()
+    assert accounts.processes_of(prefixed_uids()) == []
 
 
 def test_removing_only_the_accounts_lists_them_and_keeps_them_without_a_terminal(
