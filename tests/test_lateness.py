@@ -1,7 +1,7 @@
 """Late work, as the gradebook records it, reaches the summary and grades.csv with how late.
 
-A due date set on the assignment (the Formgrader's Edit dialog, ``nbgrader db assignment add
-bpe --duedate=…`` and ``nbgrader_config.py`` all write it there) and nbgrader's submission
+A due date set on the assignment (the Formgrader's Edit dialog and ``nbgrader db assignment add
+bpe --duedate=…`` write it there; ``nbgrader_config.py`` cannot) and nbgrader's submission
 timestamp are the only inputs. But: no grading runs; the submissions hold no notebooks.
 """
 
@@ -10,6 +10,9 @@ from __future__ import annotations
 import csv
 import datetime
 import os
+import re
+import shlex
+import subprocess
 import sys
 from pathlib import Path
 
@@ -53,3 +56,38 @@ def test_how_late_reads_as_a_person_would() -> None:
     assert summary.how_late(0.4) == "0 s"
     assert summary.how_late(59) == "59 s" and summary.how_late(60) == "1 min"
     assert summary.how_late(2 * 86400 + 5) == "2 d 5 s"
+
+
+INSTRUCTORS_GUIDE = "docs/guides/instructors.md"
+
+
+def test_the_guides_due_date_commands_set_it_and_each_form_it_names_means_the_same(
+    tmp_path: Path,
+) -> None:
+    """The instructors' guide's two ``nbgrader db assignment`` lines as written, in a copy of the
+    course; then its add line with each way of writing the time that its text names."""
+    from tests.support import doc_text
+    from tests.support.course_copy import REPO, tracked_files
+
+    root = tracked_files(tmp_path / "course")
+    (root / ".venv").symlink_to(REPO / ".venv")
+    add, listing = doc_text.commands(INSTRUCTORS_GUIDE, "**Due date and late work.**")
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+
+    def run(line: str) -> str:
+        done = subprocess.run(
+            shlex.split(line), cwd=root, env=env, capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    run(add)
+    written = [line for line in doc_text.text(INSTRUCTORS_GUIDE).splitlines() if listing in line]
+    shown = written[0].split("# ", 1)[1]  # what the guide's comment says the list shows
+    assert shown.strip() == "bpe (due: 2026-12-15 22:59:00)", shown
+    assert shown.strip() in run(listing).splitlines()
+    forms = re.findall(r'`"(2026-12-15[ T]23:59:00[^"]*)"`', doc_text.text(INSTRUCTORS_GUIDE))
+    assert forms == ["2026-12-15 23:59:00 Europe/Paris", "2026-12-15T23:59:00+01:00"], forms
+    for form in forms:
+        run(add.replace('"2026-12-15 22:59:00"', f'"{form}"'))
+        assert shown.strip() in run(listing).splitlines(), form

@@ -91,3 +91,18 @@ def test_names_from_a_submission_cannot_drive_the_terminal() -> None:
     assert "\n" not in text and "\x1b" not in text and "\x07" not in text
     row = summary.StudentRow("a\x1b[2Jb", summary.Status(summary.GRADED, ()))
     assert "\x1b" not in summary.format_table([row])
+
+
+def test_only_the_students_own_extra_files_are_named(tmp_path: Path) -> None:
+    """nbgrader's submit writes ``timestamp.txt`` and ``submission_secret.txt`` into every
+    submission: flagging them told every student on the hub of an extra file."""
+    masters = {"01_bpe_by_hand": nbformat.read(SOURCE / "01_bpe_by_hand.ipynb", as_version=4)}
+    submitted = tmp_path / "bpe"
+    submitted.mkdir()
+    nbformat.write(masters["01_bpe_by_hand"], submitted / "01_bpe_by_hand.ipynb")
+    for name in ("timestamp.txt", "submission_secret.txt", "notes.txt"):
+        (submitted / name).write_text("x\n")
+    problems, _ = inspect_submission(submitted, masters, None)
+    assert [p.text() for p in problems if p.kind == "extra_file"] == [
+        Problem("extra_file", "", "notes.txt").text()
+    ]
