@@ -144,6 +144,35 @@ def remove_left_over_runs() -> None:
             accounts.remove_accounts(f"bpehub{found.group(1)}-")
 
 
+def start_hub(command: list[str], output: Path) -> subprocess.Popen:
+    """``command`` (a ``make hub`` line) started in a session of its own, as from a terminal,
+    once it says the hub is up; its output, passwords included, goes to ``output``."""
+    env = {"PATH": os.environ["PATH"], "LANG": "C.UTF-8"}
+    with open(output, "wb") as out:
+        process = subprocess.Popen(
+            command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+    deadline = time.monotonic() + 240
+    while "The class's hub is up" not in output.read_text():
+        if process.poll() is not None or time.monotonic() > deadline:
+            stop_hub(process)
+            pytest.fail(f"{' '.join(command)} did not start the hub:\n{output.read_text()}")
+        time.sleep(0.5)
+    return process
+
+
+def stop_hub(process: subprocess.Popen) -> None:
+    """Ctrl-C, as in the hub's terminal; then, should it hang, kill."""
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGINT)
+        try:
+            process.wait(timeout=90)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
 @pytest.fixture(scope="module")
 def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
     reason = why_not(platform.system(), os.geteuid(), shutil.which("useradd") is not None)
@@ -169,18 +198,9 @@ def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
         f"HUB_PORT={port}", f"HUB_VENV={HUB_VENV}",
     ]  # fmt: skip
     assert command[:2] == ["make", "hub"], command
-    env = {"PATH": os.environ["PATH"], "LANG": "C.UTF-8"}
-    with open(output, "wb") as out:
-        process = subprocess.Popen(
-            command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )  # fmt: skip
+    process = None
     try:
-        deadline = time.monotonic() + 240
-        while "The class's hub is up" not in output.read_text():
-            if process.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"make hub did not start the hub:\n{output.read_text()}")
-            time.sleep(0.5)
+        process = start_hub(command, output)
         state = root / "state"
         settings = json.loads((state / "settings.json").read_text())
         passwords = json.loads((state / "passwords.json").read_text())
@@ -193,13 +213,8 @@ def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
         secret.chmod(0o600)
         yield Hub(f"http://127.0.0.1:{port}", root, settings, passwords, process, output)
     finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGINT)  # as Ctrl-C in its terminal
-            try:
-                process.wait(timeout=90)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+        if process is not None:
+            stop_hub(process)
         accounts.remove_accounts(PREFIX)
         shutil.rmtree(root, ignore_errors=True)
 
@@ -590,18 +605,37 @@ def test_students_fetch_their_feedback_and_read_it(hub: Hub, log_in) -> None:
 
 def test_the_midterm_fix_runs_in_the_hubs_course_copy(hub: Hub) -> None:
     """The guide's recipe for a test found wrong mid-term, as written, in the hub's copy of
-    the course: no notebooks/ there and no git, yet nothing refuses or stops half-way."""
+    the course: no notebooks/ there and no git, yet nothing refuses or stops half-way, and
+    the fix (a hidden test now worth 2 points, not 1) moves exactly the grades it should."""
+    from nbgrader.api import Gradebook
+
     block = doc_text.section(TERM_GUIDE, "**A test found wrong mid-term**").split("```")[1]
     commands = [line.split("#")[0].split() for line in block.splitlines()]
     commands = [command for command in commands if command]
     assert commands == [["make", "notebooks"], ["make", "regrade"]]
     assert not (hub.course / "notebooks").exists() and not (hub.course / ".git").exists()
+    lesson, fixed = NOTEBOOKS[0].removesuffix(".ipynb"), "test_merge_pair_hidden_core"
+    right, wrong, absent, late = hub.students
+    with Gradebook(f"sqlite:///{hub.course / 'gradebook.db'}") as gradebook:
+        scores = {
+            s: gradebook.find_grade(fixed, lesson, "bpe", s).score for s in (right, wrong, late)
+        }
+    passed = {student for student, score in scores.items() if score == 1}
+    assert {right, late} <= passed, scores  # their answers are right
+    master = hub.course / "source" / "bpe" / NOTEBOOKS[0]  # kept the instructor's own
+    notebook = nbformat.read(master, as_version=4)
+    (cell,) = [c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade_id") == fixed]
+    cell.metadata["nbgrader"]["points"] = 2
+    master.write_text(nbformat.writes(notebook) + "\n")
     for command in commands:
         hub.must_run_as(hub.instructor, command, cwd=hub.course)
     assert sorted(p.name for p in (hub.course / "notebooks").glob("*.ipynb")) == sorted(
         p.name for p in (ROOT / "source" / "bpe").glob("*.ipynb")
     )
-    assert list((hub.course / "artifacts" / "grading").glob("regrade-*.md"))
+    (report,) = (hub.course / "artifacts" / "grading").glob("regrade-*.csv")
+    with report.open(newline="") as handle:
+        moved = {row["student"]: row["test cells that moved"] for row in csv.DictReader(handle)}
+    assert moved == dict.fromkeys(passed, f"{fixed} 1 → 2"), moved
 
 
 def test_solutions_are_released_and_fetched_on_the_hub(hub: Hub, log_in) -> None:
@@ -847,18 +881,8 @@ def test_a_room_network_hub_listens_on_every_interface(hub: Hub, tmp_path: Path)
     ]  # fmt: skip
     room = ["unshare", "--net", "--", "sh", "-c", 'ip link set lo up && exec "$@"', "sh"]
     output = tmp_path / "run_hub.out"
-    env = {"PATH": os.environ["PATH"], "LANG": "C.UTF-8"}
-    with open(output, "wb") as out:
-        process = subprocess.Popen(
-            [*room, *asked, *ours], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )  # fmt: skip
+    process = start_hub([*room, *asked, *ours], output)
     try:
-        deadline = time.monotonic() + 240
-        while "The class's hub is up" not in output.read_text():
-            if process.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"{' '.join(asked)} did not start the hub:\n{output.read_text()}")
-            time.sleep(0.5)
         inside = listening(process.pid)
         assert f"0.0.0.0:{port} " in inside, inside
         with socket.socket() as sock:  # this machine's own loopback is not the room's
@@ -871,12 +895,7 @@ def test_a_room_network_hub_listens_on_every_interface(hub: Hub, tmp_path: Path)
         )  # fmt: skip
         assert answered.stdout.strip() == "200", answered.stderr
     finally:
-        os.killpg(process.pid, signal.SIGINT)
-        try:
-            process.wait(timeout=90)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        stop_hub(process)
     assert "stopped: no server, kernel or proxy of the hub is running" in output.read_text()
     assert accounts.processes_of(prefixed_uids()) == []
 
