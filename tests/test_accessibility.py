@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import sys
+import time
 
 import pytest
 
@@ -275,7 +276,18 @@ def test_widget_by_keyboard_alone_read_from_the_accessibility_tree(page, voila_w
     expect(voila_widget.get_by_role("status")).to_contain_text(f"After {MERGES - 1} of")
     stepper = MergeStepper(SENTENCE)
     stepper.goto(MERGES - 1)
-    assert tokens_from_aria(voila_widget) == stepper.segmentation()
+    # The status line and the token list are redrawn one after the other: read the list
+    # until it is drawn (a busy machine once caught it empty), for a few seconds at most.
+    deadline = time.monotonic() + 15
+    while True:
+        try:
+            tokens = tokens_from_aria(voila_widget)
+        except AssertionError:  # no list items yet
+            tokens = []
+        if tokens == stepper.segmentation() or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert tokens == stepper.segmentation()
     # The merge table and the candidates come next in the tab order, as text.
     passed = tab_to(page, "Merge table")
     table = page.evaluate("() => document.activeElement.innerText")
