@@ -7,7 +7,8 @@ process merges each student's rows into ``gradebook.db`` as they arrive (SQLite 
 writer), keeps what was found in ``results.json`` and every test cell's judged verdict in
 ``verdicts.json``, and prints the class summary. ``--in-process`` grades here, without Dask,
 after the same proof that this process can grade that every Dask worker gives (``ready``).
-The options are ``options.grading_parser``'s, read once into one ``GradingOptions``.
+The options are ``options.grading_parser``'s, read once into one ``GradingOptions``. Nothing
+is graded unless the term's core hidden cases catch every known mistake (``fairness``).
 
 But: the grading itself is ``grade_one``'s and the retrying Dask's; a scheduler that cannot
 be reached stops the run before anything is written.
@@ -42,6 +43,7 @@ from autograder.course import (
     VERDICTS_RECORD,
     class_db_path,
     find_students,
+    term_secret,
 )
 from autograder.grading import class_check
 from autograder.grading.grade_one import scratch_root
@@ -56,6 +58,7 @@ from autograder.grading.on_dask import (
 from autograder.grading.options import GradingOptions, grading_parser, options_from
 from autograder.grading.student_result import StudentResult
 from autograder.grading.trusted_paths import refuse_untrusted
+from autograder.hidden_tests.fairness import why_unfair
 from autograder.isolation import bwrap
 from autograder.isolation.bwrap import why_unavailable
 from autograder.reports import summary
@@ -83,17 +86,36 @@ def save_grading_results(course_root: Path, results: list[StudentResult]) -> Non
     record.write_text(json.dumps(kept + fresh, indent=1))
 
 
+def notebooks_missing(course_root: Path, class_db: Path, assignment: str = ASSIGNMENT) -> list[str]:
+    """The notebooks of ``source/<assignment>/`` that the gradebook does not hold for the
+    assignment (all of them when it does not know the assignment, or only its name, as
+    ``nbgrader db assignment add`` leaves it before any ``generate_assignment``)."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    masters = sorted(p.stem for p in (course_root / "source" / assignment).glob("*.ipynb"))
+    if not class_db.exists():
+        return masters
+    with sqlite3.connect(class_db) as db:  # a file that holds no gradebook yet is not made one
+        if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'assignment'").fetchone():
+            return masters
+    with Gradebook(f"sqlite:///{class_db}") as gradebook:
+        try:
+            held = {notebook.name for notebook in gradebook.find_assignment(assignment).notebooks}
+        except MissingEntry:
+            return masters
+    return [name for name in masters if name not in held]
+
+
 def ensure_assignment(course_root: Path, class_db: Path, assignment: str = ASSIGNMENT) -> None:
-    """Make sure the gradebook knows the assignment; run generate_assignment if it does not."""
-    if class_db.exists():
-        with sqlite3.connect(class_db) as db:
-            known = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'assignment'").fetchone()
-            if (
-                known
-                and db.execute("SELECT 1 FROM assignment WHERE name = ?", (assignment,)).fetchone()
-            ):
-                return
-    print(f"{class_db.name} does not know assignment {assignment!r}: running generate_assignment")
+    """Make sure the gradebook holds the assignment's notebooks, not only its name; run
+    generate_assignment if it does not (which keeps a due date already set)."""
+    missing = notebooks_missing(course_root, class_db, assignment)
+    if not missing:
+        return
+    print(
+        f"{class_db.name} does not hold {', '.join(missing)} of assignment {assignment!r}: "
+        "running generate_assignment (a due date already set is kept)"
+    )
     env = dict(os.environ, PATH=str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"])
     nbgrader = [sys.executable, "-m", "nbgrader", "generate_assignment", assignment, "--force"]
     subprocess.run([*nbgrader, "--log-level=WARN"], cwd=course_root, env=env, check=True)
@@ -166,6 +188,9 @@ def grade_class(options: GradingOptions, students: list[str] | None = None) -> l
     if not students:
         print(f"nothing to grade: no folder submitted/<student>/{ASSIGNMENT} in {course_root}")
         return results
+    unfair = why_unfair(term_secret(course_root))  # every student meets these same cases
+    if unfair:
+        raise SystemExit(unfair)
     if not (options.unconfined or bwrap.available()):
         raise SystemExit(
             f"refusing to grade: {why_unavailable()}. Without the sandbox a student's code runs "
