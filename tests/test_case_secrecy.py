@@ -1,10 +1,16 @@
 """Hidden cases that buy nothing outside the grader: hostile answers against the cases' secrecy.
 
-- a lookup table of one term's cases and answers earns nothing the next term, nor for
-  another student of the same term;
+Every student of a term is graded on the same cases (the same answer, the same score); what
+is kept from students is the term's cases, not one student's from another's.
+
+- the repository and the released notebooks hold none of a term's cases: a lookup table of
+  the cases the repository shows earns nothing in a term, and no released notebook holds a
+  hidden test or the term's secret;
+- a lookup table of one term's cases and answers earns nothing the next term;
 - an answer that searches its own process (``gc.get_objects()``) finds only the inputs of
   the case it is running: no other case, group, exercise or expected result;
-- a returned value carries at most one input and about 200 characters into the feedback;
+- a failure message shows one input and carries at most about 200 characters of a returned
+  value into the feedback;
 - forked children together hit the sandbox's memory limit, not each their own;
 - a grading kernel that cannot import the course library refuses to grade, naming the
   sandbox's paths;
@@ -36,19 +42,17 @@ from course_fixtures.catalogue import CORRECT, MORE_WRONG, WRONG
 from tests.conftest import ROOT
 from tests.test_checkers import load
 
-TERMS = [("term-2026-autumn", "ada"), ("term-2027-spring", "ada"), ("term-2027-spring", "bob")]
+TERMS = ["term-2026-autumn", "term-2027-spring", "term-2027-autumn"]
 PURE = ("pair_counts", "merge_pair", "train_bpe", "encode_bpe")  # the value is the answer
 needs_bwrap = pytest.mark.skipif(not bwrap.available(), reason="bubblewrap is missing")
 
 
-def _failing_groups(name: str, func, secret: str | None, student: str | None) -> dict[str, str]:
+def _failing_groups(name: str, func, secret: str | None) -> dict[str, str]:
     """Per hidden group, the first failure message of ``func`` ("" where it passes)."""
     found = {}
     for group in GROUPS:
-        args = cases(name, group, secret, student)
-        messages = judge(
-            name, group, [run_case(name, func, a) for a in args], None, secret, student
-        )
+        args = cases(name, group, secret)
+        messages = judge(name, group, [run_case(name, func, a) for a in args], None, secret)
         found[group] = messages[0] if messages else ""
     return found
 
@@ -56,14 +60,14 @@ def _failing_groups(name: str, func, secret: str | None, student: str | None) ->
 # ---- a lookup table built from one term's feedback ---------------------------------------
 
 
-def lookup_answer(name: str, secret: str, student: str) -> str:
-    """An answer that is only a table: every hidden case of ``student`` in ``secret``'s term
-    (more than any feedback shows), keyed on the arguments, with the reference's answer."""
+def lookup_answer(name: str, secret: str | None) -> str:
+    """An answer that is only a table: every hidden case of ``secret``'s term (more than any
+    feedback shows; None: the fixed cases the repository shows), keyed on the arguments,
+    with the reference's answer."""
     table = {}
     for group in GROUPS:
         for args, want in zip(
-            cases(name, group, secret, student),
-            expected_outcomes(name, group, secret=secret, student=student),
+            cases(name, group, secret), expected_outcomes(name, group, secret=secret)
         ):
             table[repr(tuple(args))] = want.value
     return (
@@ -74,29 +78,54 @@ def lookup_answer(name: str, secret: str, student: str) -> str:
 
 @pytest.mark.parametrize("name", PURE)
 def test_a_lookup_table_from_one_term_earns_nothing_the_next_term(name: str) -> None:
-    (first, ada), (second, _), (_, bob) = TERMS
-    answer = load(lookup_answer(name, first, ada), name)
-    assert _failing_groups(name, answer, first, ada) == dict.fromkeys(GROUPS, "")  # it works
-    for secret, student in ((second, ada), (first, bob)):  # next term; a classmate
-        failing = _failing_groups(name, answer, secret, student)
-        assert all(failing.values()), (secret, student, failing)
+    first, second, _ = TERMS
+    answer = load(lookup_answer(name, first), name)
+    assert _failing_groups(name, answer, first) == dict.fromkeys(GROUPS, "")  # it works
+    failing = _failing_groups(name, answer, second)
+    assert all(failing.values()), (second, failing)
 
 
-def test_a_regrade_draws_the_same_cases_and_others_draw_other_ones() -> None:
+@pytest.mark.parametrize("name", PURE)
+def test_a_lookup_table_of_the_repositorys_cases_earns_nothing_in_a_term(name: str) -> None:
+    answer = load(lookup_answer(name, None), name)
+    assert _failing_groups(name, answer, None) == dict.fromkeys(GROUPS, "")  # it works
+    for secret in TERMS:
+        failing = _failing_groups(name, answer, secret)
+        assert all(failing.values()), (secret, failing)
+
+
+def test_the_released_notebooks_hold_no_hidden_test_and_no_secret() -> None:
+    from autograder.course import SECRET_FILE
+    from bpe_course.selfcheck import BEGIN_HIDDEN
+
+    released = sorted((ROOT / "notebooks").glob("*.ipynb"))
+    assert len(released) == 4
+    for path in released:
+        text = path.read_text()
+        assert BEGIN_HIDDEN not in text and "hidden_tests" not in text, path.name
+    tracked = subprocess.run(
+        ["git", "ls-files", SECRET_FILE], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout
+    ignored = subprocess.run(["git", "check-ignore", "-q", SECRET_FILE], cwd=ROOT).returncode
+    assert tracked == "" and ignored == 0  # the term's secret never reaches the repository
+
+
+def test_a_regrade_draws_the_same_cases_and_the_next_term_other_ones() -> None:
+    first, second, third = TERMS
     for name in EXERCISES:
         for group in GROUPS:
-            (first, ada), (second, _), (_, bob) = TERMS
-            drawn = repr(cases(name, group, first, ada))
-            assert drawn == repr(cases(name, group, first, ada))
-            assert drawn != repr(cases(name, group, second, ada))
-            assert drawn != repr(cases(name, group, first, bob))
+            drawn = repr(cases(name, group, first))
+            assert drawn == repr(cases(name, group, first))
+            assert drawn != repr(cases(name, group, second))
+            assert drawn != repr(cases(name, group, third))
+            assert drawn != repr(cases(name, group))  # nor the repository's own
 
 
 def test_the_drawn_cases_are_the_same_under_any_hash_seed() -> None:
     code = (
         "from autograder.hidden_tests.cases import cases\n"
         "from autograder.course import EXERCISES\n"
-        "print(repr([cases(n, g, 's', 'ada') for n in EXERCISES for g in ('core', 'random')]))"
+        "print(repr([cases(n, g, 's') for n in EXERCISES for g in ('core', 'random')]))"
     )
     runs = {
         subprocess.run(
@@ -112,13 +141,13 @@ def test_the_drawn_cases_are_the_same_under_any_hash_seed() -> None:
     assert len(runs) == 1
 
 
-def test_a_where_that_iterates_out_of_order_still_does_for_every_student() -> None:
+def test_a_where_that_iterates_out_of_order_still_does_in_every_term() -> None:
     fixed = cases("merge_and_update", "core")
     disordered = [i for i, (*_, where, pair) in enumerate(fixed) if _out_of_order(where, pair)]
     assert len(disordered) >= 2  # the SPREAD cases
-    for student in ("ada", "bob", "cyd", "dee", "eve", "fay"):
-        drawn = cases("merge_and_update", "core", "term", student)
-        assert all(_out_of_order(drawn[i][3], drawn[i][4]) for i in disordered), student
+    for secret in [*TERMS, "term-2028-spring", "term-2028-autumn", "term-2029-spring"]:
+        drawn = cases("merge_and_update", "core", secret)
+        assert all(_out_of_order(drawn[i][3], drawn[i][4]) for i in disordered), secret
 
 
 def _out_of_order(where: dict, pair: tuple) -> bool:
@@ -142,17 +171,17 @@ def _named(name: str, failing: dict[str, str]) -> set[str | None]:
 
 @functools.cache
 def _named_on_fixed_cases(name: str, source: str) -> set[str | None]:
-    return _named(name, _failing_groups(name, load(source, name), None, None))
+    return _named(name, _failing_groups(name, load(source, name), None))
 
 
-@pytest.mark.parametrize(("secret", "student"), TERMS)
-def test_every_answer_of_the_catalogue_is_judged_as_before(secret: str, student: str) -> None:
+@pytest.mark.parametrize("secret", TERMS)
+def test_every_answer_of_the_catalogue_is_judged_as_before(secret: str) -> None:
     """Right answers pass, wrong ones fail on their exercise, no mistake is misnamed, and
     each mistake named on the fixed cases is named on the drawn ones too."""
     wrongly = []
     for name, label, mistake, source, right in every_answer():
         func = load(source, name)
-        failing = _failing_groups(name, func, secret, student)
+        failing = _failing_groups(name, func, secret)
         if right == any(failing.values()):
             wrongly.append((name, label, "failed" if right else "passed"))
         named = _named(name, failing)
@@ -247,10 +276,11 @@ def test_a_returned_value_carries_one_input_and_about_200_characters_out(
     name: str, answer: str
 ) -> None:
     notebook, exercise = _master_with(name, answer)
-    verdicts, _ = judge_notebook(notebook, [exercise], "term", 10.0, student="ada")
+    verdicts, _ = judge_notebook(notebook, [exercise], "term", 10.0)
     for cell in ("test_" + name + "_hidden_core", "test_" + name + "_hidden_random"):
         message = verdicts[name][cell]
         assert message, cell
+        assert message.count(f"{name}(") == 1, message  # one failing input, no more
         assert _came_back(message) <= CAME_BACK_LIMIT + 5, message
         assert message.count("LEAK") <= 2, message  # its value (a key of it), cut short
 

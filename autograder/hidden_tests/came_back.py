@@ -6,7 +6,7 @@ its differences, an error, changed arguments), about ``CAME_BACK_LIMIT`` charact
 it says what type came back where that is not the expected one.
 
 But: it decides nothing about right or wrong, and it does not hide the failing input, which
-is the student's own (drawn for them and this term: ``drawn``).
+is the one case of the term (``drawn``) this message shows.
 
 >>> from autograder.hidden_tests.run import Outcome
 >>> from bpe_course.mistakes import Trial

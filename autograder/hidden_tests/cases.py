@@ -6,8 +6,9 @@ from a fixed seed per exercise, the same under any ``PYTHONHASHSEED``) and ``"ex
 (the visible cell's inputs: ``bpe_course.examples`` for four exercises, and for
 merge_and_update its cell's stateful calls, rebuilt).
 
-Grading passes the term's secret and the student's id: both groups are then drawn for that
-student (the core cases by ``drawn``, keeping each one's purpose), the same at every regrade.
+Grading passes the term's secret: both groups are then drawn for that term (the core cases
+by ``drawn``, keeping each one's purpose), the same for every student of the term and at
+every regrade, so the same answer earns the same score whoever hands it in.
 
 But: it says nothing about expected answers; ``compare.reference`` knows those.
 
@@ -103,6 +104,7 @@ def _merge_pair_core() -> list[Case]:
         (("a", "b", "a", "b", "a"), ("a", "b")),
         (("ab", "c"), ("b", "c")),  # "b c" only exists across a symbol boundary
         (("a", "bc"), ("a", "b")),
+        (("ab", "c"), ("a", "bc")),  # ab c reads abc as a bc does, but holds no (a, bc)
         ((" ", "t", "h", "e"), (" ", "t")),  # a symbol that is a space
         (("s", "e", "a", "t", "s"), ("e", "a")),
         (("x", "y"), ("a", "b")),  # pair absent: same symbols back, still a tuple
@@ -283,26 +285,27 @@ _RANDOM: dict[str, Callable[[random.Random], list[Case]]] = {
 }
 _EXAMPLES: dict[str, Callable[[], list[Case]]] = {"merge_and_update": _merge_and_update_examples}
 # One seed per exercise, so adding cases to one exercise leaves the others unchanged. A
-# term's grading passes its secret (course.term_secret) and the student's id, which draw the
-# core cases anew (drawn.py) and seed the random ones: nobody else's cases buy anything.
+# term's grading passes its secret (course.term_secret), which draws the core cases anew
+# (drawn.py) and seeds the random ones: last term's cases buy nothing this term. Never the
+# student's id: two students who hand in the same answer must meet the same cases.
 _SEEDS = {name: 2024 + i for i, name in enumerate(EXERCISES)}
 
 
 _DRAWN: dict[tuple, list[Case]] = {}
-_DRAWN_KEPT = 64  # groups kept: grading asks for a student's cases several times
+_DRAWN_KEPT = 64  # groups kept: grading asks for a term's cases many times
 
 
-def _drawn(name: str, group: str, secret: str | None, student: str | None) -> list[Case]:
-    """A group drawn for ``secret`` and ``student``, drawn once per process (the callers get
-    copies: the trainer's random cases take a few milliseconds to draw)."""
-    key = (name, group, secret, student)
+def _drawn(name: str, group: str, secret: str | None) -> list[Case]:
+    """A group drawn for ``secret``, drawn once per process (the callers get copies: the
+    trainer's random cases take a few milliseconds to draw)."""
+    key = (name, group, secret)
     if key not in _DRAWN:
         if len(_DRAWN) >= _DRAWN_KEPT:
             _DRAWN.clear()
         if group == "core":
-            _DRAWN[key] = draw(name, _CORE[name](), f"{secret}/{student}")
+            _DRAWN[key] = draw(name, _CORE[name](), str(secret))
         else:
-            _DRAWN[key] = _RANDOM[name](_random_source(name, secret, student))
+            _DRAWN[key] = _RANDOM[name](_random_source(name, secret))
     return _DRAWN[key]
 
 
@@ -322,26 +325,22 @@ def _fresh(value: object) -> object:
     return value
 
 
-def _random_source(name: str, secret: str | None, student: str | None) -> random.Random:
+def _random_source(name: str, secret: str | None) -> random.Random:
     # A str seed is hashed with SHA-512 by random: the same on every machine and hash seed.
-    if student is None:
-        return random.Random(_SEEDS[name] if secret is None else f"{secret}/{name}")
-    return random.Random(f"{secret}/{student}/{name}")
+    return random.Random(_SEEDS[name] if secret is None else f"{secret}/{name}")
 
 
-def cases(
-    name: str, group: str, secret: str | None = None, student: str | None = None
-) -> list[Case]:
+def cases(name: str, group: str, secret: str | None = None) -> list[Case]:
     """The argument tuples exercise ``name`` is graded on in ``group`` ("core" or "random";
-    "examples" for merge_and_update). ``secret`` and ``student`` draw both groups for that
-    term and that student (``drawn``: the core cases keep their purpose, not their letters);
-    with neither, the fixed cases, for the masters' own hidden cells and the tests."""
+    "examples" for merge_and_update). ``secret`` draws both groups for that term, the same
+    for every student (``drawn``: the core cases keep their purpose, not their letters);
+    without it, the fixed cases, for the masters' own hidden cells and the tests."""
     if name not in _CORE:
         raise ValueError(f"unknown exercise {name!r}; expected one of {', '.join(EXERCISES)}")
-    if group == "core" and secret is None and student is None:
+    if group == "core" and secret is None:
         return _CORE[name]()
     if group in GROUPS:
-        return _fresh(_drawn(name, group, secret, student))
+        return _fresh(_drawn(name, group, secret))
     if group == EXAMPLES:
         if name in VISIBLE:
             return example_cases(name)

@@ -1,4 +1,4 @@
-"""Draw each core case anew for a term and a student: the same purpose, other letters and counts.
+"""Draw each core case anew for a term: the same purpose, other letters and counts.
 
 ``draw(name, fixed, seed)`` turns the fixed core cases of exercise ``name`` into this seed's:
 each case's letters are renamed by a map that keeps their alphabetical order (so every tie
@@ -7,13 +7,13 @@ was), its counts are multiplied by one factor (none where a count of 1 is the po
 corpus's words are shuffled; for merge_and_update the trainer's state is renamed and
 re-indexed the same way, keeping a ``where[pair]`` that a set iterates out of order so.
 The same seed gives the same cases under any ``PYTHONHASHSEED``; the seed is the term's
-secret and the student's id, so one student's feedback tells nothing about another's cases.
+secret, so every student of a term meets the same cases and a new term meets new ones.
 
 But: it knows no expected answer (the reference computes those), and it leaves spaces and
 the visible examples as they are.
 
->>> draw("merge_pair", [(("a", "a", "a"), ("a", "a"))], "term/ada")
-[(('o', 'o', 'o'), ('o', 'o'))]
+>>> draw("merge_pair", [(("a", "a", "a"), ("a", "a"))], "term-2026-autumn")
+[(('h', 'h', 'h'), ('h', 'h'))]
 """
 
 from __future__ import annotations

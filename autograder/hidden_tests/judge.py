@@ -37,15 +37,14 @@ def judge(
     outcomes: Sequence[Outcome],
     expected: Sequence[Outcome] | None = None,
     secret: str | None = None,
-    student: str | None = None,
 ) -> list[str]:
-    """Failure messages for ``outcomes`` of ``cases(name, group, secret, student)``,
+    """Failure messages for ``outcomes`` of ``cases(name, group, secret)``,
     smallest input first; an empty list means every case passed. Runs only our own code.
     ``expected``, the reference's outcomes on the same cases, saves running the reference
     again when judging many students."""
     if group not in (*GROUPS, EXAMPLES):
         raise ValueError(f"unknown group {group!r}; expected 'core' or 'random'")
-    all_args = cases(name, group, secret, student)
+    all_args = cases(name, group, secret)
     if len(outcomes) != len(all_args):
         raise ValueError(
             f"{name}/{group} has {len(all_args)} cases but {len(outcomes)} outcomes were given"

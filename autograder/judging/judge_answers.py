@@ -3,10 +3,11 @@
 ``exercises_of`` reads the masters: which exercise lives in which notebook, its test cells
 and their points, and the literal calls of its visible examples. ``judge_notebook`` takes each
 answer's code from a notebook (``cells.answer_statements``), runs it in the sandbox on the
-hidden cases drawn for this term and this student and the examples (``judging.sandbox``;
-only plain data comes back), the expected outcomes computed here by the reference, and judges
-the outcomes in this process (``hidden_tests.judge``): per test cell "" (passed), the failure
-message, or None (examples too stateful to re-run alone: the kernel's verdict stands).
+hidden cases drawn for this term, the same for every student, and on the examples
+(``judging.sandbox``; only plain data comes back), the expected outcomes computed here by the
+reference, and judges the outcomes in this process (``hidden_tests.judge``): per test cell ""
+(passed), the failure message, or None (examples too stateful to re-run alone: the kernel's
+verdict stands).
 
 But: it writes no notebook and no gradebook; ``hidden_tests_outside`` puts its verdicts into
 the notebook nbgrader scores.
@@ -80,7 +81,7 @@ def group_of(cell: str, name: str) -> str | None:
 
 
 _EXPECTED: dict[tuple, list[Outcome]] = {}
-_KEPT = 256  # groups of expected outcomes kept: each student's cases are their own
+_KEPT = 256  # groups of expected outcomes kept: a term's, and examples' literal calls
 
 
 def expected_outcomes(
@@ -88,15 +89,14 @@ def expected_outcomes(
     group: str,
     calls: list[tuple] | None = None,
     secret: str | None = None,
-    student: str | None = None,
 ) -> list[Outcome]:
-    """The reference's outcomes on a group's cases for ``student`` (or on ``calls``),
-    computed here, outside the sandbox, once per process and student."""
-    key = (name, group, secret, student) if calls is None else (name, repr(calls))
+    """The reference's outcomes on a group's cases of the term (or on ``calls``), computed
+    here, outside the sandbox, once per process."""
+    key = (name, group, secret) if calls is None else (name, repr(calls))
     if key not in _EXPECTED:
         if len(_EXPECTED) >= _KEPT:
             _EXPECTED.clear()
-        args_list = cases(name, group, secret, student) if calls is None else calls
+        args_list = cases(name, group, secret) if calls is None else calls
         _EXPECTED[key] = [run_case(name, reference(name), args) for args in args_list]
     return _EXPECTED[key]
 
@@ -109,9 +109,9 @@ def _has_example_cases(name: str) -> bool:
     return True
 
 
-def _groups(exercise: Exercise, secret: str | None, student: str | None) -> dict[str, list[tuple]]:
+def _groups(exercise: Exercise, secret: str | None) -> dict[str, list[tuple]]:
     name = exercise.name
-    groups = {g: cases(name, g, secret, student) for g in ("core", "random")}
+    groups = {g: cases(name, g, secret) for g in ("core", "random")}
     if exercise.examples:
         groups["examples"] = list(exercise.examples)
     elif _has_example_cases(name):  # stateful examples, rebuilt as cases
@@ -119,18 +119,14 @@ def _groups(exercise: Exercise, secret: str | None, student: str | None) -> dict
     return groups
 
 
-def cannot_run_alone(
-    name: str, outcomes: dict[str, list[Outcome]], secret: str | None, student: str | None = None
-) -> str:
+def cannot_run_alone(name: str, outcomes: dict[str, list[Outcome]], secret: str | None) -> str:
     """The error when every hidden case the answer gets wrong raised NameError or ImportError
     (it leans on something outside what the sandbox runs; cases such as an empty corpus may
     never reach that name and pass), else ""."""
     wrong = [
         got
         for group in ("core", "random")
-        for want, got in zip(
-            expected_outcomes(name, group, secret=secret, student=student), outcomes.get(group, [])
-        )
+        for want, got in zip(expected_outcomes(name, group, secret=secret), outcomes.get(group, []))
         if not agrees(name, want, got)
     ]
     if wrong and all((o.error or "").split(":")[0] in _ALONE_ERRORS for o in wrong):
@@ -152,28 +148,27 @@ def verdict(
     outcomes: list[Outcome],
     expected: list[Outcome],
     secret: str | None = None,
-    student: str | None = None,
 ) -> str:
     """The empty string when every case of the group passed, else the message about the
     smallest failing one, with about 200 characters of what came back (``came_back``)."""
-    messages = judge(name, group, outcomes, expected, secret, student)
+    messages = judge(name, group, outcomes, expected, secret)
     if not messages:
         return ""
-    trials = trials_of(name, cases(name, group, secret, student), outcomes, expected)
+    trials = trials_of(name, cases(name, group, secret), outcomes, expected)
     smallest = min((t for t in trials if not t.passed), key=lambda t: size(t.args))
     return shorten(messages[0], smallest)
 
 
 def _judge_exercise(
-    exercise: Exercise, outcomes: dict[str, list], secret: str | None, student: str | None
+    exercise: Exercise, outcomes: dict[str, list], secret: str | None
 ) -> dict[str, str | None]:
     name = exercise.name
     verdicts: dict[str, str | None] = {}
     for cell in exercise.cells:
         group = group_of(cell, name)
         if group in ("core", "random"):
-            expected = expected_outcomes(name, group, secret=secret, student=student)
-            verdicts[cell] = verdict(name, group, outcomes[group], expected, secret, student)
+            expected = expected_outcomes(name, group, secret=secret)
+            verdicts[cell] = verdict(name, group, outcomes[group], expected, secret)
         elif group == "examples" and exercise.examples:
             verdicts[cell] = _examples_verdict(name, exercise.examples, outcomes["examples"])
         elif group == "examples" and "examples" in outcomes:
@@ -182,7 +177,7 @@ def _judge_exercise(
         elif group == "examples":
             # Not re-runnable alone; a function that fails every hidden case outside the
             # kernel (an imported reference, a planted module) keeps nothing.
-            core = expected_outcomes(name, "core", secret=secret, student=student)
+            core = expected_outcomes(name, "core", secret=secret)
             passes_some = any(agrees(name, e, o) for e, o in zip(core, outcomes["core"]))
             verdicts[cell] = None if passes_some else "fails every core case outside the kernel"
     return verdicts
@@ -194,12 +189,12 @@ def judge_notebook(
     secret: str | None = None,
     seconds: float = DEFAULT_SECONDS,
     memory_gb: float = DEFAULT_MEMORY_GB,
-    student: str | None = None,
 ) -> tuple[dict[str, dict[str, str | None]], Findings]:
     """For each exercise of one notebook and each of its test cells: "" if it passes outside
     the kernel, else why not; None where the kernel's verdict stands; and what a person
-    should know about each exercise. The hidden cases are ``student``'s of this term
-    (``secret``); one sandbox process serves the whole notebook, one case at a time."""
+    should know about each exercise. The hidden cases are this term's (``secret``), the
+    same for every student; one sandbox process serves the whole notebook, one case at a
+    time."""
     verdicts: dict[str, dict[str, str | None]] = {}
     findings = Findings()
     jobs = []
@@ -209,7 +204,7 @@ def judge_notebook(
             why = f"no answer cell with grade_id {exercise.name!r}"
             verdicts[exercise.name] = {cell: why for cell in exercise.cells}
         else:
-            jobs.append((exercise.name, statements, _groups(exercise, secret, student)))
+            jobs.append((exercise.name, statements, _groups(exercise, secret)))
             uses = engine_uses(notebook, exercise.name, exercise.master)
             if uses:
                 findings.engine[exercise.name] = uses
@@ -217,8 +212,8 @@ def judge_notebook(
     for exercise in exercises:
         if exercise.name in outcomes:
             found = outcomes[exercise.name]
-            verdicts[exercise.name] = _judge_exercise(exercise, found, secret, student)
-            alone = cannot_run_alone(exercise.name, found, secret, student)
+            verdicts[exercise.name] = _judge_exercise(exercise, found, secret)
+            alone = cannot_run_alone(exercise.name, found, secret)
             if alone:
                 findings.alone[exercise.name] = alone
             errors = [o.error or "" for group in found.values() for o in group]

@@ -84,14 +84,13 @@ class JudgeHiddenTests(NbGraderPreprocessor):
             nb.cells[index].source = source
         root = Path(self.course_root)
         mine = [e for e in exercises_of(root) if e.notebook == resources.get("unique_key")]
-        secret = term_secret(root)  # this term's cases, the same at every regrade
-        student = str(resources.get("nbgrader", {}).get("student", ""))  # and this student's
+        # This term's cases, the same for every student and at every regrade: the student's
+        # id never reaches the judge, so the same answer earns the same score.
+        secret = term_secret(root)
         seconds = self._time_limit()
         broken = ""
         try:
-            verdicts, findings = judge_notebook(
-                nb, mine, secret, seconds, self.memory_gb, student=student
-            )
+            verdicts, findings = judge_notebook(nb, mine, secret, seconds, self.memory_gb)
         except Exception as error:  # the judge's own failure: 0 for now, and a person looks
             broken = f"the judge could not run ({type(error).__name__}: {error})"[:200]
             verdicts = {e.name: dict.fromkeys(e.cells, broken) for e in mine}
