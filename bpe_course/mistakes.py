@@ -47,12 +47,14 @@ from bpe_course.variants import (
     make_replaying_encoder,
     make_trainer,
     make_updater,
+    merge_by_joined_text,
     merge_by_padded_replace,
     merge_dropping_last,
     merge_first_only,
     merge_overlapping,
     merge_right_to_left,
     smallest_concatenation,
+    update_shared_neighbour_twice,
 )
 
 
@@ -174,8 +176,15 @@ CHARACTERS = "pairs of characters instead of symbols"
 LAST_PAIR = "the last pair of each word not counted"
 EMPTY_TOKEN = "a token for the empty word"
 SHORTEST = "the shortest segmentation instead of merge order"
+JOINED_TEXT = "symbols compared by their joined text"
+SHARED_TWICE = "a pair between two joins updated twice"
 
 ADVICE = {
+    JOINED_TEXT: "Compare the two symbols with the pair's two halves, one by one, not their "
+    "joined text: ab c and a bc both read abc, but (ab, c) is not the pair (a, bc).",
+    SHARED_TWICE: "When two joins sit side by side (a b a b with (a, b)), the pair between "
+    "them, (b, a), is one pair: it is the right neighbour of the first join and the left "
+    "neighbour of the second. Subtract it once, and add (ab, ab) once.",
     FIRST_ONLY: "Join every occurrence of the pair, not just the first: a b a b with (a, b) "
     "gives ab ab. Keep scanning after a join, from the symbol after the pair.",
     DROPS_LAST: "Keep every symbol: when the scan reaches the last symbol and it is not part "
@@ -236,6 +245,7 @@ MISTAKES: dict[str, list[Mistake]] = {
         _mistake(PADDED_REPLACE, merge_by_padded_replace),
         _mistake(FIRST_ONLY, merge_first_only),
         _mistake(DROPS_LAST, merge_dropping_last),
+        _mistake(JOINED_TEXT, merge_by_joined_text),
     ],
     "train_bpe": [
         _mistake(CHANGED_INPUT, test=changed_input),
@@ -374,6 +384,7 @@ MISTAKES: dict[str, list[Mistake]] = {
         _mistake(RIGHT_TO_LEFT, make_updater(merge=merge_right_to_left)),
         _mistake(OVERLAPPING, make_updater(merge=merge_overlapping)),
         _mistake(FIRST_ONLY, make_updater(merge=merge_first_only)),
+        _mistake(SHARED_TWICE, update_shared_neighbour_twice),
     ],
 }
 

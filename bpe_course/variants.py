@@ -1,8 +1,8 @@
 """Wrong answers of our own to the exercises, one mistake each, for recognising a student's.
 
 Wrong merges (right to left, overlapping, only the first occurrence, dropping the last
-symbol, string replacement), wrong pair counts, a naive trainer and encoders with one part
-swapped, and merge_and_update with one part left out.
+symbol, string replacement, comparing joined text), wrong pair counts, a naive trainer and
+encoders with one part swapped, and merge_and_update with one part left out or done twice.
 
 But: no right answer to an exercise is written here; the correct parts the wrong versions
 are built around come from the demonstration engine (``bpe_course.engine``).
@@ -75,6 +75,22 @@ def merge_by_string_words(symbols: Sequence[str], pair: Pair) -> tuple[str, ...]
 
 
 STRING_MERGES = (merge_by_string_split, merge_by_string_words)
+
+
+def merge_by_joined_text(symbols: Sequence[str], pair: Pair) -> tuple[str, ...]:
+    """Compares two symbols' joined text with the pair's, so ab c is joined when asked for
+    (a, bc): both read abc."""
+    joined = "".join(pair)
+    out: list[str] = []
+    i = 0
+    while i < len(symbols):
+        if i + 1 < len(symbols) and symbols[i] + symbols[i + 1] == joined:
+            out.append(joined)
+            i += 2
+        else:
+            out.append(symbols[i])
+            i += 1
+    return tuple(out)
 
 
 def merge_by_padded_replace(symbols: Sequence[str], pair: Pair) -> tuple[str, ...]:
@@ -333,6 +349,52 @@ def make_updater(
         return changed
 
     return update
+
+
+def update_shared_neighbour_twice(
+    words: list[list[str]],
+    counts: list[int],
+    stats: dict[Pair, int],
+    where: dict[Pair, set[int]],
+    pair: Pair,
+) -> list[int]:
+    """Updates the neighbours of each join on its own: two joins side by side (a b a b with
+    (a, b)) share the pair between them, so (b, a) loses the word's count twice and
+    (ab, ab) gains it twice."""
+    left, right = pair
+    merged = left + right
+    delta: dict[Pair, int] = {}
+    changed = []
+    for i in sorted(where.pop(pair, ())):
+        old = list(words[i])
+        new = list(merge_pair(old, pair))
+        if new == old:
+            continue
+        weight, j, k = counts[i], 0, 0  # j: place in old, k: the same symbol's place in new
+        while j < len(old):
+            if j + 1 < len(old) and old[j] == left and old[j + 1] == right:
+                delta[pair] = delta.get(pair, 0) - weight
+                if j > 0:
+                    gone, born = (old[j - 1], left), (new[k - 1], merged)
+                    delta[gone] = delta.get(gone, 0) - weight
+                    delta[born] = delta.get(born, 0) + weight
+                    where.setdefault(born, set()).add(i)
+                if j + 2 < len(old):
+                    gone, born = (right, old[j + 2]), (merged, new[k + 1])
+                    delta[gone] = delta.get(gone, 0) - weight
+                    delta[born] = delta.get(born, 0) + weight
+                    where.setdefault(born, set()).add(i)
+                j += 2
+            else:
+                j += 1
+            k += 1
+        words[i] = new
+        changed.append(i)
+    for p, change in delta.items():
+        stats[p] = stats.get(p, 0) + change
+        if stats[p] == 0:
+            del stats[p]
+    return changed
 
 
 def _pair_change(old: list[str], new: list[str]) -> tuple[dict, dict]:
