@@ -1,9 +1,12 @@
 """The one sandbox every run of student code goes through: bubblewrap, plus a cap on processes.
 
-``Sandbox(...).command(argv)`` wraps a command in ``bwrap``: a throwaway uid (65534), its own
-user, PID, network, IPC and mount namespaces (everything it starts dies with it), and a view
-of the machine that holds only the operating system (its secrets blanked), the folders named
-visible (read-only), and a private ``/tmp`` and scratch folders, capped, in memory.
+``Sandbox(...).command(argv, seccomp_fd)`` wraps a command in ``bwrap``: a throwaway uid
+(65534), its own user, PID, network, IPC and mount namespaces (everything it starts dies with
+it), a view of the machine that holds only the operating system (its secrets blanked), the
+folders named visible (read-only), and a private ``/tmp`` and scratch folders, capped, in
+memory; and the syscall filter of ``syscall_filter`` (which bwrap reads from ``seccomp_fd``,
+opened by ``syscall_filter.opened()`` and passed with ``pass_fds``). The sandbox is
+``available()`` only where bubblewrap runs a command with that filter.
 ``max_processes`` caps its tasks from inside (for an instructor who is not root);
 ``process_cap`` puts a process and all it starts under a pids cgroup (for root), named after
 the process that made it, so ``remove_orphaned_caps`` can remove those whose maker is gone.
@@ -16,8 +19,8 @@ But: memory per process and file sizes are ``setrlimit``'s job (the judge's chil
 ``kernel_jail`` set them), and where bubblewrap or a cgroup cannot be had this module only
 says so (``say_once``, on stderr: a worker's log): the callers decide whether to go on.
 
->>> Sandbox(visible=(Path("/srv/course/bpe_course"),)).command(["true"])[-5:]
-['--ro-bind', '/srv/course/bpe_course', '/srv/course/bpe_course', '--', 'true']
+>>> Sandbox(visible=(Path("/srv/course/bpe_course"),)).command(["true"], 3)[-7:]
+['--ro-bind', '/srv/course/bpe_course', '/srv/course/bpe_course', '--seccomp', '3', '--', 'true']
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from autograder.isolation import syscall_filter
 
 THROWAWAY_UID = 65534  # "nobody" inside the sandbox; it owns nothing there
 UNCONFINED = "BPE_GRADING_UNCONFINED"  # "1": run student code without the sandbox
@@ -65,8 +70,10 @@ class Sandbox:
     cwd: Path | None = None
     max_processes: int | None = None  # tasks (threads count) the sandbox may hold at once
 
-    def command(self, argv: Sequence[str]) -> list[str]:
-        """``argv`` run inside the sandbox (``bwrap`` must be on PATH)."""
+    def command(self, argv: Sequence[str], seccomp_fd: int | None) -> list[str]:
+        """``argv`` run inside the sandbox (``bwrap`` must be on PATH), under the syscall
+        filter that ``seccomp_fd`` holds (None: none, for a caller that checks it is refused
+        without one)."""
         out = ["bwrap", "--unshare-all", "--die-with-parent", "--cap-drop", "ALL"]
         out += ["--uid", str(THROWAWAY_UID), "--gid", str(THROWAWAY_UID)]
         for folder in _SYSTEM:
@@ -97,6 +104,8 @@ class Sandbox:
             out += ["--bind", str(folder), str(folder)]
         if self.cwd is not None:
             out += ["--chdir", str(self.cwd)]
+        # Loaded by bwrap after it has made the namespaces and mounts, just before the exec.
+        out += ["--seccomp", str(seccomp_fd)] if seccomp_fd is not None else []
         return [*out, "--", *self._process_limit(), *argv]
 
     def in_memory(self) -> list[Path]:
@@ -133,16 +142,34 @@ def _library_folder() -> Path | None:
     return Path(origin).resolve().parent if origin else None
 
 
-@functools.cache
 def available() -> bool:
-    """True when bubblewrap can make its namespaces on this machine."""
+    """True when bubblewrap can make its namespaces on this machine and run a command under
+    the syscall filter."""
+    return _problem() is None
+
+
+@functools.cache
+def _problem() -> str | None:
+    """Why the sandbox cannot be had here, in one line for an instructor; None when it can."""
     if not shutil.which("bwrap"):
-        return False
+        return "bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
     try:
-        probe = subprocess.run(Sandbox().command(["true"]), capture_output=True, timeout=20)
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return probe.returncode == 0
+        syscall_filter.compiled()
+    except syscall_filter.FilterUnavailableError as error:
+        return str(error)
+    try:
+        with syscall_filter.opened() as fd:
+            command = Sandbox().command(["true"], seccomp_fd=fd)
+            probe = subprocess.run(command, capture_output=True, timeout=20, pass_fds=(fd,))
+    except (OSError, subprocess.SubprocessError) as error:
+        return f"bubblewrap could not be run here ({error})"
+    if probe.returncode != 0:
+        said = probe.stderr.decode(errors="replace").strip().splitlines()[-1:]
+        return (
+            "bubblewrap cannot create namespaces or load the syscall filter here (are user "
+            f"namespaces disabled?): {' '.join(said) or f'exit status {probe.returncode}'}"
+        )
+    return None
 
 
 def in_use() -> bool:
@@ -153,9 +180,7 @@ def in_use() -> bool:
 
 def why_unavailable() -> str:
     """One line for an instructor on a machine without the sandbox."""
-    if not shutil.which("bwrap"):
-        return "bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
-    return "bubblewrap cannot create namespaces here (are user namespaces disabled?)"
+    return _problem() or "the sandbox works here"
 
 
 def _pids_root() -> Path | None:
@@ -372,6 +397,9 @@ def report() -> list[str]:
     """What the sandbox holds on this machine, as this process would make it: bubblewrap,
     and each cap over a whole sandbox (made for real, then removed), or its fallback."""
     lines = [f"bubblewrap: {'works' if available() else why_unavailable()}"]
+    if available():
+        denied = len(syscall_filter.DENIED)
+        lines.append(f"syscall filter: {denied} calls denied (libseccomp, with EPERM)")
     versions = cgroup_versions()
     with process_cap("check", 8) as procs, contextlib.ExitStack() as stack:
         if procs is not None:

@@ -4,11 +4,13 @@ It puts itself under the student's caps, then replaces itself with the command p
 in the ``GRADING_JAIL`` environment variable (JSON: ``prefix``, the ``bwrap`` command that
 ``kernel_spec`` built; ``caps``, the ``cgroup.procs`` files of the process and memory caps
 over all the student's kernels, maybe none; ``environment``, the names
-of the variables the kernel keeps; ``landlock``, the folders it may write to) followed by
-``python -c <landlock.py> <those folders> -f <connection file>``, which restricts its writes
-and runs ipykernel.
+of the variables the kernel keeps; ``landlock``, the folders it may write to; ``seccomp``, the
+syscall filter's program and the descriptor the prefix tells bwrap to read it from) followed
+by ``python -c <landlock.py> <those folders> -f <connection file>``, which restricts its
+writes and runs ipykernel.
 
-But: it decides nothing itself; without ``GRADING_JAIL`` it refuses to start a kernel.
+But: it decides nothing itself; without ``GRADING_JAIL`` or its syscall filter it refuses to
+start a kernel.
 Standard library only, run as ``python -I -S kernel_jail.py {connection_file}``.
 """
 
@@ -27,6 +29,8 @@ def main() -> None:
     if not raw:
         sys.exit("kernel_jail: GRADING_JAIL is not set; refusing to start an unconfined kernel")
     spec = json.loads(raw)
+    if not spec.get("seccomp"):
+        sys.exit("kernel_jail: GRADING_JAIL has no syscall filter; refusing to start a kernel")
     for cap in spec["caps"]:
         # Joined before bwrap starts, so everything the kernel forks is inside; on stderr
         # (the worker's log, until _cut_ties) when it cannot be.
@@ -57,7 +61,20 @@ def main() -> None:
     # while it runs a cell, and not end bwrap, which would take the kernel with it.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _cut_ties()
+    _place_filter(spec["seccomp"]["fd"], bytes.fromhex(spec["seccomp"]["program"]))
     os.execvpe(command[0], command, environment)
+
+
+def _place_filter(target: int, program: bytes) -> None:
+    """The filter's program in a file in memory, open at ``target`` for bwrap, which reads it
+    to its end and closes it before the kernel starts."""
+    fd = os.memfd_create("bpe-syscall-filter", 0)
+    os.write(fd, program)
+    os.lseek(fd, 0, os.SEEK_SET)
+    if fd != target:
+        os.dup2(fd, target)
+        os.close(fd)
+    os.set_inheritable(target, True)
 
 
 def _text(path: str) -> str:

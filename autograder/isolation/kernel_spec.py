@@ -6,7 +6,8 @@ Python and the course library, read-only; a home and a working folder, each an e
 folder in memory, with the files of the student's fresh home shown read-only in the first. The
 course folder is not there at all. Everything a student's kernels start is capped together:
 processes (the caller's ``process_cap``) and memory (``bwrap.memory_over`` on that cap: the
-worker's own per-process limit, now over the whole sandbox).
+worker's own per-process limit, now over the whole sandbox); and every call they make passes
+the syscall filter, built here (``syscall_filter``) and handed to ``kernel_jail`` to load.
 
 But: where bubblewrap is missing the kernels are not started in it; the caller decides
 whether to grade unconfined (``grade_class --unconfined``). Where no cgroup can be made, it
@@ -26,11 +27,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from autograder.isolation import bwrap
+from autograder.isolation import bwrap, syscall_filter
 from autograder.isolation.bwrap import Sandbox, python_and_library
 from autograder.isolation.kernel_home import folder_names, runtime_folder
 
 JAIL_KERNEL = "python3-jailed"
+JAIL_FILTER_FD = 3  # where kernel_jail puts the syscall filter for bwrap to read
 KERNEL_PROCESSES = 256  # tasks (threads count) of one student's kernels; a fork bomb stops here
 # All a kernel gets of the grader's environment (besides LC_* and *_NUM_THREADS): the
 # instructor's own variables (tokens, keys) would otherwise reach the student's output.
@@ -102,7 +104,9 @@ def jail_kernels(
         max_processes=KERNEL_PROCESSES,
     )
     jail = {
-        "prefix": sandbox.command([]),
+        "prefix": sandbox.command([], JAIL_FILTER_FD),
+        # Built by this trusted process; kernel_jail (standard library only) places it.
+        "seccomp": {"fd": JAIL_FILTER_FD, "program": syscall_filter.compiled().hex()},
         "caps": [str(procs) for procs in caps],
         "environment": KERNEL_ENVIRONMENT,
         # Inside, the kernel writes only to its folders in memory, to devices, and makes its

@@ -3,8 +3,9 @@
 ``run_answers`` runs ``sandbox_child.py``'s text with ``python -I`` in an empty folder, a bare
 environment, its own session, the memory and file-size limits it sets itself and, where
 bubblewrap works, a sandbox that shows it Python and the course library only (not the
-reference, the graders, any submission or the gradebook), with caps on the processes and the
-memory of everything in it together (cgroups, where the grader can make them). The cases go
+reference, the graders, any submission or the gradebook), under the kernels' syscall filter
+(``syscall_filter``), with caps on the processes and the memory of everything in it together
+(cgroups, where the grader can make them). The cases go
 in one at a time, each after the previous one's outcome: the child holds only the inputs of
 the case it runs, never another case, group or expected result.
 Each group of cases has a time limit, started only by the step line the job says comes next;
@@ -35,7 +36,7 @@ from pathlib import Path
 from autograder.course import CODE_ROOT, ENGINE_MODULES, ENGINE_PARTS
 from autograder.hidden_tests.plain import dumps, loads
 from autograder.hidden_tests.run import ERROR_LIMIT, Outcome
-from autograder.isolation import bwrap
+from autograder.isolation import bwrap, syscall_filter
 from autograder.isolation.bwrap import Sandbox, python_and_library
 
 HERE = Path(__file__).resolve().parent
@@ -106,14 +107,16 @@ def _run_child(
         # sets its limits before it reads the job, so before any student code runs.
         memory = str(int(memory_gb * 2**30)) if memory_gb > 0 else "0"
         command = [sys.executable, "-I", "-c", CHILD.read_text(), memory]
-        cap_processes = contextlib.nullcontext(None)
+        cap_processes, seccomp = contextlib.nullcontext(None), contextlib.nullcontext(None)
         if confined():
             env.update(HOME="/tmp", TMPDIR="/tmp")
-            command = sandbox.command(command)
+            seccomp = syscall_filter.opened()
             # Processes and memory over everything the answer starts, where cgroups allow.
             whole = int(memory) or None
             cap_processes = bwrap.sandbox_cap(f"judge-{os.getpid()}", _MAX_PROCESSES, whole)
-        with cap_processes as cap:
+        with cap_processes as cap, seccomp as seccomp_fd:
+            if seccomp_fd is not None:
+                command = sandbox.command(command, seccomp_fd)
             child = subprocess.Popen(
                 bwrap.in_cap(cap, command),
                 cwd=home,
@@ -122,6 +125,7 @@ def _run_child(
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
                 start_new_session=True,
+                pass_fds=() if seccomp_fd is None else (seccomp_fd,),
             )
             try:
                 cap_seconds = until - time.monotonic()
