@@ -15,6 +15,9 @@ It also marks late work on the pages an instructor grades from (``lateness``): t
 assignment's submissions list and a student's list of assignments (``static/js/late_marks.js``,
 loaded after nbgrader's own scripts, adds the words to their rows), a student's submission
 and the grading view say "late by …" in words.
+It also keeps the server's other routes that render or run a file (nbconvert's exports,
+``view/``, Voila's ``render/``, ``files/`` and ``tree/``) away from the course's student folders
+(``student_routes``).
 Load order does not matter: the handlers read nbgrader's settings only when a request comes.
 
 But: of nbgrader's JSON API it changes only that three submission routes carry ``late`` and
@@ -44,6 +47,7 @@ from autograder.formgrader.headers import (
     files_handler,
 )
 from autograder.formgrader.lateness import LateAPI, late_by
+from autograder.formgrader.student_routes import export_route, refuse_student_paths
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = HERE / "templates"
@@ -194,7 +198,8 @@ def course_handler(handler: type) -> type:
 
 
 def routes(serverapp: Any) -> list[tuple]:
-    """nbgrader's page routes with the course's handlers, the course's script, and /files/."""
+    """nbgrader's page routes with the course's handlers, the course's script, /files/ and
+    nbconvert's POST route."""
     found = [
         (pattern, course_handler(handler), *rest)
         for pattern, handler, *rest in (nbgrader_handlers.default_handlers)
@@ -209,6 +214,7 @@ def routes(serverapp: Any) -> list[tuple]:
     contents = serverapp.contents_manager
     files = files_handler(contents.files_handler_class)
     found.append((r"/files/(.*)", files, contents.files_handler_params))
+    found.append(export_route())
     base_url = serverapp.web_app.settings["base_url"]
     return [(url_path_join(base_url, pattern.lstrip("/")), *rest) for pattern, *rest in found]
 
@@ -235,4 +241,5 @@ def _load_jupyter_server_extension(serverapp: Any) -> None:
     webapp = serverapp.web_app
     webapp.settings[ENVIRONMENT] = environment()
     in_front(webapp, routes(serverapp))
+    refuse_student_paths(webapp)
     serverapp.log.info("autograder.formgrader: the Formgrader's pages escape what they show")

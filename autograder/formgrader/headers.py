@@ -63,15 +63,59 @@ class FormgraderPolicy:
 def student_folders(settings: dict) -> list[str]:
     """The course's folders that hold what students wrote, resolved."""
     formgrader = settings.get("nbgrader_formgrader")
-    if formgrader is None:
-        return []
-    course = formgrader.coursedir
+    course = formgrader.coursedir if formgrader is not None else _course_without_formgrader()
     names = (course.submitted_directory, course.autograded_directory, course.feedback_directory)
     return [os.path.realpath(os.path.join(course.root, name)) for name in names]
 
 
+def _course_without_formgrader() -> Any:
+    """The course folder as nbgrader's configuration in the server's folder names it, for a
+    server without nbgrader's formgrader extension."""
+    from nbgrader.apps import NbGrader
+    from nbgrader.coursedir import CourseDirectory
+
+    app = NbGrader()
+    app.load_config_file()
+    return CourseDirectory(config=app.config)
+
+
 def is_within(path: str, folders: list[str]) -> bool:
     return any(path == folder or path.startswith(folder + os.sep) for folder in folders)
+
+
+def is_student_path(settings: dict, relative: str) -> bool:
+    """Whether ``relative`` (a path under the server's root, as a route received it) names a
+    file or folder under the course's ``submitted/``, ``autograded/`` or ``feedback/``.
+
+    Both the path as asked and where its links lead count, and so does any folder on the way
+    that is one of them under another name (another case, on a file system that ignores case).
+    A path the system cannot even look at (a NUL byte) counts too.
+    """
+    root = os.path.abspath(os.path.expanduser(settings.get("server_root_dir") or os.getcwd()))
+    folders = student_folders(settings)
+    asked = os.path.normpath(os.path.join(root, relative.lstrip("/")))
+    try:
+        resolved = os.path.realpath(asked)
+        plain = [os.path.normpath(folder) for folder in folders]
+        if is_within(asked, plain) or is_within(resolved, folders):
+            return True
+        return _same_folder_on_the_way(resolved, folders)
+    except (ValueError, OSError):
+        return True
+
+
+def _same_folder_on_the_way(path: str, folders: list[str]) -> bool:
+    known = [os.stat(folder) for folder in folders if os.path.isdir(folder)]
+    while True:
+        try:
+            if any(os.path.samestat(os.stat(path), folder) for folder in known):
+                return True
+        except OSError:
+            pass  # not there (yet): its parents may be
+        parent = os.path.dirname(path)
+        if parent == path:
+            return False
+        path = parent
 
 
 class StudentFiles:
@@ -83,13 +127,7 @@ class StudentFiles:
         return self._bpe_student_file
 
     def _under_student_folder(self) -> bool:
-        root = self.settings.get("server_root_dir") or os.getcwd()
-        relative = (self.path_args[0] if self.path_args else "").lstrip("/")
-        folders = student_folders(self.settings)
-        # Both the path as asked and where its links lead: either under a student folder counts.
-        asked = os.path.normpath(os.path.join(os.path.abspath(root), relative))
-        plain = [os.path.normpath(folder) for folder in folders]
-        return is_within(asked, plain) or is_within(os.path.realpath(asked), folders)
+        return is_student_path(self.settings, self.path_args[0] if self.path_args else "")
 
     def flush(self, *args: Any, **kwargs: Any) -> Any:
         # The headers are set here, not in set_default_headers, which runs before the route's

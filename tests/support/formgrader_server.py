@@ -3,7 +3,9 @@
 :func:`formgrader_server` starts ``jupyter_server`` on 127.0.0.1 and a free port with
 nbgrader's formgrader, the course's escaping extension (``autograder.formgrader``) unless told
 not to, and nothing else (no Lab, no Voila), its Jupyter folders under ``tmp``; it yields the
-server's base URL once ``/api/status`` answers and stops the server by its process id.
+server's base URL once ``/api/status`` answers and stops the server by its process id. With
+``lab_too=True`` it also loads what ``make lab``'s server loads from the course's venv (JupyterLab,
+Notebook 7 and Voila's server extension), with no news and no update check.
 
 But: it makes no course and grades nothing; the token is the caller's.
 """
@@ -19,17 +21,19 @@ from tests import test_browser as lab
 REPO = Path(__file__).resolve().parents[2]
 
 
-def formgrader_server(root: Path, tmp: Path, token: str, guarded: bool = True) -> Iterator[str]:
+def formgrader_server(
+    root: Path, tmp: Path, token: str, guarded: bool = True, lab_too: bool = False
+) -> Iterator[str]:
     """Serve ``root``'s Formgrader; yields ``http://127.0.0.1:PORT/``."""
     port = lab.free_port()
     extensions = {
         "nbgrader.server_extensions.formgrader": True,
         "autograder.formgrader": guarded,
-        "jupyterlab": False,
-        "voila.server_extension": False,
+        "jupyterlab": lab_too,
+        "voila.server_extension": lab_too,
         "jupyter_lsp": False,
-        "notebook": False,
-        "notebook_shim": False,
+        "notebook": lab_too,
+        "notebook_shim": lab_too,
     }
     command = [
         *(sys.executable, "-m", "jupyter_server", "--no-browser", f"--port={port}"),
@@ -37,6 +41,10 @@ def formgrader_server(root: Path, tmp: Path, token: str, guarded: bool = True) -
         *(f"--ServerApp.root_dir={root}", "--allow-root"),
         *[f"--ServerApp.jpserver_extensions={name}={on}" for name, on in extensions.items()],
     ]
+    if lab_too:
+        command += ["--LabApp.news_url=None", "--LabApp.extension_manager=readonly"]
+        command += ["--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+        command.append(f"--LabApp.workspaces_dir={tmp / 'jupyter' / 'workspaces'}")
     env = lab.jupyter_env(tmp / "jupyter")
     env["JUPYTER_DATA_DIR"] = str(tmp / "jupyter" / "data")
     env["PYTHONPATH"] = str(REPO)
