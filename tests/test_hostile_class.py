@@ -40,6 +40,7 @@ from course_fixtures.scratch_course import make_scratch_course
 from course_fixtures.synthetic import write_submission
 from tests.conftest import ROOT
 from tests.support.attacks import FORK_LOOP
+from tests.support.syscall_probe import NUMBERED_ON, PROBE, denied_calls, read_probe
 
 pytestmark = [
     pytest.mark.nbgrader,
@@ -93,6 +94,8 @@ while time.time() < end:
 """
 START = f"ROOT, EVIDENCE = {{ROOT!r}}, {evidence!r}"
 subprocess.Popen([sys.executable, "-c", START + LATER, "{mark}"], start_new_session=True)
+{probe}
+print("syscall probe:", json.dumps(syscall_results()))  # the system calls the kernel may make
 try:  # nbgrader writes the next notebook here: through a link, into the course's files?
     os.remove("02_encoding_by_rank.ipynb")
 except OSError:
@@ -230,7 +233,8 @@ def _make_class(root: Path) -> dict[str, dict[str, str]]:
     (root / "grades.csv").write_text(GRADES)
     for student in HONEST:
         write_submission(root, student, good)
-    attack = ATTACK.format(root=str(root), mark=MARK, evidence=str(_evidence(root)))
+    evidence = str(_evidence(root))
+    attack = ATTACK.format(root=str(root), mark=MARK, evidence=evidence, probe=PROBE)
     answers = {"pair_counts": attack, "merge_pair": SECOND.format(bomb=BOMB)}
     attacker = ["01_bpe_by_hand.ipynb", "02_encoding_by_rank.ipynb"]  # 02 left unanswered
     write_submission(root, "m-attacker", answers, attacker)
@@ -305,6 +309,10 @@ def test_the_attacker_earns_nothing_and_leaves_nothing_running(sandboxed) -> Non
         assert _attacker_output(sandboxed["root"], "threads bound") == 0
     assert notebook.stat().st_size < 200_000  # 300 KB printed, at most 20 KB kept per cell
     assert (sandboxed["root"] / "grades.csv").read_text() == GRADES  # not written through a link
+    if os.uname().machine == NUMBERED_ON:  # the syscall filter: a denied call is refused
+        probed = read_probe(text)
+        assert probed["seccomp"] == "2", probed
+        assert set(denied_calls(probed).values()) == {"PermissionError"}, probed
     assert not _evidence(sandboxed["root"]).exists()  # nor anything outside the sandbox
 
 
@@ -362,6 +370,9 @@ def test_unconfined_the_same_attack_works(tmp_path: Path) -> None:
     outputs = json.dumps([c.get("outputs", []) for c in json.loads(notebook.read_text())["cells"]])
     assert "no reference:" not in outputs and "no grades:" not in outputs
     assert "SECRET-GRADES" in outputs and TOKEN in outputs
+    probed = read_probe(notebook.read_text())  # no syscall filter: the calls go through
+    assert probed["seccomp"] == "0", probed
+    assert [what for what, seen in denied_calls(probed).items() if seen != "PermissionError"]
     # Each attack the sandbox stops, one by one: the detached process reached the honest
     # students' homes, kernels and notebooks; nbgrader wrote through the planted link; the
     # fork loop and the home had no floor.
