@@ -8,6 +8,11 @@ A notebook past its time budget (``budget`` seconds beyond the time limit of eac
 cells) is stopped the same way, so cell after cell that runs to the limit cannot hold a
 worker for hours.
 
+What a cell's kernel sends is the student's: a message nbclient cannot read is dropped, and
+after each cell runs its outputs are made well-formed (``well_formed_outputs``) before
+nbconvert or nbgrader validates them, with a note in the cell and a line in ``record`` (the
+JSON lines ``grade_one`` reads to ask a person to look).
+
 Its kernels are started and stopped without idle waits (``prompt_kernel``). It runs a
 notebook only in the sandbox's kernel (``kernel_spec.JAIL_KERNEL``, which ``make autograde``
 sets up) unless grading unconfined was asked for, so a bare ``nbgrader autograde`` or the
@@ -19,20 +24,32 @@ grading worker, and nothing here grades or trims cells (``lean_lessons`` does th
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import time
 from typing import Any
 
-from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from nbclient.exceptions import CellExecutionComplete, CellTimeoutError, DeadKernelError
 from nbclient.util import run_sync
 from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import Execute
-from traitlets import Float
+from traitlets import Float, Unicode
 
 from autograder.isolation.bwrap import UNCONFINED
 from autograder.isolation.kernel_spec import JAIL_KERNEL
 from autograder.nbgrader_steps.prompt_kernel import PromptKernelManager
+from autograder.nbgrader_steps.well_formed_outputs import (
+    note_output,
+    well_formed_cell,
+    well_formed_metadata,
+)
+
+# Message types named in a note as they are; any other is "a message" (its type is the kernel's).
+_KNOWN_MESSAGES = (
+    "execute_result", "display_data", "update_display_data", "stream", "error", "status",
+    "clear_output", "execute_input", "comm_open", "comm_msg", "comm_close",
+)  # fmt: skip
 
 # The ename of the error output written into cells that could not run; the summary looks for it.
 KERNEL_LOST = "KernelLost"
@@ -70,6 +87,9 @@ class GuardedExecute(Execute):
     budget = Float(60.0, help="seconds a notebook may take beyond the time its tests may").tag(
         config=True
     )
+    record = Unicode(
+        "", help="file to append each repaired cell to, as a JSON line (none when empty)"
+    ).tag(config=True)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         # nbgrader's Execute passes its own manager class the same way, over any configured.
@@ -82,11 +102,56 @@ class GuardedExecute(Execute):
         # Many cells that each run to the time limit would hold a worker for hours.
         tests = sum(1 for c in nb.cells if c.get("metadata", {}).get("nbgrader", {}).get("grade"))
         self.deadline = time.monotonic() + self.budget + (self.timeout or 10) * tests
-        return super().preprocess(nb, resources, km)
+        self.notebook_name = str((resources or {}).get("unique_key", ""))
+        self.dropped: dict[int, list[str]] = {}
+        nb, resources = super().preprocess(nb, resources, km)
+        self.finish_notebook(nb)
+        return nb, resources
+
+    def finish_notebook(self, nb: NotebookNode) -> None:
+        """Once every cell ran: the cells an update_display_data reached back into, and the
+        notebook's metadata (a widget state the kernel sent), made well-formed too."""
+        for index in sorted({i for cells in self._display_id_map.values() for i in cells}):
+            if index < len(nb.cells) and nb.cells[index].cell_type == "code":
+                self.finish_cell(nb.cells[index], index)
+        self._record(-1, well_formed_metadata(nb.metadata))
+
+    def process_message(self, msg: dict[str, Any], cell: NotebookNode, cell_index: int) -> Any:
+        """nbclient's, except that a message it cannot read (a field missing, of the wrong
+        type) is dropped and noted rather than failing the whole notebook."""
+        try:
+            return super().process_message(msg, cell, cell_index)
+        except CellExecutionComplete:
+            raise
+        except Exception:  # what the student's kernel sent is the student's
+            kind = msg.get("msg_type") if isinstance(msg, dict) else None
+            what = f"a {kind} message" if kind in _KNOWN_MESSAGES else "a message"
+            self.dropped.setdefault(cell_index, []).append(f"{what} nbclient cannot read")
+            return None
+
+    def finish_cell(self, cell: NotebookNode, index: int) -> None:
+        """Make the cell's outputs well-formed; note what changed in the cell and the record."""
+        changed = self.dropped.pop(index, []) + well_formed_cell(cell)
+        if changed:
+            cell.outputs.append(note_output(changed))
+            self._record(index, changed)
+
+    def _record(self, index: int, changed: list[str]) -> None:
+        if not changed or not self.record:
+            return
+        line = {"notebook": self.notebook_name, "cell": index, "changed": changed}
+        with open(self.record, "a", encoding="utf-8") as out:
+            out.write(json.dumps(line) + "\n")
 
     def preprocess_cell(self, cell: NotebookNode, resources: Any, index: int) -> Any:
         if cell.cell_type != "code":
             return cell, resources
+        try:
+            return self._run_cell(cell, resources, index)
+        finally:
+            self.finish_cell(cell, index)
+
+    def _run_cell(self, cell: NotebookNode, resources: Any, index: int) -> Any:
         if self.kernel_lost_reason is None and time.monotonic() > self.deadline:
             self.kernel_lost_reason = f"the notebook ran past its time budget before cell {index}"
             self._kill_kernel()
@@ -105,9 +170,10 @@ class GuardedExecute(Execute):
                 f"kernel froze in cell {index} (no reply even to an interrupt)"
             )
             self._kill_kernel()
-        except (ValueError, RuntimeError, OSError) as error:
+        except (ValueError, RuntimeError, OSError, KeyError, TypeError, AttributeError) as error:
             # A kernel whose messages no longer make sense (a bad signature after its
-            # process table filled up, a broken socket) is as good as lost.
+            # process table filled up, a broken socket, a reply missing its fields) is as
+            # good as lost.
             self.kernel_lost_reason = f"kernel broke while cell {index} ran ({error})"[:200]
             self._kill_kernel()
         cell.outputs.append(lost_output(self.kernel_lost_reason))
