@@ -188,3 +188,21 @@ def test_no_filter_means_no_grading(monkeypatch, tmp_path) -> None:
         grade_class.grade_class(GradingOptions(tmp_path, jobs=1, progress=False))
     assert "refusing to grade" in str(refused.value)
     assert "libseccomp" in str(refused.value)
+
+
+def test_a_kernel_is_not_started_without_the_filter(tmp_path) -> None:
+    """A jail whose spec lacks the filter (a stale spec, a caller that forgot it) starts no
+    kernel: ``kernel_jail`` says so instead of running the prefix unfiltered."""
+    jail = ROOT / "autograder" / "isolation" / "kernel_jail.py"
+    ran = tmp_path / "ran"
+    spec = {"prefix": ["/bin/sh", "-c", f"touch {ran}", "--"], "caps": [], "environment": []}
+    spec["landlock"] = {"writable": [], "devices": [], "sockets": []}
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", str(jail), str(tmp_path / "kernel.json")],
+        env={"GRADING_JAIL": json.dumps(spec), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode != 0 and "no syscall filter" in done.stderr, done.stderr
+    assert not ran.exists()
