@@ -39,7 +39,7 @@ from course_fixtures.catalogue import CORRECT
 from course_fixtures.scratch_course import make_scratch_course
 from course_fixtures.synthetic import write_submission
 from tests.conftest import ROOT
-from tests.support.attacks import FORK_LOOP
+from tests.support.attacks import FORGED_RESULT, FORK_LOOP
 from tests.support.syscall_probe import NUMBERED_ON, PROBE, denied_calls, read_probe
 
 pytestmark = [
@@ -49,6 +49,7 @@ pytestmark = [
 ]
 MARK = "hostile-7f3a"  # in the detached process's command line, to find it afterwards
 HONEST = ("a-honest", "z-honest")
+FORGER = "f-forger"  # in the sandboxed class only
 ATTACK = '''
 import os, subprocess, sys
 ROOT = {root!r}
@@ -246,6 +247,13 @@ def _make_class(root: Path) -> dict[str, dict[str, str]]:
     return {s: _digest(root / "submitted" / s / "bpe") for s in HONEST}
 
 
+def _add_forger(root: Path) -> None:
+    """A student whose notebook 04 forges a kernel message; every answer is right."""
+    good = {name: next(iter(answers.values())) for name, answers in CORRECT.items()}
+    good["merge_and_update"] = FORGED_RESULT + good["merge_and_update"]
+    write_submission(root, FORGER, good)
+
+
 def _grade(root: Path, confined: bool) -> dict:
     from autograder.grading import grade_class
     from autograder.grading.options import GradingOptions
@@ -255,18 +263,19 @@ def _grade(root: Path, confined: bool) -> dict:
     os.environ["BPE_INSTRUCTOR_TOKEN"] = TOKEN  # as a hub sets JUPYTERHUB_API_TOKEN
     try:
         options = GradingOptions(root, jobs=2, progress=False, lean=True, unconfined=not confined)
-        grade_class.grade_class(options)
+        status = grade_class.run(options)  # what `make autograde` runs, with its exit status
     finally:
         del os.environ["BPE_INSTRUCTOR_TOKEN"]
     seconds = time.monotonic() - start
     rows = {row.student: row for row in summary.report(root, quiet=True)}
-    return {"rows": rows, "seconds": seconds}
+    return {"rows": rows, "seconds": seconds, "status": status}
 
 
 @pytest.fixture(scope="module")
 def sandboxed(tmp_path_factory: pytest.TempPathFactory) -> dict:
     root = make_scratch_course(tmp_path_factory.mktemp("hostile"))
     before = _make_class(root)
+    _add_forger(root)
     graded = _grade(root, confined=True)
     time.sleep(1)
     graded.update(root=root, before=before, survivors=_survivors())
@@ -332,6 +341,31 @@ def test_a_submission_with_links_is_refused_for_a_person(sandboxed) -> None:
     assert exported["q-linker"]["status"] == linker.status and exported["q-linker"]["total"] == ""
 
 
+def test_a_forged_kernel_message_is_the_students_and_the_rest_is_graded(sandboxed) -> None:
+    from autograder.reports import export_grades
+
+    root, forger = sandboxed["root"], sandboxed["rows"][FORGER]
+    # A person looks at the notebook that forged; the class's run did not fail.
+    assert forger.status.startswith("needs manual grading: 04_making_it_fast: "), forger.status
+    assert sandboxed["status"] == 0
+    full = {"pair_counts": 3, "merge_pair": 3, "train_bpe": 5, "encode_bpe": 5}
+    assert {name: forger.scores[name] for name in full} == full  # the other notebooks
+    notebook = json.loads(
+        (root / "autograded" / FORGER / "bpe" / "04_making_it_fast.ipynb").read_text()
+    )
+    counts = [c.get("execution_count") for c in notebook["cells"] if c["cell_type"] == "code"]
+    assert all(isinstance(n, (int, type(None))) for n in counts)
+    outputs = json.dumps([c.get("outputs", []) for c in notebook["cells"]])
+    assert "[grader] output this cell's kernel sent was not well-formed" in outputs
+    assert "<b>x</b>" not in outputs  # only the cell's source holds it
+    errors = root / "artifacts" / "grading" / "errors.log"
+    assert not errors.exists() or FORGER not in errors.read_text()  # not the grader's fault
+    assert export_grades.main(["--root", str(root), "--out", "forged.csv"]) == 0
+    with open(root / "forged.csv", newline="") as handle:
+        exported = {row["student_id"]: row for row in csv.DictReader(handle)}
+    assert exported[FORGER]["status"] == forger.status and exported[FORGER]["train_bpe"] == "5"
+
+
 def test_no_feedback_shows_a_hidden_test_or_the_reference(sandboxed) -> None:
     root = sandboxed["root"]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
@@ -339,7 +373,8 @@ def test_no_feedback_shows_a_hidden_test_or_the_reference(sandboxed) -> None:
     command = [sys.executable, "-m", "nbgrader", "generate_feedback", "bpe", "--force"]
     subprocess.run([*command, "--log-level=ERROR"], cwd=root, env=env, check=True, timeout=600)
     pages = sorted((root / "feedback").rglob("*.html"))
-    assert {p.parts[-3] for p in pages} == {"a-honest", "z-honest", "m-attacker", "q-linker"}
+    students = {"a-honest", "z-honest", "m-attacker", "q-linker", FORGER}
+    assert {p.parts[-3] for p in pages} == students
     reference = (ROOT / "solutions" / "bpe.py").read_text()
     secret_lines = [line for line in reference.splitlines() if line.startswith("def ")]
     for page in pages:

@@ -7,7 +7,9 @@ assignment's submissions list and a student's list of assignments) carry two mor
 ``total_seconds_late`` (its timestamp against the due date plus any extension); one collected
 but not yet autograded has no gradebook record, so its ``timestamp.txt`` is set against the
 assignment's due date. ``late_by`` gives the same words for one submission, for the pages drawn
-on the server.
+on the server. A record also carries ``not_graded``: for a student whose newest grading
+stopped for a reason not theirs (``results.json``), the words saying the grade shown is from an
+earlier submission, as the summary and ``grades.csv`` say them ("" otherwise).
 
 But: it only reads; the penalty, if any, is nbgrader's late-submission plug-in's, applied at
 autograde. With no due date nothing is late.
@@ -16,12 +18,16 @@ autograde. With no due date nothing is late.
 from __future__ import annotations
 
 import datetime
+import json
+from pathlib import Path
 from typing import Any
 
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.apps.api import NbGraderAPI
 
+from autograder.course import RESULTS_RECORD
 from autograder.reports.late import late_words
+from autograder.shared.problems import EARLIER_GRADE, NO_EARLIER_GRADE, NOT_GRADED_KIND
 
 
 def seconds_late(
@@ -47,12 +53,29 @@ def late_by(gradebook: Gradebook, assignment_id: str, student_id: str) -> str:
     return late_words(seconds_late(gradebook, assignment_id, student_id, None))
 
 
+def stopped_students(course_root: Path) -> set[str]:
+    """The students whose newest grading stopped for a reason not theirs."""
+    path = course_root / RESULTS_RECORD
+    try:
+        results = json.loads(path.read_text()) if path.exists() else []
+    except (OSError, ValueError):
+        return set()
+    return {
+        r["student"]
+        for r in results
+        if any(p.get("kind") == NOT_GRADED_KIND for p in r.get("problems", []))
+    }
+
+
 class LateAPI(NbGraderAPI):
     """nbgrader's API, each submission record saying how late it is."""
 
     def _add_lateness(self, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        stopped = stopped_students(Path(self.coursedir.root))
         with self.gradebook as gradebook:
             for record in records:
+                earlier = EARLIER_GRADE if record.get("autograded") else NO_EARLIER_GRADE
+                record["not_graded"] = earlier if record.get("student") in stopped else ""
                 if not record.get("submitted"):
                     record["seconds_late"], record["late"] = 0.0, ""
                     continue

@@ -25,6 +25,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import nbformat
 from nbgrader.converters import Autograde
 from nbgrader.coursedir import CourseDirectory
@@ -53,7 +54,14 @@ from autograder.isolation import bwrap
 from autograder.isolation.kernel_home import remove_orphaned_homes, student_home
 from autograder.isolation.kernel_spec import KERNEL_PROCESSES, jail_kernels
 from autograder.nbgrader_steps.lean_lessons import RestoreLessonCells, TrimLessonCells
-from autograder.shared.problems import NOT_GRADED_KIND, REFUSED_KIND, Problem
+from autograder.nbgrader_steps.markup_as_text import MarkupAsText
+from autograder.shared.problems import (
+    NOT_GRADED_KIND,
+    NOTEBOOK_FAILED_KIND,
+    REFUSED_KIND,
+    REPAIRED_KIND,
+    Problem,
+)
 
 # Libraries in the kernels should not start a thread per core each: the workers already
 # use every core.
@@ -106,6 +114,8 @@ def _masters(course_root: Path, assignment: str) -> dict[str, Any]:
 def _nbgrader_config(
     course_root: Path, db_path: Path, timeout: int | None, lean: bool, record: Path
 ) -> Any:
+    """nbgrader_config.py's configuration for grading one student into ``db_path``; the
+    judge's verdicts go to ``record``, the repaired outputs beside it."""
     config = PyFileConfigLoader("nbgrader_config.py", path=str(course_root)).load_config()
     config.CourseDirectory.root = str(course_root)
     config.CourseDirectory.db_url = f"sqlite:///{db_path}"
@@ -121,6 +131,7 @@ def _nbgrader_config(
     config.JudgeHiddenTests.course_root = str(course_root)
     config.MarkupAsText.course_root = str(course_root)
     config.JudgeHiddenTests.record = str(record)
+    config.GuardedExecute.record = str(record.with_name(REPAIRS))
     # Lean runs a student's own cells whole; the masters say which cells are the lesson's.
     config.TrimLessonCells.masters = str(course_root / "source" / ASSIGNMENT)
     # Every cell has run and its outputs are saved: a polite shutdown only costs time.
@@ -135,8 +146,18 @@ def _nbgrader_config(
     return config
 
 
+# Beside the judge's verdicts: each cell whose outputs GuardedExecute repaired, a JSON line.
+REPAIRS = "repairs.jsonl"
+# What converting a student's notebook raises when the notebook is at fault (it does not
+# validate, nests too deep, holds text that cannot be written). A kernel that cannot start
+# (RuntimeError), the gradebook (sqlalchemy) and nbgrader's metadata schema versions are
+# the grader's, and still stop the student.
+_NOTEBOOKS_FAULT = (jsonschema.ValidationError, RecursionError, ValueError, TypeError, KeyError)
+
+
 class SkippingAutograde(Autograde):
-    """nbgrader's Autograde that leaves out the notebooks named in ``skip``."""
+    """nbgrader's Autograde that leaves out the notebooks named in ``skip``, and grades the
+    rest of a submission when one notebook cannot be converted (``failed`` says why)."""
 
     skip: frozenset[str] = frozenset()
     notebooks: list[str]  # nbgrader's, set by init_assignment
@@ -144,6 +165,31 @@ class SkippingAutograde(Autograde):
     def init_assignment(self, assignment_id: str, student_id: str) -> None:
         super().init_assignment(assignment_id, student_id)
         self.notebooks = [p for p in self.notebooks if Path(p).stem not in self.skip]
+        self.failed: dict[str, str] = {}
+
+    def convert_single_notebook(self, notebook_filename: str) -> None:
+        name = Path(notebook_filename).stem
+        try:
+            super().convert_single_notebook(notebook_filename)
+        except _NOTEBOOKS_FAULT as error:
+            text = str(error).strip().splitlines()[:1] or [""]
+            self.failed[name] = f"could not be graded: {type(error).__name__}: {text[0]}"[:300]
+            self.log.error("%s could not be graded, left for a person", name, exc_info=True)
+            self._keep_for_a_person(name)
+
+    def _keep_for_a_person(self, name: str) -> None:
+        """The notebook as nbgrader's sanitizing pass left it in ``autograded/`` (locked cells
+        restored, no outputs), with its markup as text; removed if even that fails."""
+        path = Path(self.writer.build_directory) / f"{name}.ipynb"
+        try:
+            notebook = nbformat.read(path, as_version=4)
+            for cell in notebook.cells:
+                if cell.cell_type == "code":
+                    cell.outputs, cell.execution_count = [], None
+            MarkupAsText(parent=self).preprocess(notebook, {"unique_key": name})
+            nbformat.write(notebook, path)
+        except Exception:  # nothing of it is shown rather than something unchecked
+            path.unlink(missing_ok=True)
 
 
 def grade_submission(
@@ -192,19 +238,23 @@ def grade_submission(
         app.skip = frozenset(unreadable | no_tests)
         app.force = True
         app.create_student = True
-        outcome = capture_log(app)
+        outcome, errors = _autograde(app)
         log = outcome.get("log", "") + outcome.get("error", "")
         graded = bool(outcome["success"])
+        failed: dict[str, str] = getattr(app, "failed", {})
         if graded:
             flag_ungraded(db_path, unreadable, student)
             autograded = root / "autograded" / student / assignment
-            ran = [n for n in masters if n not in unreadable | no_tests]
+            ran = [n for n in masters if n not in unreadable | no_tests | set(failed)]
             problems += read_outcomes(autograded, ran)
+            problems += _repaired(record.with_name(REPAIRS), failed)
+            problems += [Problem(NOTEBOOK_FAILED_KIND, n, why) for n, why in failed.items()]
         else:  # nbgrader itself failed (a kernel that did not start): not the student's doing
-            last = [line for line in log.splitlines() if line.strip()][-1:] or ["see the log"]
-            problems.append(Problem(NOT_GRADED_KIND, "", f"nbgrader failed: {last[0][:200]}"))
+            why = errors[0] if errors else _last_line(log)
+            problems.append(Problem(NOT_GRADED_KIND, "", f"nbgrader failed: {why[:200]}"))
+            log = _with_causes(log, errors)
         rows: Rows = student_rows(db_path, assignment, student) if graded else {}
-        verdicts = _read_verdicts(record)
+        verdicts = [v for v in _read_verdicts(record) if v.get("notebook") not in failed]
         problems += [
             Problem("judge_mismatch", v["notebook"], why)
             for v, why in judged_scores_kept(db_path, student, verdicts)
@@ -221,6 +271,82 @@ def grade_submission(
     return StudentResult(
         student, graded, jailed, seconds, tuple(problems), rows, tuple(verdicts), log
     )
+
+
+class _Errors(logging.Handler):
+    """The text of every error nbgrader logs, with its exception's own words."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.causes: list[str] = []  # exceptions, in their own words
+        self.messages: list[str] = []  # nbgrader's own lines
+
+    def emit(self, record: logging.LogRecord) -> None:
+        error = record.exc_info[1] if record.exc_info else None
+        text = record.getMessage()
+        if error is not None:
+            self.causes.append(f"{type(error).__name__}: {error}".strip().splitlines()[0])
+        elif "Traceback (most recent call last)" in text:  # nbgrader logs format_exc() as text
+            self.causes += _exception_cause(text)
+        elif text.strip() and "see the" not in text.lower():
+            self.messages.append(text.strip().splitlines()[0][:300])
+
+
+def _autograde(app: Autograde) -> tuple[dict[str, Any], list[str]]:
+    """nbgrader's ``capture_log`` of ``app``, and the errors it logged, each in its own words
+    (nbgrader's last one only says to see the traceback above)."""
+    handler = _Errors()
+    # nbgrader logs to the shared "traitlets" logger, which takes the root's level: CRITICAL
+    # in a grading worker (prepare_worker), which would drop every error before any handler.
+    level = app.log.level
+    app.log.setLevel(min(app.log.getEffectiveLevel(), logging.ERROR))
+    app.log.addHandler(handler)
+    try:
+        outcome = capture_log(app)
+    finally:
+        app.log.removeHandler(handler)
+        app.log.setLevel(level)
+    causes = handler.causes + _exception_cause(outcome.get("error", ""))
+    return outcome, list(dict.fromkeys(causes + handler.messages))
+
+
+def _exception_cause(formatted: str) -> list[str]:
+    """The last ``Name: words`` line of a formatted traceback that is not nbgrader's own
+    "see above", if any."""
+    lines = [line for line in formatted.splitlines() if line and not line.startswith(" ")]
+    lines = [line for line in lines if ": " in line and "see the" not in line.lower()]
+    return lines[-1:]
+
+
+def _last_line(log: str) -> str:
+    return ([line for line in log.splitlines() if line.strip()][-1:] or ["see the log"])[0]
+
+
+def _with_causes(log: str, errors: list[str]) -> str:
+    """The log for ``errors.log``, opening with what went wrong in the exceptions' words."""
+    if not errors:
+        return log
+    return "what went wrong:\n" + "".join(f"  {line}\n" for line in errors) + log
+
+
+def _repaired(repairs: Path, failed: dict[str, str]) -> list[Problem]:
+    """One problem per notebook whose outputs ``GuardedExecute`` had to repair."""
+    if not repairs.exists():
+        return []
+    found: dict[str, list[str]] = {}
+    for line in repairs.read_text().splitlines():
+        entry = json.loads(line)
+        if entry["notebook"] not in failed:
+            found.setdefault(entry["notebook"], []).extend(entry["changed"])
+    return [
+        Problem(
+            REPAIRED_KIND,
+            notebook,
+            "output its kernel sent was not well-formed, repaired or dropped "
+            f"({'; '.join(dict.fromkeys(changed))})"[:300],
+        )
+        for notebook, changed in sorted(found.items())
+    ]
 
 
 def record_refused(

@@ -37,12 +37,23 @@ from autograder.course import (
 from autograder.judging.judge_answers import exercises_of
 from autograder.reports import mistakes, safe_csv
 from autograder.reports.late import how_late, late_words  # noqa: F401 - how_late read here
-from autograder.shared.problems import NOT_GRADED_KIND, REFUSED_KIND, Problem, printable
+from autograder.shared.problems import (
+    EARLIER_GRADE,
+    NO_EARLIER_GRADE,
+    NOT_GRADED_KIND,
+    NOTEBOOK_FAILED_KIND,
+    REFUSED_KIND,
+    REPAIRED_KIND,
+    Problem,
+    printable,
+)
 
 OUT = RECORDS
 MAX_NOTES = 6  # per student in the printed table
 NOTE_WIDTH = 150  # characters of a note in the printed table; the CSV keeps them whole
 UNGRADED = "—"  # a score nobody has given yet, in the printed table (blank in the CSVs)
+# Findings that put a notebook before a person even when every cell has a score.
+_FOR_A_PERSON = (REPAIRED_KIND, NOTEBOOK_FAILED_KIND)
 
 
 @dataclass
@@ -131,11 +142,13 @@ def collect(course_root: Path) -> list[StudentRow]:
             failed = result and not result.get("graded", True) and not refused
             reasons = [p.text() for p in problems if p.needs_person]
             if _not_graded(problems):
-                row.state = Status(NOT_GRADED, tuple(_not_graded(problems)))
+                row.state = Status(NOT_GRADED, (EARLIER_GRADE, *_not_graded(problems)))
             elif failed:
                 row.state = Status(FAILED, tuple(reasons or ["see artifacts/grading"]))
             elif manual or any(score is None for score in row.scores.values()):
                 row.state = Status(NEEDS_PERSON, tuple(reasons or ["ungraded cells"]))
+            elif any(p.kind in _FOR_A_PERSON for p in problems):
+                row.state = Status(NEEDS_PERSON, tuple(reasons))
             mine = [v for v in verdicts if v["student"] == student]
             # The judge's findings for a person: the judged score stands, the status says why.
             for_person = [v["needs_person"] for v in mine if v.get("needs_person")]
@@ -174,7 +187,7 @@ def _not_in_gradebook(
     if any(p.kind == "grading_error" for p in problems):
         kind = FAILED
     if _not_graded(problems):
-        kind, reasons = NOT_GRADED, _not_graded(problems)
+        kind, reasons = NOT_GRADED, [NO_EARLIER_GRADE, *_not_graded(problems)]
     row = StudentRow(student, Status(kind, tuple(reasons)))
     for exercise in exercises_of(course_root):
         row.maxima[exercise.name] = sum(exercise.cells.values())
@@ -283,7 +296,7 @@ def format_table(rows: list[StudentRow]) -> str:
     differ = sum(1 for r in rows if r.disagreements)
     lines.append(
         f"{len(rows)} students: {graded} graded, {manual} need manual grading, {failed} failed, "
-        f"{stopped} not graded (earlier grades kept); "
+        f"{stopped} not graded (the grades shown are from an earlier submission); "
         f"{differ} with visible tests the kernel and the judge saw differently"
     )
     return "\n".join(lines)

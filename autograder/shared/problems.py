@@ -21,6 +21,14 @@ NOT_GRADED_KIND = "not_graded"
 # A link or special file in the submission: nothing of it runs, its regular-file notebooks
 # reach the gradebook and the Formgrader unscored, for a person.
 REFUSED_KIND = "unsafe_file"
+# A notebook whose outputs the student's kernel sent malformed (repaired or dropped), and one
+# that nbgrader still could not convert: the rest of the submission is graded, a person looks.
+REPAIRED_KIND = "output_repaired"
+NOTEBOOK_FAILED_KIND = "notebook_failed"
+# What a student reads whose newest grading stopped (NOT_GRADED_KIND), in the summary,
+# grades.csv and the Formgrader: the scores shown are not of that submission.
+EARLIER_GRADE = "the grade shown is from an earlier submission; the newer one is not graded"
+NO_EARLIER_GRADE = "no grade yet: the submission is not graded"
 # What nbgrader's own submit and collect put beside the notebooks: never the student's extras.
 NBGRADER_FILES = {"timestamp.txt", "submission_secret.txt"}
 # How each kind of finding reads in the summary, and whether a person must look at it.
@@ -44,6 +52,9 @@ _WORDING = {
     ),
     "judge_mismatch": ("a stored score differs from the judged one", True),
     "too_large": ("a notebook too large to grade, left for a person", True),
+    # The detail says it all: "<notebook>: <why>".
+    REPAIRED_KIND: ("", True),
+    NOTEBOOK_FAILED_KIND: ("", True),
 }
 
 
@@ -60,9 +71,10 @@ class Problem:
         with every non-printing character escaped, so none can move the cursor, change the
         terminal or fake a row."""
         words = _WORDING[self.kind][0]
+        head = f"{words}: " if words else ""
         where = f"{printable(self.notebook)}: " if self.notebook else ""
         ignored = " (ignored)" if self.kind == "extra_file" else ""
-        return f"{words}: {where}{printable(self.detail)}{ignored}"
+        return f"{head}{where}{printable(self.detail)}{ignored}"
 
     @property
     def needs_person(self) -> bool:

@@ -3,7 +3,8 @@
 ``FORK_LOOP`` forks up to 400 children that sleep 2 s each and leaves in ``forked`` how many
 it made (400 unless something stopped it). ``SEND_EVERYWHERE`` defines ``send(line)``, which
 writes one JSON line to every file descriptor from 1 to 39, wherever the judge's results
-channel is.
+channel is. ``FORGED_RESULT`` sends an iopub message of its own from the grading kernel, whose
+execution count is a string.
 
 But: they only run where a test puts them; nothing here starts them.
 """
@@ -30,4 +31,16 @@ def send(line):
             os.write(fd, data)
         except OSError:
             pass
+"""
+
+# Sends an execute_result of its own, with the running cell's parent and a count that is
+# markup, not a number: nbclient copies the count into the cell.
+FORGED_RESULT = """
+_k = get_ipython().kernel
+_k.session.send(
+    _k.iopub_socket,
+    "execute_result",
+    {"data": {"text/plain": "1"}, "metadata": {}, "execution_count": "<b>x</b>"},
+    parent=_k.get_parent(),
+)
 """
