@@ -1,14 +1,17 @@
 """A refused submission reaches the gradebook, nbgrader's export and the Formgrader, for a person.
 
-One scratch class graded as ``make autograde`` does (Dask, two workers, lean), of three
+One scratch class graded as ``make autograde`` does (Dask, two workers, lean), of four
 students: ``a-honest`` (correct answers everywhere); ``b-linker``, whose first notebook is a
 symbolic link to a-honest's, whose ``notes.txt`` links to a file outside the course standing for
 ``solutions/bpe.py`` (a unique marker in it) and whose second notebook is their own; and
 ``c-piper``, whose last notebook is a FIFO (nbgrader would block on it) and whose first is their
-own. Each refused student has a student row and a submission in ``gradebook.db``, with the
-regular-file notebooks recorded and shown in ``autograded/``, every automatic score unset and
-every cell flagged for a person; nbgrader's export lists them (0, the README's policy) and
-``grades.csv`` and the summary leave their scores blank with the reason. A Jupyter server with
+own; and ``d-crowd``, whose own first notebook sits beside 60,000 empty files (over
+``owned_collect.MAX_ENTRIES``: set aside unopened past the bound, ``test_submission_bounds``
+counts how far). Each refused student has a student row and a submission in
+``gradebook.db``, with the regular-file notebooks recorded and shown in ``autograded/``, every
+automatic score unset and every cell flagged for a person; nbgrader's export lists them (0,
+the README's policy) and ``grades.csv`` and the summary leave their scores blank with the
+reason. A Jupyter server with
 nbgrader's formgrader and the course's extension lists them through the Formgrader's HTTP API,
 the reason in each answer's comment. No link was followed: the outside file's marker is nowhere
 in the course folder, nor a-honest's answers in b-linker's files. a-honest's grades and feedback
@@ -51,6 +54,7 @@ NB1, NB2, NB4 = "01_bpe_by_hand.ipynb", "02_encoding_by_rank.ipynb", "04_making_
 OUTSIDE_MARK = "OUTSIDE-SOLUTIONS-7f3c9e1a-never-read"
 HONEST_MARK = "HONEST-ANSWER-5d21b0c4"
 REFUSED = ("b-linker", "c-piper")
+CROWDED, CROWD = "d-crowd", 60_000
 TOKEN = "refused-submission-test"
 ENV = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
 
@@ -88,7 +92,10 @@ def _make_class(root: Path, outside: Path) -> None:
     one = {k: good[k] for k in ("pair_counts", "merge_pair")}
     piper = write_submission(root, "c-piper", one, [NB1])
     os.mkfifo(piper / NB4)
-    for student in ("a-honest", "b-linker", "c-piper"):
+    crowd = write_submission(root, CROWDED, one, [NB1])
+    for n in range(CROWD):
+        os.close(os.open(crowd / f"f{n:05d}", os.O_CREAT | os.O_WRONLY, 0o644))
+    for student in ("a-honest", "b-linker", "c-piper", CROWDED):
         stamp = root / "submitted" / student / "bpe" / "timestamp.txt"
         stamp.write_text("2026-12-01 10:00:00.000000 UTC")
 
@@ -142,6 +149,8 @@ def test_each_refused_student_is_in_the_gradebook_for_a_person(graded) -> None:
 def test_no_link_was_followed(graded) -> None:
     root = graded["root"]
     for path in root.rglob("*"):
+        if path.parent.name == "bpe" and path.name.startswith("f") and CROWDED in path.parts:
+            continue  # d-crowd's empty files, none of them a link
         if path.is_symlink() or not path.is_file():
             continue
         data = path.read_bytes()
@@ -176,6 +185,20 @@ def test_exports_and_summary_list_every_refused_student(graded) -> None:
     assert "notes.txt" in rows["b-linker"].status
     assert "04_making_it_fast.ipynb" in rows["c-piper"].status
     assert ours["a-honest"]["status"] == "graded" and ours["a-honest"]["total"] == "21"
+
+
+def test_a_crowded_submission_waits_for_a_person_unopened(graded) -> None:
+    from autograder.reports import export_grades
+
+    root, rows = graded["root"], graded["rows"]
+    assert rows[CROWDED].status == "needs manual grading: too many files (more than 200)"
+    grades = _grades(root, CROWDED)
+    assert grades and all(a is None and h is None and flag for a, h, flag in grades.values())
+    assert [p.name for p in (root / "autograded" / CROWDED / "bpe").glob("*.ipynb")] == [NB1]
+    assert export_grades.main(["--root", str(root), "--out", "grades.csv"]) == 0
+    with open(root / "grades.csv", newline="") as handle:
+        ours = {row["student_id"]: row for row in csv.DictReader(handle)}
+    assert ours[CROWDED]["status"] == rows[CROWDED].status and ours[CROWDED]["total"] == ""
 
 
 def test_the_honest_classmate_is_graded_as_if_alone(graded) -> None:
@@ -244,7 +267,7 @@ def test_a_hand_grade_on_a_refused_submission_survives_a_regrade(graded) -> None
     command = ["--root", str(root), "--jobs", "2", "--no-progress", "--lean"]
     assert regrade.main(command) == 0
     report = sorted((root / "artifacts" / "grading").glob("regrade-*.md"))[-1].read_text()
-    assert "0 of 3 students' grades moved" in report
+    assert "0 of 4 students' grades moved" in report
     auto, hand, _ = _grades(root, "b-linker")[("02_encoding_by_rank", "test_train_bpe_examples")]
     assert (auto, hand) == (None, 1.0)
 

@@ -42,6 +42,7 @@ from autograder.grading.gradebook_rows import (
 )
 from autograder.grading.inspect_submission import (
     MAX_NOTEBOOK_BYTES,
+    TooManyEntriesError,
     has_graded_cells,
     inspect_submission,
     read_outcomes,
@@ -56,6 +57,7 @@ from autograder.isolation.kernel_spec import KERNEL_PROCESSES, jail_kernels
 from autograder.nbgrader_steps.lean_lessons import RestoreLessonCells, TrimLessonCells
 from autograder.nbgrader_steps.markup_as_text import MarkupAsText
 from autograder.shared.problems import (
+    CROWDED_KIND,
     NOT_GRADED_KIND,
     NOTEBOOK_FAILED_KIND,
     REFUSED_KIND,
@@ -207,7 +209,11 @@ def grade_submission(
     masters = _masters(root, assignment)
     submitted = root / "submitted" / student / assignment
     released = root / "release" / assignment
-    unsafe = unsafe_entries(submitted)
+    try:
+        unsafe = unsafe_entries(submitted)
+    except TooManyEntriesError as crowded:  # nbgrader would copy it all: it sees no more of it
+        crowd = str(crowded)
+        return record_refused(root, student, template_db, assignment, masters, [], start, crowd)
     if unsafe:  # nbgrader would follow the links: it sees a copy of the regular files only
         return record_refused(root, student, template_db, assignment, masters, unsafe, start)
     problems, unreadable = inspect_submission(
@@ -357,8 +363,10 @@ def record_refused(
     masters: dict[str, Any],
     unsafe: list[str],
     start: float,
+    crowded: str = "",
 ) -> StudentResult:
-    """A submission holding a link or special file, recorded for a person and not graded.
+    """A submission holding a link or special file (or, with ``crowded`` saying so, too many
+    files or folders), recorded for a person and not graded.
 
     Its notebooks that are regular files, copied without following any link, go through
     nbgrader's sanitizing steps into ``autograded/`` with nothing executed; the student's rows
@@ -366,6 +374,8 @@ def record_refused(
     answer cell's comment. Never raises; a failure here is the grader's (``NOT_GRADED_KIND``).
     """
     problems = [Problem(REFUSED_KIND, "", ", ".join(unsafe)[:200])]
+    if crowded:
+        problems = [Problem(CROWDED_KIND, "", crowded)]
     scratch = Path(tempfile.mkdtemp(prefix=f"refused-{student}-", dir=scratch_root(root)))
     rows: Rows = {}
     log = ""
@@ -380,7 +390,7 @@ def record_refused(
             kept = kept if ok else []
         if not kept:
             _empty_autograded(root, student, assignment)
-        flag_refused(db_path, student, reason(unsafe, kept, unreadable))
+        flag_refused(db_path, student, reason(unsafe, kept, unreadable, crowded))
         rows = student_rows(db_path, assignment, student)
     except Exception as error:  # a bug here must not stop the class
         rows, log = {}, "".join(traceback.format_exception(error))

@@ -18,6 +18,7 @@ from pathlib import Path
 import nbformat
 
 from autograder.nbgrader_steps.guarded_execute import KERNEL_LOST
+from autograder.nbgrader_steps.owned_collect import EntryBudget, TooManyEntriesError  # noqa: F401
 from autograder.shared.cells import is_tracked
 from autograder.shared.problems import (  # noqa: F401 - the names grading reads from here
     NBGRADER_FILES,
@@ -60,16 +61,27 @@ def read_notebook(path: Path) -> nbformat.NotebookNode:
 def unsafe_entries(submitted: Path) -> list[str]:
     """Every link or special file in a submission (paths relative to it), the submission's
     folders themselves included. nbgrader follows links when it copies and writes, so a
-    submission holding one is not graded (``grade_one.record_refused`` records it)."""
+    submission holding one is not graded (``grade_one.record_refused`` records it).
+
+    Raises ``TooManyEntriesError`` past collect's bounds (``owned_collect.MAX_ENTRIES`` files
+    and folders, ``MAX_DEPTH`` deep), having listed no further: a ``submitted/`` filled by
+    hand is bounded as collect bounds an entry."""
     if submitted.is_symlink() or submitted.parent.is_symlink():
         return ["."]
+    if not submitted.is_dir():
+        return []
     found = []
-    for folder, dirs, files in os.walk(submitted):
-        for name in sorted(dirs + files):
-            path = os.path.join(folder, name)
-            if os.path.islink(path) or not (os.path.isfile(path) or os.path.isdir(path)):
-                found.append(os.path.relpath(path, submitted))
-    return found
+    budget = EntryBudget()
+    folders = [(str(submitted), "", 0)]
+    while folders:
+        folder, where, depth = folders.pop()
+        for entry in budget.listing(folder, where, depth):
+            path = os.path.join(where, entry.name)
+            if entry.is_dir(follow_symlinks=False):
+                folders.append((entry.path, path, depth + 1))
+            elif not entry.is_file(follow_symlinks=False):  # a link, fifo, socket or device
+                found.append(path)
+    return sorted(found)
 
 
 def inspect_submission(

@@ -1,4 +1,4 @@
-"""The readable part of a refused submission (one holding a link or special file), copied safely.
+"""The readable part of a refused submission (a link, a special file, too many files), copied.
 
 ``safe_copy`` copies the named files of ``submitted/<student>/<assignment>`` that are regular
 files into a scratch folder without following any link: each folder is opened relative to
@@ -18,6 +18,8 @@ import os
 import re
 import stat
 from pathlib import Path
+
+from autograder.nbgrader_steps.owned_collect import MAX_DEPTH, MAX_ENTRIES
 
 _FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
@@ -105,11 +107,14 @@ def shown(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._/ -]", "?", name)[:80]
 
 
-def reason(refused: list[str], kept: list[str], unreadable: list[str]) -> str:
-    """What a person reads on every answer cell of a refused submission.
+def reason(refused: list[str], kept: list[str], unreadable: list[str], crowded: str = "") -> str:
+    """What a person reads on every answer cell of a refused submission: one holding the links
+    or special files ``refused``, or, where ``crowded`` says why, too many files or folders.
 
     >>> reason(["notes.txt"], ["02.ipynb"], [])[:60]
     'Not graded automatically: this submission holds a link or sp'
+    >>> reason([], [], [], "too many files (more than 200)")[:68]
+    'Not graded automatically: too many files (more than 200); the grader'
     """
     names = ", ".join(shown(name) for name in refused[:20])
     more = f" and {len(refused) - 20} more" if len(refused) > 20 else ""
@@ -117,6 +122,12 @@ def reason(refused: list[str], kept: list[str], unreadable: list[str]) -> str:
         f"Not graded automatically: this submission holds a link or special file ({names}{more}),"
         " which the grader never opens, so no code of it ran and no score was given."
     )
+    if crowded:
+        text = (
+            f"Not graded automatically: {crowded}; the grader opens at most {MAX_ENTRIES} files"
+            f" and folders, nested at most {MAX_DEPTH} deep, so no code of it ran and no score"
+            " was given."
+        )
     if kept:
         text += f" The notebooks that were regular files are here ({', '.join(kept)}): grade them"
         text += " by hand."

@@ -10,7 +10,11 @@ On a hub every student may create entries in inbound (mode 2733), so an entry's 
 - its ``timestamp.txt``, if any, reads as a time (nbgrader stops every later collect on one
   that does not);
 - everything in it is a folder or a regular file owned by that account: no symbolic link,
-  fifo, socket or device, so nothing outside the entry is ever opened.
+  fifo, socket or device, so nothing outside the entry is ever opened;
+- it holds at most ``MAX_ENTRIES`` files and folders, nested at most ``MAX_DEPTH`` deep. The
+  walk stops at the bound (``EntryBudget``: ``os.scandir`` read only that far), so sixty
+  thousand files cost no more than two hundred; grading walks ``submitted/`` with the same
+  budget (``inspect_submission.unsafe_entries``).
 
 Nothing of the released solutions (``bpe-solutions``, ``autograder.release.solutions``) is ever
 collected: nbgrader's Assignment List offers a Submit button for every fetched assignment,
@@ -65,12 +69,53 @@ NOT_FOR_SUBMISSION = (
     f"{SOLUTIONS} is the course's released solutions, for reading: nothing of it is collected "
     "or graded"
 )
-MAX_DEPTH = 16  # nbgrader submit copies an assignment folder; none is nested deeper
+# The bounds of one submission, at collect and again at grading: the assignment is four
+# notebooks at its top, so a student's extra files and folders fit many times over.
+MAX_ENTRIES = 200  # files and folders, all told
+MAX_DEPTH = 8  # folders inside folders
 CHUNK = 1 << 20
 
 
 class UntrustedEntryError(Exception):
     """Why an inbound entry is not collected."""
+
+
+class TooManyEntriesError(UntrustedEntryError):
+    """A submission past ``MAX_ENTRIES`` or ``MAX_DEPTH``: the walk stopped there."""
+
+
+class EntryBudget:
+    """The files and folders one walk of a submission has listed, stopping it at the bounds.
+
+    >>> import tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> for n in range(MAX_ENTRIES + 5):
+    ...     open(os.path.join(folder, str(n)), "w").close()
+    >>> EntryBudget().listing(folder, "", 0)
+    Traceback (most recent call last):
+    ...
+    autograder.nbgrader_steps.owned_collect.TooManyEntriesError: too many files (more than 200)
+    """
+
+    def __init__(self) -> None:
+        self.listed = 0
+
+    def listing(self, folder: int | str, where: str, depth: int) -> list[os.DirEntry]:
+        """The entries of ``folder`` (an open descriptor or a path) at ``depth`` below the
+        submission, sorted by name; raises ``TooManyEntriesError`` as soon as the walk passes
+        a bound, having read no further."""
+        if depth > MAX_DEPTH:
+            raise TooManyEntriesError(
+                f"folders nested more than {MAX_DEPTH} deep ({printable(where)[:80]})"
+            )
+        entries = []
+        with os.scandir(folder) as found:
+            for entry in found:
+                self.listed += 1
+                if self.listed > MAX_ENTRIES:
+                    raise TooManyEntriesError(f"too many files (more than {MAX_ENTRIES})")
+                entries.append(entry)
+        return sorted(entries, key=lambda entry: entry.name)
 
 
 def kind(mode: int) -> str:
@@ -102,15 +147,15 @@ def copy_plain(entry: str, into: str | None, owner: int | None, max_bytes: int) 
     during the copy. Returns the bytes of its files.
 
     Raises ``UntrustedEntryError`` for a link, a fifo, socket or device, a part not owned by
-    ``owner`` (any owner when ``None``), more than ``max_bytes`` in all, or folders nested
-    deeper than ``MAX_DEPTH``.
+    ``owner`` (any owner when ``None``), more than ``max_bytes`` in all, and
+    ``TooManyEntriesError`` past ``MAX_ENTRIES`` files and folders or ``MAX_DEPTH``.
     """
     try:
         top = os.open(entry, FOLDER)
     except OSError as error:
         raise UntrustedEntryError(f"it is not a plain folder ({error.strerror})") from None
     try:
-        return _copy_folder(top, "", into, owner, max_bytes, 0)
+        return _copy_folder(top, "", into, owner, max_bytes, 0, EntryBudget())
     finally:
         os.close(top)
 
@@ -122,23 +167,28 @@ def _check_owner(info: os.stat_result, where: str, owner: int | None) -> None:
 
 
 def _copy_folder(
-    fd: int, where: str, into: str | None, owner: int | None, room: int, depth: int
+    fd: int,
+    where: str,
+    into: str | None,
+    owner: int | None,
+    room: int,
+    depth: int,
+    budget: EntryBudget,
 ) -> int:
     info = os.fstat(fd)
     _check_owner(info, where, owner)
-    if depth > MAX_DEPTH:
-        raise UntrustedEntryError(f"{where} is nested more than {MAX_DEPTH} folders deep")
+    names = [entry.name for entry in budget.listing(fd, where, depth)]
     if into is not None:
         os.mkdir(into, 0o700)
     used = 0
-    for name in sorted(os.listdir(fd)):
+    for name in names:
         path = os.path.join(where, name)
         mode = os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode
         target = None if into is None else os.path.join(into, name)
         if stat.S_ISDIR(mode):
             child = _open(name, fd, FOLDER, path)
             try:
-                used += _copy_folder(child, path, target, owner, room - used, depth + 1)
+                used += _copy_folder(child, path, target, owner, room - used, depth + 1, budget)
             finally:
                 os.close(child)
         elif stat.S_ISREG(mode):

@@ -42,8 +42,8 @@ from autograder.shared.problems import (
     NO_EARLIER_GRADE,
     NOT_GRADED_KIND,
     NOTEBOOK_FAILED_KIND,
-    REFUSED_KIND,
     REPAIRED_KIND,
+    SET_ASIDE_KINDS,
     Problem,
     printable,
 )
@@ -138,7 +138,7 @@ def collect(course_root: Path) -> list[StudentRow]:
                     old = row.scores.get(name, 0.0)
                     row.scores[name] = None if score is None or old is None else old + score
             # A refused submission is in the gradebook for a person: it did not fail.
-            refused = any(p.kind == REFUSED_KIND for p in problems)
+            refused = any(p.kind in SET_ASIDE_KINDS for p in problems)
             failed = result and not result.get("graded", True) and not refused
             reasons = [p.text() for p in problems if p.needs_person]
             if _not_graded(problems):

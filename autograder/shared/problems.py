@@ -21,6 +21,11 @@ NOT_GRADED_KIND = "not_graded"
 # A link or special file in the submission: nothing of it runs, its regular-file notebooks
 # reach the gradebook and the Formgrader unscored, for a person.
 REFUSED_KIND = "unsafe_file"
+# Too many files or folders in a submission (``owned_collect.MAX_ENTRIES``, ``MAX_DEPTH``): set
+# aside unopened like a refused one; the detail says it all ("too many files (more than 200)").
+CROWDED_KIND = "too_many_files"
+# Submissions set aside for a person with nothing of them run: in the gradebook, not failed.
+SET_ASIDE_KINDS = frozenset({REFUSED_KIND, CROWDED_KIND})
 # A notebook whose outputs the student's kernel sent malformed (repaired or dropped), and one
 # that nbgrader still could not convert: the rest of the submission is graded, a person looks.
 REPAIRED_KIND = "output_repaired"
@@ -52,6 +57,7 @@ _WORDING = {
     ),
     "judge_mismatch": ("a stored score differs from the judged one", True),
     "too_large": ("a notebook too large to grade, left for a person", True),
+    CROWDED_KIND: ("", True),
     # The detail says it all: "<notebook>: <why>".
     REPAIRED_KIND: ("", True),
     NOTEBOOK_FAILED_KIND: ("", True),
