@@ -17,11 +17,13 @@ version to run and is not checked here; the tests check those on the catalogue o
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from autograder.course import EXERCISES
 from autograder.hidden_tests.cases import cases
 from autograder.hidden_tests.compare import agrees, reference
 from autograder.hidden_tests.mistakes import MISTAKES
-from autograder.hidden_tests.run import run_case
+from autograder.hidden_tests.run import Outcome, run_case
 
 CASES_FILE = "autograder/hidden_tests/cases.py"
 
@@ -34,13 +36,13 @@ def uncaught(secret: str | None) -> list[tuple[str, str]]:
         group = cases(name, "core", secret)
         expected = [run_case(name, reference(name), args) for args in group]
         for mistake in MISTAKES.get(name, []):
-            if any(
-                all(agrees(name, want, run_case(name, variant, args))
-                    for args, want in zip(group, expected))
-                for variant in mistake.variants
-            ):  # fmt: skip
+            if any(_passes(name, v, group, expected) for v in mistake.variants):
                 found.append((name, mistake.name))
     return found
+
+
+def _passes(name: str, answer: Callable, group: list[tuple], expected: list[Outcome]) -> bool:
+    return all(agrees(name, want, run_case(name, answer, a)) for a, want in zip(group, expected))
 
 
 def why_unfair(secret: str | None) -> str:
