@@ -50,6 +50,7 @@ pytestmark = [
 MARK = "hostile-7f3a"  # in the detached process's command line, to find it afterwards
 HONEST = ("a-honest", "z-honest")
 FORGER = "f-forger"  # in the sandboxed class only
+UNWRITABLE = "s-surrogate"  # likewise: a notebook nbgrader cannot write back
 ATTACK = '''
 import os, subprocess, sys
 ROOT = {root!r}
@@ -254,6 +255,18 @@ def _add_forger(root: Path) -> None:
     write_submission(root, FORGER, good)
 
 
+def _add_unwritable(root: Path) -> None:
+    """A student whose notebook 02 holds a lone surrogate (a JSON escape UTF-8 cannot
+    write), in a markdown cell of their own; every answer is right."""
+    good = {name: next(iter(answers.values())) for name, answers in CORRECT.items()}
+    folder = write_submission(root, UNWRITABLE, good)
+    path = folder / "02_encoding_by_rank.ipynb"
+    notebook = json.loads(path.read_text())
+    notebook["cells"].insert(1, {"cell_type": "markdown", "id": "own-notes", "metadata": {},
+                                 "source": "my notes \ud800"})  # fmt: skip
+    path.write_text(json.dumps(notebook))  # ASCII: the surrogate stays an escape
+
+
 def _grade(root: Path, confined: bool) -> dict:
     from autograder.grading import grade_class
     from autograder.grading.options import GradingOptions
@@ -276,6 +289,7 @@ def sandboxed(tmp_path_factory: pytest.TempPathFactory) -> dict:
     root = make_scratch_course(tmp_path_factory.mktemp("hostile"))
     before = _make_class(root)
     _add_forger(root)
+    _add_unwritable(root)
     graded = _grade(root, confined=True)
     time.sleep(1)
     graded.update(root=root, before=before, survivors=_survivors())
@@ -366,6 +380,18 @@ def test_a_forged_kernel_message_is_the_students_and_the_rest_is_graded(sandboxe
     assert exported[FORGER]["status"] == forger.status and exported[FORGER]["train_bpe"] == "5"
 
 
+def test_a_notebook_nbgrader_cannot_write_is_left_for_a_person_alone(sandboxed) -> None:
+    root, student = sandboxed["root"], sandboxed["rows"][UNWRITABLE]
+    why = "needs manual grading: 02_encoding_by_rank: could not be graded: UnicodeEncodeError"
+    assert student.status.startswith(why), student.status
+    assert sandboxed["status"] == 0  # the student's problem, not the grader's
+    full = {"pair_counts": 3, "merge_pair": 3, "merge_and_update": 5}
+    assert {name: student.scores[name] for name in full} == full  # notebooks 01 and 04
+    assert student.scores["train_bpe"] is None and student.scores["encode_bpe"] is None
+    errors = root / "artifacts" / "grading" / "errors.log"
+    assert not errors.exists() or UNWRITABLE not in errors.read_text()
+
+
 def test_no_feedback_shows_a_hidden_test_or_the_reference(sandboxed) -> None:
     root = sandboxed["root"]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
@@ -373,7 +399,7 @@ def test_no_feedback_shows_a_hidden_test_or_the_reference(sandboxed) -> None:
     command = [sys.executable, "-m", "nbgrader", "generate_feedback", "bpe", "--force"]
     subprocess.run([*command, "--log-level=ERROR"], cwd=root, env=env, check=True, timeout=600)
     pages = sorted((root / "feedback").rglob("*.html"))
-    students = {"a-honest", "z-honest", "m-attacker", "q-linker", FORGER}
+    students = {"a-honest", "z-honest", "m-attacker", "q-linker", FORGER, UNWRITABLE}
     assert {p.parts[-3] for p in pages} == students
     reference = (ROOT / "solutions" / "bpe.py").read_text()
     secret_lines = [line for line in reference.splitlines() if line.startswith("def ")]

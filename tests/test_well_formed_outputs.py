@@ -62,6 +62,10 @@ FORGERIES: dict[str, list[tuple[str, dict[str, Any]]]] = {
         ("display_data", {"data": {"text/plain": "x"}, "metadata": _nested(900)})
     ],
     "a status with no state": [("status", {})],
+    "a stream with a lone surrogate": [("stream", {"name": "stdout", "text": "a \ud800 b"})],
+    "a result with a lone surrogate": [
+        (COUNT[0], {"data": {"text/plain": "\udfff"}, "metadata": {}, "execution_count": 1})
+    ],
     "a clear_output flood": [("clear_output", {"wait": "x"})] * 500
     + [("clear_output", {})] * 500
     + [("stream", {"name": "stdout", "text": "x", "execution_count": [1]})],
@@ -117,7 +121,7 @@ def test_a_forged_message_is_made_harmless_and_noted(case: str, tmp_path: Path) 
     _run(step, nb, 1, honest + FORGERIES[case])
     step.finish_notebook(nb)
     nbformat.validate(nb)  # what nbconvert does after each step, and nbgrader before writing
-    json.dumps(nb)  # and what writing it takes
+    nbformat.writes(nb).encode("utf-8")  # and what writing it takes
     outputs = nb.cells[1].outputs
     if case not in CLEARS:  # the honest output stays
         assert outputs[0].get("data") == {"text/plain": "shown"}, outputs

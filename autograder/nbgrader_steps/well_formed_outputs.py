@@ -2,7 +2,8 @@
 
 A cell can send iopub messages of its own with its own parent, and nbclient copies what they
 hold into the notebook: an execution count that is a string, a MIME bundle that is a list, a
-stream named ``<script>``, a traceback that is not a list, metadata nested a thousand deep.
+stream named ``<script>``, a traceback that is not a list, metadata nested a thousand deep,
+text holding a lone surrogate that UTF-8 cannot write.
 nbconvert or nbgrader would then refuse the whole notebook. ``well_formed_cell`` checks a
 code cell against nbformat's schema (``nbformat.validator``) and, where it fails, rebuilds
 each output from the fields the schema knows, dropping what cannot be repaired; it returns
@@ -87,6 +88,26 @@ def _bounded(value: Any, limit: int = MAX_METADATA_BYTES) -> bool:
         return False
 
 
+def _encodable(value: Any) -> bool:
+    """Whether ``value`` can be written as UTF-8 JSON (a lone surrogate, which a kernel's
+    JSON may carry as an escape, cannot: nbformat's writer then fails)."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except (TypeError, ValueError, RecursionError):
+        return False
+    return True
+
+
+def _as_utf8(output: dict[str, Any]) -> dict[str, Any] | None:
+    """``output`` with each character UTF-8 cannot hold replaced by "?"; None if it is not
+    JSON at all."""
+    try:
+        text = json.dumps(output, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    return dict(json.loads(text.encode("utf-8", "replace").decode("utf-8")))
+
+
 def _count(value: Any) -> tuple[int | None, bool]:
     """An execution count as the schema wants it (a whole number from 0, or none), and
     whether it had to change."""
@@ -166,9 +187,17 @@ def well_formed_output(output: Any) -> tuple[NotebookNode | None, list[str]]:
     """
     if not isinstance(output, dict):
         return None, ["an output that is not an object, dropped"]
-    if _valid(output, "output") and _course_rules(output) and not too_deep(output):
+    if too_deep(output):
+        new, changed = _rebuilt(output)
+    elif not _encodable(output):
+        new, changed = _as_utf8(output), [f"{output.get('output_type')}: text not UTF-8"[:60]]
+        if new is not None and not (_valid(new, "output") and _course_rules(new)):
+            new, more = _rebuilt(new)
+            changed += more
+    elif _valid(output, "output") and _course_rules(output):
         return (output if isinstance(output, NotebookNode) else from_dict(output)), []
-    new, changed = _rebuilt(output)
+    else:
+        new, changed = _rebuilt(output)
     if new is None or not _valid(new, "output"):
         return None, changed
     return from_dict(new), changed
@@ -187,7 +216,7 @@ def well_formed_cell(cell: NotebookNode) -> list[str]:
         outputs = []
         changed.append("the cell: outputs")
     fine = all(isinstance(o, dict) and _course_rules(o) for o in outputs)
-    if fine and _valid(cell, "code_cell") and not too_deep(outputs):
+    if fine and not too_deep(outputs) and _valid(cell, "code_cell") and _encodable(outputs):
         return changed
     kept = []
     for output in outputs:
