@@ -267,12 +267,13 @@ def run(options: GradingOptions, students: list[str] | None = None) -> int:
 
 
 def _exit_status(results: list[StudentResult], refused: dict[str, str]) -> int:
-    """0, or 1 with one line saying why: students not graded, folders refused."""
+    """0, or 1 with one line saying why: students not graded, folders refused. A student
+    left to a person (``needs manual grading``) is graded: the summary names them."""
     not_graded = [r.student for r in results if r.stopped]
     if not_graded:
         print(
             f"{len(not_graded)} student(s) not graded, for a reason that is not theirs "
-            f"(their earlier grades are kept): see {ERRORS_LOG}",
+            f"(the grades shown for them are from an earlier submission): see {ERRORS_LOG}",
             file=sys.stderr,
         )
     if refused:
