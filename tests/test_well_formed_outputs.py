@@ -22,7 +22,7 @@ from nbformat.v4 import new_code_cell, new_notebook, new_output
 
 from autograder.isolation.kernel_spec import JAIL_KERNEL
 from autograder.nbgrader_steps.guarded_execute import GuardedExecute
-from autograder.nbgrader_steps.well_formed_outputs import NOTE, well_formed_cell
+from autograder.shared.well_formed_outputs import NOTE, well_formed_cell
 
 COUNT = "execute_result", {"data": {"text/plain": "1"}, "metadata": {}}
 

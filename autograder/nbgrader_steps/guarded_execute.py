@@ -39,7 +39,7 @@ from traitlets import Float, Unicode
 from autograder.isolation.bwrap import UNCONFINED
 from autograder.isolation.kernel_spec import JAIL_KERNEL
 from autograder.nbgrader_steps.prompt_kernel import PromptKernelManager
-from autograder.nbgrader_steps.well_formed_outputs import (
+from autograder.shared.well_formed_outputs import (
     note_output,
     well_formed_cell,
     well_formed_metadata,
