@@ -19,6 +19,8 @@ c.Exchange.root = os.environ.get("BPE_EXCHANGE") or os.path.join(ROOT, ".exchang
 # nbgrader's own collect rather than failing every nbgrader command.
 if importlib.util.find_spec("autograder") is not None:
     c.ExchangeFactory.collect = "autograder.nbgrader_steps.owned_collect.OwnedCollect"
+    # A submitted entry no other account can write (nbgrader's own leaves it 0777).
+    c.ExchangeFactory.submit = "autograder.nbgrader_steps.private_submit.PrivateSubmit"
 
 # A cell that loops forever costs this many seconds, then grading moves on to the next cell.
 c.Execute.timeout = 10

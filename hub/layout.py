@@ -3,9 +3,11 @@ the instructor's own copy of the course.
 
     <hub root>/state/            root only: the hub's database, cookie secret, passwords
     <hub root>/exchange/         nbgrader's exchange, laid out with nbgrader's own modes
-    <hub root>/config/common/    read by every account: the course id and the exchange for
-                                 nbgrader, Lab's news and update checks off, the terminals'
-                                 shell (``terminal.bashrc``), the Assignment List's CSS
+    <hub root>/config/common/    read by every account: the course id, the exchange and the
+                                 course's submit for nbgrader (its code in ``python/``, on
+                                 every account's PYTHONPATH: ``hub.roles``), Lab's news and
+                                 update checks off, the terminals' shell (``terminal.bashrc``),
+                                 the Assignment List's CSS
     <hub root>/config/student/   the instructor's tools (Formgrader, Create Assignment,
                                  Course List) switched off
     <instructor's home>/course/  the course (masters, solutions, grading code), theirs alone
@@ -30,6 +32,7 @@ from pathlib import Path
 from traitlets.config.loader import PyFileConfigLoader
 
 from autograder.course import SOLUTIONS
+from autograder.nbgrader_steps import private_submit
 
 # What the instructor's copy holds: enough to generate, release, grade and give feedback with
 # the course's own tools (make autograde, make feedback, make export).
@@ -46,8 +49,11 @@ COURSE_FILES = (
 )
 # nbgrader's exchange, as its release and feedback steps make it (non-group-shared): the
 # instructor owns the course folder; students read what is released, may drop submissions
-# into inbound without listing it, and may open only feedback whose name they know.
-EXCHANGE_MODES = {"": 0o755, "outbound": 0o755, "inbound": 0o2733, "feedback": 0o711}
+# into inbound without listing it, and may open only feedback whose name they know. Inbound
+# also has the sticky bit (nbgrader's has not): no account renames or removes another's entry.
+EXCHANGE_MODES = {"": 0o755, "outbound": 0o755, "inbound": 0o3733, "feedback": 0o711}
+# The course's submit (its entries private), as every account's server imports it.
+SUBMIT_MODULE = "bpe_private_submit"
 # The exchange's root is open to all, as nbgrader requires; the sticky bit keeps one account
 # from renaming or deleting another's entries there (nbgrader checks only the low nine bits).
 EXCHANGE_ROOT_MODE = 0o1777
@@ -211,11 +217,16 @@ def write_role_settings(folder: HubFolder, course_id: str) -> None:
         "c = get_config()  # noqa: F821\n"
         f"c.CourseDirectory.course_id = {course_id!r}\n"
         f"c.Exchange.root = {str(folder.exchange)!r}\n"
+        "# An entry no other account can write: nbgrader's own submit leaves it mode 0777.\n"
+        f'c.ExchangeFactory.submit = "{SUBMIT_MODULE}.PrivateSubmit"\n'
         "# Every student of this hub has an account: an entry named for no account is made up.\n"
         "c.OwnedCollect.require_account = True\n"
     )
     folder.common.mkdir(parents=True, exist_ok=True)
     (folder.common / "nbgrader_config.py").write_text(nbgrader)
+    (folder.common / "python").mkdir(exist_ok=True)
+    code = Path(private_submit.__file__).read_text()
+    (folder.common / "python" / f"{SUBMIT_MODULE}.py").write_text(code)
     # Lab asks about Jupyter news and looks for updates online; the class is offline.
     write_json(
         folder.common / "labconfig" / "page_config.json", {"disabledExtensions": {NEWS_OFF: True}}

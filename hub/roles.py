@@ -8,11 +8,14 @@
 '/h/i/course:/c/common'
 >>> role_environment(settings, "i")["BPE_PATH_FIRST"]
 '/h/i/course/.venv/bin:/v/bin'
+>>> role_environment(settings, "s1")["PYTHONPATH"]
+'/c/common/python'
 
 The instructor's server reads the course's own ``nbgrader_config.py`` (the course folder is on
 its config path), imports the grading code (PYTHONPATH) and uses the hub's exchange; a
 student's reads the students' settings, where the instructor's tools are off. Lab's terminals
-inherit all of it, so ``nbgrader`` and ``make`` there behave as the buttons do; they start a
+inherit all of it, so ``nbgrader`` and ``make`` there behave as the buttons do (every
+account imports the course's submit from ``config/common/python``, ``hub.layout``); they start a
 non-login shell whose rc file (``hub/layout.py``) puts ``BPE_PATH_FIRST`` back in front of
 ``PATH`` after the account's own ``~/.bashrc``, so no ``/etc/profile`` can take it away.
 
@@ -34,12 +37,14 @@ def role_environment(settings: dict, user: str) -> dict[str, str]:
         "PATH": os.pathsep.join([*first, "/usr/local/bin", "/usr/bin", "/bin"]),
         "BPE_PATH_FIRST": os.pathsep.join(first),
     }
+    submit = os.path.join(settings["config_common"], "python")
     if user == settings["instructor"]:
         course = settings["course_root"]
         env["JUPYTER_CONFIG_PATH"] = os.pathsep.join([course, settings["config_common"]])
-        env["PYTHONPATH"] = course
+        env["PYTHONPATH"] = os.pathsep.join([course, submit])
         env["BPE_EXCHANGE"] = settings["exchange"]
     else:
         paths = [settings["config_student"], settings["config_common"]]
         env["JUPYTER_CONFIG_PATH"] = os.pathsep.join(paths)
+        env["PYTHONPATH"] = submit
     return env

@@ -775,6 +775,26 @@ ATTACKS = [
         0o002,
     ),
     Attack(
+        "rename (so remove) a classmate's entry in inbound, knowing its name",
+        lambda hub: "import os; os.rename({!r}, {!r})".format(
+            str(victims_entry(hub)), str(victims_entry(hub)) + "-moved"
+        ),
+        lambda hub: hub.exchange_course / "inbound",
+        -0o1000,  # loosened by taking the sticky bit away
+    ),
+    Attack(
+        "add or rename a file inside a classmate's entry",
+        lambda hub: f"open({str(victims_entry(hub) / 'planted.ipynb')!r}, 'x')",
+        lambda hub: victims_entry(hub),
+        0o022,  # as nbgrader's own submit leaves an entry (0777)
+    ),
+    Attack(
+        "change a notebook inside a classmate's entry",
+        lambda hub: f"open({str(victims_entry(hub) / NOTEBOOKS[0])!r}, 'a')",
+        lambda hub: victims_entry(hub) / NOTEBOOKS[0],
+        0o022,
+    ),
+    Attack(
         "move the instructor's course aside in the exchange and put a fake in its place",
         lambda hub: "import os; os.rename({!r}, {!r})".format(
             str(hub.exchange_course), str(hub.exchange_course) + "-moved"
@@ -804,9 +824,13 @@ def test_a_student_cannot(hub: Hub, attack: Attack) -> None:
         moved = Path(str(hub.exchange_course) + "-moved")
         if moved.exists():
             moved.rename(hub.exchange_course)
+        entry = victims_entry(hub)
+        if Path(f"{entry}-moved").exists():
+            Path(f"{entry}-moved").rename(entry)
         for made in (
             hub.exchange_course / "outbound" / "fake",
             hub.exchange_course / "outbound" / "bpe" / "trap.ipynb",
+            entry / "planted.ipynb",
         ):
             if made.is_dir():
                 made.rmdir()
@@ -814,6 +838,27 @@ def test_a_student_cannot(hub: Hub, attack: Attack) -> None:
                 made.unlink()
         guard.chmod(mode)
     assert attempt(hub, attacker, code).startswith("denied")
+
+
+def victims_entry(hub: Hub) -> Path:
+    """The first entry the first student submitted (in the browser), or where it was moved."""
+    return min(submissions_of(hub, hub.students[0]), key=lambda p: p.name.removesuffix("-moved"))
+
+
+def test_inbound_is_sticky_and_every_entry_private(hub: Hub) -> None:
+    """``make hub`` gives inbound the sticky bit; the course's submit, from the Assignment List
+    and from a terminal alike, leaves no entry (nor anything in one) another account can
+    write, and nothing of its own making behind in inbound."""
+    inbound = hub.exchange_course / "inbound"
+    assert inbound.stat().st_mode & 0o7777 == 0o3733
+    entries = sorted(inbound.iterdir())
+    submitted = {hub.students[0], hub.students[1], hub.students[3]}
+    assert {p.name.split("+")[0] for p in entries} >= submitted, entries
+    assert all(p.name.count("+") == 3 for p in entries), entries  # no private folder left
+    for entry in entries:
+        assert entry.stat().st_uid == pwd.getpwnam(entry.name.split("+")[0]).pw_uid
+        for path in [entry, *entry.rglob("*")]:
+            assert not path.stat().st_mode & 0o022, (path, oct(path.stat().st_mode))
 
 
 def test_submission_names_cannot_be_guessed(hub: Hub) -> None:

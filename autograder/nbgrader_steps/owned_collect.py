@@ -11,6 +11,10 @@ On a hub every student may create entries in inbound (mode 2733), so an entry's 
   that does not);
 - everything in it is a folder or a regular file owned by that account: no symbolic link,
   fifo, socket or device, so nothing outside the entry is ever opened;
+- where the owner is checked, nothing in it can be written by another account (no group or
+  other write bit): in such an entry a classmate could have removed or renamed the student's
+  files, which leaves no trace to check. The course's submit (``private_submit``) never
+  leaves an entry so; nbgrader's own leaves it 0777;
 - it holds at most ``MAX_ENTRIES`` files and folders, nested at most ``MAX_DEPTH`` deep. The
   walk stops at the bound (``EntryBudget``: ``os.scandir`` read only that far), so sixty
   thousand files cost no more than two hundred; grading walks ``submitted/`` with the same
@@ -161,9 +165,19 @@ def copy_plain(entry: str, into: str | None, owner: int | None, max_bytes: int) 
 
 
 def _check_owner(info: os.stat_result, where: str, owner: int | None) -> None:
-    if owner is not None and info.st_uid != owner:
+    """The part ``where`` is the student's (``owner``) and no other account can write it."""
+    if owner is None:
+        return
+    if info.st_uid != owner:
         owned = account_name(info.st_uid)
         raise UntrustedEntryError(f"{where or 'the entry'} is owned by {owned}, not by the student")
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise UntrustedEntryError(
+            f"{where or 'the entry'} can be written by other accounts (mode "
+            f"{stat.S_IMODE(info.st_mode):04o}), so a classmate may have removed or renamed its "
+            "files; the student submits again with the course's Submit (or nbgrader submit "
+            "with the course's settings), which keeps an entry private"
+        )
 
 
 def _copy_folder(
