@@ -472,6 +472,36 @@ def test_make_export_leaves_scores_blank_where_a_person_must_decide(graded) -> N
         assert exported[student]["status"] == row.status
 
 
+def test_every_formgrader_page_answers_for_every_notebook(graded, tmp_path) -> None:
+    # Lesson 3 has no exercises, so it is not autograded: its grading view answered 500.
+    from tests.support.formgrader_pages import answer, formgrader_pages
+    from tests.support.formgrader_server import formgrader_server
+
+    root, _ = graded
+    no_exercises = "03_real_text_overfitting"
+    pages = formgrader_pages(root)
+    assert ("grading view", "good", no_exercises) in pages
+    server = formgrader_server(root, tmp_path, "every-page")
+    base = next(server)
+    try:
+        seen = {key: answer(base, "every-page", address) for key, address in pages.items()}
+    finally:
+        server.close()
+    failed = {key: status for key, (status, _) in seen.items() if status not in (200, 404)}
+    assert failed == {}, failed
+    missing = {key for key, (status, _) in seen.items() if status == 404}
+    # Only grading views of notebooks with no autograded copy are missing, and they say why.
+    for kind, student, notebook in missing:
+        assert kind == "grading view", (kind, student, notebook)
+        assert not (root / "autograded" / student / "bpe" / f"{notebook}.ipynb").exists()
+    for student in ("good", "crashy", "broken", "frozen", "tamper", "delegate"):
+        status, text = seen[("grading view", student, no_exercises)]
+        assert status == 404 and "has no graded cells" in text, (student, text[:500])
+        assert seen[("grading view", student, "02_encoding_by_rank")][0] == 200, student
+    status, text = seen[("grading view", "broken", NB1.removesuffix(".ipynb"))]
+    assert status == 404 and "no autograded copy" in text
+
+
 def test_hand_grades_survive_a_regrade_and_a_late_student_touches_no_one_else(graded) -> None:
     # Runs last: it regrades "good" after giving it a hand score and a comment.
     from nbgrader.api import Gradebook

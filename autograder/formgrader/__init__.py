@@ -15,6 +15,9 @@ It also marks late work on the pages an instructor grades from (``lateness``): t
 assignment's submissions list and a student's list of assignments (``static/js/late_marks.js``,
 loaded after nbgrader's own scripts, adds the words to their rows), a student's submission
 and the grading view say "late by …" in words.
+A submission whose notebook has no autograded copy (lesson 3, which has no graded cells, is
+never autograded) gets a 404 page saying why, and next and previous from it lead back to the
+notebook's list, where nbgrader answered 500 for both.
 It also keeps the server's other routes that render or run a file (nbconvert's exports,
 ``view/``, Voila's ``render/``, ``files/`` and ``tree/``) away from the course's student folders
 (``student_routes``).
@@ -29,6 +32,7 @@ does that at autograde).
 from __future__ import annotations
 
 import copy
+import os
 from pathlib import Path
 from typing import Any
 
@@ -147,10 +151,51 @@ class WithLateness:
         return self.exporter.from_filename(filename, resources=resources, **kw)
 
 
+NOT_AUTOGRADED = (
+    "This notebook has no graded cells, so the course does not autograde it and there is "
+    "nothing here to grade. The student's copy is in {submitted}."
+)
+NO_COPY = (
+    "There is no autograded copy of this notebook for this student: it was not submitted, or "
+    "it could not be read or graded (the summary that make autograde prints says which). What the "
+    "student handed in is in {submitted}."
+)
+
+
 class GradingView(ShowsLateness, CourseRendering, nbgrader_handlers.SubmissionHandler):
     @property
     def exporter(self) -> WithLateness:
         return WithLateness(super().exporter, self.late_by)
+
+    def render(self, name: str, **ns: Any) -> str:
+        if name == "formgrade_404.tpl":  # the course's copy; nbgrader's cannot load
+            ns["why"] = self.why_missing(ns["resources"])
+        return super().render(name, **ns)
+
+    def why_missing(self, resources: dict) -> str:
+        """Why a submission's notebook has no autograded copy, in a sentence."""
+        assignment, student = resources["assignment_id"], resources["student"]
+        notebook = self.gradebook.find_notebook(resources["notebook_id"], assignment)
+        folder = self.coursedir.format_path(self.coursedir.submitted_directory, student, assignment)
+        submitted = os.path.relpath(folder, self.coursedir.root) + "/"
+        if not notebook.grade_cells and not notebook.task_cells:
+            return NOT_AUTOGRADED.format(submitted=submitted)
+        return NO_COPY.format(submitted=submitted)
+
+
+class WaysOn(CourseRendering, nbgrader_handlers.SubmissionNavigationHandler):
+    """Next and previous from a grading view; from a submission with no autograded copy
+    (nbgrader's own lists leave those out, and it answered 500), back to the notebook's list."""
+
+    def get(self, submission_id: str, action: str) -> None:
+        try:
+            super().get(submission_id, action)
+        except ValueError:
+            submission = self.gradebook.find_submission_notebook_by_id(submission_id)
+            back = self._assignment_notebook_list_url(
+                submission.assignment.assignment.name, submission.notebook.name
+            )
+            self.redirect(back, permanent=False)
 
 
 class NotebooksPage(CourseRendering, nbgrader_handlers.GradebookNotebooksHandler):
@@ -179,6 +224,7 @@ CHECKED = {
     nbgrader_handlers.GradebookNotebookSubmissionsHandler: SubmissionsPage,
     nbgrader_handlers.SubmissionFilesHandler: SubmissionFiles,
     nbgrader_handlers.SubmissionHandler: GradingView,
+    nbgrader_handlers.SubmissionNavigationHandler: WaysOn,
 }
 # The API routes whose submission records say how late each is.
 LATE_RECORDS = (
