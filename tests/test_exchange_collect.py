@@ -1,7 +1,7 @@
 """The course's collect against entries students forge in the exchange's shared inbound.
 
 Real Unix accounts (``bpexchtest-victim``, ``-mallory``, ``-eve``, made and removed here) make
-entries in an exchange laid out by ``hub.layout`` (inbound mode 2733), each with plain
+entries in an exchange laid out by ``hub.layout`` (inbound mode 3733), each with plain
 ``mkdir``/``ln`` run through runuser:
 
 - the victim submits; mallory files an entry in the victim's name, and one of her own whose
