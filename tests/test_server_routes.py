@@ -123,10 +123,9 @@ def routes() -> dict[str, str]:
     return found
 
 
-def fetch(address: str, body: bytes | None = None) -> tuple[int, dict, str]:
-    request = urllib.request.Request(
-        address, data=body, headers={"Authorization": f"token {TOKEN}"}
-    )
+def fetch(address: str, body: bytes | None = None, method: str | None = None) -> tuple:
+    headers = {"Authorization": f"token {TOKEN}"}
+    request = urllib.request.Request(address, data=body, headers=headers, method=method)
     try:
         with urllib.request.urlopen(request, timeout=60) as response:
             return response.status, dict(response.headers), response.read().decode()
@@ -198,6 +197,10 @@ def test_no_route_renders_or_runs_a_students_file(instructor, course, server) ->
     # Plain spellings are refused, not merely missing.
     for address in (f"nbconvert/html/{STUDENT_NOTEBOOKS[0]}", f"voila/render/{IMAGE}"):
         assert fetch(server + address)[0] == 403, address
+    # Whatever the method (tornado itself would refuse a POST without its cookie as HTML).
+    for method in ("HEAD", "POST", "DELETE"):
+        status, headers, _ = fetch(server + f"voila/render/{IMAGE}", method=method)
+        assert status == 403 and headers["Content-Type"].startswith("text/plain"), method
 
 
 def test_an_export_posted_with_a_students_path_is_refused(course, server) -> None:

@@ -110,6 +110,10 @@ class Refusal(web.RequestHandler):
 
     SUPPORTED_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 
+    def check_xsrf_cookie(self) -> None:
+        """Nothing to check: every request is refused (tornado would refuse a POST without
+        the cookie first, as an HTML page)."""
+
     def prepare(self) -> None:
         refuse(self)
 
