@@ -31,8 +31,16 @@ entry alone; the collect then fails naming them all. Of the entries kept, the ch
 nbgrader's (the newest, or the newest on time with ``--before-duedate``), so a forged entry
 never hides its student's real one. The chosen entry is copied part by part, never following a
 link, into a scratch folder of the collector's own; nbgrader's copy then takes it into
-``submitted/`` with its ignore globs, size caps and group modes; an earlier submission is
-replaced only once the new one has been copied and checked in full.
+``submitted/`` with its ignore globs, size caps and group modes.
+
+Every collect takes each student's newest entry: nbgrader's ``--update`` is on by default
+(``update``), so a plain ``nbgrader collect bpe`` replaces a copy in ``submitted/`` with an
+entry dated later, and leaves it for one dated the same or earlier. The copy is replaced only
+once the new one has been copied and checked in full, and it is not deleted: it moves to
+``submitted/<student>/.replaced/<assignment>/<its time>/``, which no step of nbgrader or of
+the course grades (their patterns skip dot-folders). ``autograded/`` and the gradebook keep
+the earlier grade until ``make autograde`` grades the newer copy (nbgrader regrades a
+submission whose timestamp is later than its autograded copy's).
 
 Used by every ``nbgrader collect`` of the course (and the Formgrader's Collect), from
 ``nbgrader_config.py``::
@@ -302,6 +310,33 @@ def _existing_timestamp(dest: str) -> datetime.datetime | None:
         ) from None
 
 
+def _set_aside(dest: str, existing: datetime.datetime | None) -> str:
+    """Move the submission at ``dest`` (``submitted/<student>/<assignment>``) to
+    ``submitted/<student>/.replaced/<assignment>/<its time>``; returns where it went.
+
+    >>> import tempfile
+    >>> student = tempfile.mkdtemp()
+    >>> os.makedirs(os.path.join(student, "bpe"))
+    >>> when = datetime.datetime(2026, 12, 3, 9, 5, 1, 250)
+    >>> os.path.relpath(_set_aside(os.path.join(student, "bpe"), when), student)
+    '.replaced/bpe/2026-12-03T09-05-01.000250Z'
+    >>> os.makedirs(os.path.join(student, "bpe"))
+    >>> os.path.relpath(_set_aside(os.path.join(student, "bpe"), when), student).startswith(
+    ...     ".replaced/bpe/2026-12-03T09-05-01.000250Z-")
+    True
+    """
+    student, assignment = os.path.split(dest)
+    folder = os.path.join(student, ".replaced", assignment)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    label = f"{existing:%Y-%m-%dT%H-%M-%S.%f}Z" if existing else "undated"
+    aside = os.path.join(folder, label)
+    if os.path.lexists(aside):  # set aside twice with the same time: a name of its own
+        aside = tempfile.mkdtemp(prefix=f"{label}-", dir=folder)
+        os.rmdir(aside)
+    os.rename(dest, aside)
+    return aside
+
+
 class OwnedCollect(ExchangeCollect):
     """``nbgrader collect`` that skips inbound entries their named student did not make."""
 
@@ -309,6 +344,11 @@ class OwnedCollect(ExchangeCollect):
         300,
         help="Seconds an entry's time may run ahead of the collect's clock (clocks of the "
         "machines that submit and collect); a later entry is refused.",
+    ).tag(config=True)
+    update = Bool(
+        True,
+        help="Replace a student's copy in submitted/ with a newer entry (nbgrader's --update, "
+        "on in the course); the replaced copy is kept in submitted/<student>/.replaced/.",
     ).tag(config=True)
     require_account = Bool(
         False,
@@ -378,13 +418,14 @@ class OwnedCollect(ExchangeCollect):
         dest = self.coursedir.format_path(
             self.coursedir.submitted_directory, student, self.coursedir.assignment_id
         )
+        existing = None
         if os.path.isdir(dest):
             existing = _existing_timestamp(dest)
             newer = existing is None or record["timestamp"] > existing
             if not (self.update and newer) and not (
                 self.before_duedate and existing != record["timestamp"]
             ):
-                self.log.info("No newer submission to collect: %s", student)
+                self._say_kept(student, record["timestamp"], existing, newer)
                 return
         owner = self._account(student)
         if owner is None and self.check_owner:
@@ -404,14 +445,46 @@ class OwnedCollect(ExchangeCollect):
                 shutil.rmtree(fresh, ignore_errors=True)  # a half copy helps no one
                 raise
             if os.path.isdir(dest):
-                self.log.info("Updating submission: %s", student)
-                old = tempfile.mkdtemp(prefix=".replaced-", dir=os.path.dirname(dest))
-                os.rename(dest, os.path.join(old, "earlier"))
-                os.rename(fresh, dest)
-                shutil.rmtree(old)
+                aside = _set_aside(dest, existing)
+                try:
+                    os.rename(fresh, dest)
+                except BaseException:
+                    os.rename(aside, dest)  # the earlier copy back where it was
+                    raise
+                self.log.info(
+                    "Updating submission: %s: the entry of %s UTC replaces the copy of %s, "
+                    "kept in %s; make autograde grades the newer one",
+                    student,
+                    record["timestamp"],
+                    f"{existing} UTC" if existing else "no time",
+                    os.path.relpath(aside, self.coursedir.root),
+                )
             else:
                 self.log.info("Collecting submission: %s", student)
                 os.rename(fresh, dest)
+
+    def _say_kept(
+        self,
+        student: str,
+        entry: datetime.datetime,
+        existing: datetime.datetime | None,
+        newer: bool,
+    ) -> None:
+        if newer:  # update switched off in the configuration
+            self.log.info(
+                "Not replacing the submission of %s: update is off (nbgrader collect --update "
+                "takes the entry of %s UTC)",
+                student,
+                entry,
+            )
+            return
+        self.log.info(
+            "submitted/ already holds a newer submission of %s (of %s UTC); its newest entry "
+            "in inbound, of %s UTC, is not newer, so nothing is replaced",
+            student,
+            existing,
+            entry,
+        )
 
     def _trusted_record(self, path: str, latest: datetime.datetime) -> dict:
         name = os.path.basename(path)
