@@ -6,8 +6,10 @@ the gradebook through ``summary.collect`` and the judged verdicts (``class_rows`
 LMS files read too); ``late_penalty`` is nbgrader's, which the LMS files subtract, and
 ``late`` says how late the submission was ('late by 2 min 5 s', from nbgrader's timestamp and
 the due date in the gradebook, blank when on time or with no due date), and
-``course_version`` the version of ``bpe_course`` the file was written with. Every text cell
-is safe to open in a spreadsheet (``safe_csv``).
+``course_version`` the version of ``bpe_course`` the file was written with. ``max`` is the
+assignment's maximum in the gradebook on every row (a student with no submission included),
+the figure the LMS files divide by. Every text cell is safe to open in a spreadsheet
+(``safe_csv``).
 
 But: it grades nothing and does not change the gradebook.
 """
@@ -61,8 +63,9 @@ def _waiting_for_person(course_root: Path) -> dict[str, set[str]]:
     return waiting
 
 
-def export_row(row: StudentRow, waiting: set[str]) -> dict[str, str]:
-    """A CSV row: scores only where nobody has to decide anything.
+def export_row(row: StudentRow, waiting: set[str], maximum: float | None = None) -> dict[str, str]:
+    """A CSV row: scores only where nobody has to decide anything; ``max`` is ``maximum``
+    (the assignment's), else the sum of the row's own exercises' maxima.
 
     >>> scores, maxima = {"pair_counts": 3.0, "train_bpe": None}, {"pair_counts": 3, "train_bpe": 5}
     >>> status = Status("needs manual grading", ("locked test cell deleted",))
@@ -71,6 +74,8 @@ def export_row(row: StudentRow, waiting: set[str]) -> dict[str, str]:
     ('3', '')
     >>> export_row(row, set())["total"], export_row(row, set())["max"]
     ('', '8')
+    >>> export_row(StudentRow("bo", Status("no submission")), set(), 21.0)["max"]
+    '21'
     """
     failed = row.state.kind == FAILED
     graded = row.state.kind == GRADED and row.total is not None
@@ -78,7 +83,7 @@ def export_row(row: StudentRow, waiting: set[str]) -> dict[str, str]:
         "student_id": row.student,
         "status": row.status,
         "total": f"{row.total:g}" if graded else "",
-        "max": f"{sum(row.maxima.values()):g}",
+        "max": f"{sum(row.maxima.values()) if maximum is None else maximum:g}",
         "late": row.late,
     }
     for name in EXERCISES:
@@ -132,6 +137,18 @@ def late_penalties(course_root: Path) -> dict[str, float]:
         }
 
 
+def _assignment_maximum(course_root: Path) -> float | None:
+    """The assignment's points in the gradebook; None when it does not hold the assignment."""
+    from nbgrader.api import MissingEntry
+
+    from autograder.reports.lms import assignment_maximum
+
+    try:
+        return assignment_maximum(course_root)
+    except MissingEntry:
+        return None
+
+
 def course_version() -> str:
     """The version of ``bpe_course`` here (its ``__version__``, else the installed package's)."""
     import bpe_course
@@ -144,9 +161,10 @@ def write_grades(course_root: Path, path: Path) -> list[dict[str, str]]:
     """Write the CSV for every student in the gradebook; return its rows."""
     penalties = late_penalties(course_root)
     version = course_version()
+    maximum = _assignment_maximum(course_root)
     lines = []
     for row, waiting in class_rows(course_root):
-        line = export_row(row, waiting)
+        line = export_row(row, waiting, maximum)
         penalty = penalties.get(row.student)
         line["late_penalty"] = "" if penalty is None else f"{penalty:g}"
         line["course_version"] = version
