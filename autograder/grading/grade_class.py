@@ -188,9 +188,6 @@ def grade_class(options: GradingOptions, students: list[str] | None = None) -> l
     if not students:
         print(f"nothing to grade: no folder submitted/<student>/{ASSIGNMENT} in {course_root}")
         return results
-    unfair = why_unfair(term_secret(course_root))  # every student meets these same cases
-    if unfair:
-        raise SystemExit(unfair)
     if not (options.unconfined or bwrap.available()):
         raise SystemExit(
             f"refusing to grade: {why_unavailable()}. Without the sandbox a student's code runs "
@@ -213,6 +210,11 @@ def grade_class(options: GradingOptions, students: list[str] | None = None) -> l
                     f"({', '.join(blind[:3])}): the course folder must be at the same path on "
                     "every worker's machine. Nothing was graded."
                 )
+        # Every student meets these same cases. Checked once the cluster answers: a scheduler
+        # that cannot be reached stops the run before anything (the term's secret) is written.
+        unfair = why_unfair(term_secret(course_root))
+        if unfair:
+            raise SystemExit(unfair)
         ensure_assignment(course_root, class_db)
         scratch = Path(tempfile.mkdtemp(prefix="grade-class-", dir=scratch_root(course_root)))
         stack.callback(shutil.rmtree, scratch, ignore_errors=True)
