@@ -2,8 +2,11 @@
 
 ``count_mistakes`` reads the judged verdict of every test cell (``verdicts.json``) and puts
 each student's failed answer to an exercise in one bar: the mistake the judge named (in the
-hidden core cases first, then the random ones, then the visible examples), else ``not
-written`` (the released stub), else ``unexplained`` (failed, and no known mistake fits).
+hidden core cases first, then the random ones, then the visible examples), else a helper
+from another lesson that the answer calls without defining it (``NameError: name
+'pair_counts' is not defined`` in lesson 2, which asks the student to paste lesson 1's: the
+bar "missing helper from lesson 1 (pair_counts)"), else ``not written`` (the released stub),
+else ``unexplained`` (failed, and no known mistake fits).
 ``report`` writes ``mistakes.csv`` (the students behind each bar), ``mistakes.png`` and
 beside it ``mistakes.txt`` (the figure in words, :func:`describe`), and returns the table
 and that description, which the class summary prints.
@@ -24,6 +27,7 @@ has no verdicts, so it is in no bar.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,6 +40,16 @@ from autograder.reports.safe_csv import write_csv as write_csv_safely
 NAMED, NOT_WRITTEN, UNEXPLAINED = "named", "not written", "unexplained"
 # Where a named mistake is looked for first: the core cases are built to trip each one.
 _CELL_ORDER = ("hidden_core", "hidden_random", "examples")
+# The lesson (notebook number) of each exercise; the judge runs an answer with its own
+# lesson's definitions only, so an exercise of another lesson must be pasted in.
+LESSON_OF = {
+    "pair_counts": 1,
+    "merge_pair": 1,
+    "train_bpe": 2,
+    "encode_bpe": 2,
+    "merge_and_update": 4,
+}
+_UNDEFINED = re.compile(r"NameError: name '(\w+)' is not defined")
 
 
 @dataclass(frozen=True)
@@ -62,6 +76,21 @@ def _cell_rank(exercise: str, cell: str) -> int:
     return _CELL_ORDER.index(part) if part in _CELL_ORDER else len(_CELL_ORDER)
 
 
+def missing_helper(exercise: str, message: str) -> str | None:
+    """The name of a helper from another lesson that a failure message says is undefined.
+
+    >>> missing_helper("train_bpe", "train_bpe raised NameError: name 'merge_pair' is not "
+    ...     "defined on every input; ...")
+    'missing helper from lesson 1 (merge_pair)'
+    >>> missing_helper("train_bpe", "NameError: name 'STEP' is not defined") is None
+    True
+    """
+    for name in _UNDEFINED.findall(message):
+        if name in LESSON_OF and LESSON_OF[name] != LESSON_OF.get(exercise):
+            return f"missing helper from lesson {LESSON_OF[name]} ({name})"
+    return None
+
+
 def _diagnosis(exercise: str, failed: list[dict[str, Any]]) -> tuple[str, str]:
     """(kind, mistake) for one student's failed test cells of one exercise."""
     ordered = sorted(failed, key=lambda v: (_cell_rank(exercise, v["cell"]), v["cell"]))
@@ -69,6 +98,10 @@ def _diagnosis(exercise: str, failed: list[dict[str, Any]]) -> tuple[str, str]:
         mistake = named_mistake(exercise, verdict.get("why", ""))
         if mistake is not None:
             return NAMED, mistake
+    for verdict in ordered:
+        helper = missing_helper(exercise, verdict.get("why", ""))
+        if helper is not None:
+            return NAMED, helper
     if any(not_written(exercise, v.get("why", "")) for v in ordered):
         return NOT_WRITTEN, ""
     return UNEXPLAINED, ""
@@ -89,6 +122,8 @@ def count_mistakes(verdicts: list[dict[str, Any]]) -> list[Bar]:
     bars = []
     for exercise in EXERCISES:
         order = [(NAMED, m) for m in known.get(exercise, [])]
+        helpers = {m for (name, kind, m) in who if name == exercise and kind == NAMED}
+        order += [(NAMED, m) for m in sorted(helpers - set(known.get(exercise, [])))]
         order += [(NOT_WRITTEN, ""), (UNEXPLAINED, "")]
         for kind, mistake in order:
             students = who.get((exercise, kind, mistake))
