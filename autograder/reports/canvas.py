@@ -6,9 +6,10 @@ one column per assignment named ``Name (id)``, maybe a ``Manual Posting`` row, a
 Possible`` row, then one row a student, the test student last) and writes
 ``artifacts/grading/canvas-import.csv``: the same file with the assignment's column (the one
 named ``bpe (id)`` or ``bpe``, after ``--assignment-name``, or ``--column``) holding each matched
-student's grade scaled to the column's points possible (``lms.scaled``), or a new column
-``bpe`` worth 21 points (``--points``) when there is none. A roster student is the Canvas row
-whose ``ID`` is their ``lms_user_id``, else whose ``SIS Login ID`` is their ``sis_login_id``.
+student's grade scaled to the column's points possible (``lms.scaled``, which divides by the
+assignment's maximum in the gradebook), or a new column ``bpe`` worth the assignment's points
+(``--points``) when there is none. A roster student is the Canvas row whose ``ID`` is their
+``lms_user_id``, else whose ``SIS Login ID`` is their ``sis_login_id``.
 A grade Canvas holds that differs (typed in Canvas, ``EX``) is kept unless ``--overwrite``.
 
 Every other cell is copied byte for byte (quotes, line ends, a BOM), except a text cell that
