@@ -92,5 +92,5 @@ def test_a_second_plain_collect_takes_the_newer_entry_and_keeps_the_older(
     said = collect(course, exchange)
     assert (kept / LESSON).read_text() == notebook(2)
     assert (kept / "timestamp.txt").read_text() == second_stamp
-    assert f"submitted/ already holds a newer submission of {student}" in said, said
+    assert f"submitted/ already holds the newest submission of {student}" in said, said
     assert len(list((course / "submitted" / student / ".replaced" / "bpe").iterdir())) == 1

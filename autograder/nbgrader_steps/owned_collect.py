@@ -479,8 +479,8 @@ class OwnedCollect(ExchangeCollect):
             )
             return
         self.log.info(
-            "submitted/ already holds a newer submission of %s (of %s UTC); its newest entry "
-            "in inbound, of %s UTC, is not newer, so nothing is replaced",
+            "submitted/ already holds the newest submission of %s (of %s UTC); its newest "
+            "entry in inbound, of %s UTC, is no newer, so nothing is replaced",
             student,
             existing,
             entry,
