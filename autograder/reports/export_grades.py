@@ -138,15 +138,15 @@ def late_penalties(course_root: Path) -> dict[str, float]:
 
 
 def _assignment_maximum(course_root: Path) -> float | None:
-    """The assignment's points in the gradebook; None when it does not hold the assignment."""
-    from nbgrader.api import MissingEntry
+    """The assignment's points in the gradebook (``lms.assignment_maximum``'s figure); None
+    when it does not hold the assignment."""
+    from nbgrader.api import Gradebook, MissingEntry
 
-    from autograder.reports.lms import assignment_maximum
-
-    try:
-        return assignment_maximum(course_root)
-    except MissingEntry:
-        return None
+    with Gradebook(f"sqlite:///{class_db_path(course_root)}") as gb:
+        try:
+            return float(gb.find_assignment(ASSIGNMENT).max_score)
+        except MissingEntry:
+            return None
 
 
 def course_version() -> str:
