@@ -15,6 +15,9 @@ It also marks late work on the pages an instructor grades from (``lateness``): t
 assignment's submissions list and a student's list of assignments (``static/js/late_marks.js``,
 loaded after nbgrader's own scripts, adds the words to their rows), a student's submission
 and the grading view say "late by …" in words.
+Its due-date dialog (Manage Assignments, the pencil) takes a time zone name as well as a UTC
+offset and shows an error instead of hanging on one it cannot read (``duedates``; the page is
+nbgrader's, extended by ``templates/manage_assignments.tpl`` to load ``duedate_dialog.js``).
 A submission whose notebook has no autograded copy (lesson 3, which has no graded cells, is
 never autograded) gets a 404 page saying why, and next and previous from it lead back to the
 notebook's list, where nbgrader answered 500 for both.
@@ -24,7 +27,8 @@ It also keeps the server's other routes that render or run a file (nbconvert's e
 Load order does not matter: the handlers read nbgrader's settings only when a request comes.
 
 But: of nbgrader's JSON API it changes only that three submission routes carry ``late`` and
-``seconds_late`` (it stays data), and it does not stop markup that
+``seconds_late`` (it stays data) and that the assignment route reads a due date's time zone
+name, and it does not stop markup that
 a student's notebook puts in the grading view's cells (``autograder.nbgrader_steps.markup_as_text``
 does that at autograde).
 """
@@ -37,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 import nbgrader
-from jinja2 import Environment, FileSystemLoader
+from jinja2 import ChoiceLoader, Environment, FileSystemLoader, PrefixLoader
 from jupyter_server.utils import url_path_join
 from nbconvert.exporters import HTMLExporter
 from nbgrader.api import MissingEntry
@@ -45,6 +49,7 @@ from nbgrader.server_extensions.formgrader import apihandlers as nbgrader_api
 from nbgrader.server_extensions.formgrader import handlers as nbgrader_handlers
 from tornado import web
 
+from autograder.formgrader.duedates import DueDateAPI
 from autograder.formgrader.headers import (
     FormgraderPolicy,
     StudentFiles,
@@ -67,9 +72,11 @@ def _jupyter_server_extension_points() -> list[dict[str, str]]:
 
 
 def environment() -> Environment:
-    """nbgrader's pages with autoescaping, the course's copies found first."""
-    loader = FileSystemLoader([str(TEMPLATES), nbgrader_handlers.template_path])
-    return Environment(loader=loader, autoescape=True)
+    """nbgrader's pages with autoescaping, the course's copies found first; a course page
+    may extend nbgrader's page of the same name as ``nbgrader/<name>``."""
+    pages = FileSystemLoader([str(TEMPLATES), nbgrader_handlers.template_path])
+    nbgraders = PrefixLoader({"nbgrader": FileSystemLoader(nbgrader_handlers.template_path)})
+    return Environment(loader=ChoiceLoader([pages, nbgraders]), autoescape=True)
 
 
 def exporter(config: Any) -> HTMLExporter:
@@ -255,6 +262,7 @@ def routes(serverapp: Any) -> list[tuple]:
         for pattern, handler, *rest in nbgrader_api.default_handlers
         if handler in LATE_RECORDS
     ]
+    found.append((r"/formgrader/api/assignment/([^/]+)", DueDateAPI))
     static = {"path": str(STATIC)}
     found.append((r"/formgrader/course_static/(.*)", web.StaticFileHandler, static))
     contents = serverapp.contents_manager
