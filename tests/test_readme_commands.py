@@ -36,7 +36,7 @@ pytestmark = pytest.mark.slow  # each test makes a course copy and starts server
 QUICKSTART = doc_text.commands("README.md", "## Quickstart")
 
 SETUP = doc_text.commands("README.md", "## For instructors")
-TERM = doc_text.commands("README.md", "(`.venv/bin/nbgrader collect bpe` does), then:")
+TERM = doc_text.commands("README.md", "student's newest entry), then:")
 NOTEBOOKS = ["01_bpe_by_hand.ipynb", "02_encoding_by_rank.ipynb", "04_making_it_fast.ipynb"]
 RIGHT = {name: next(iter(answers.values())) for name, answers in CORRECT.items()}
 MISTAKE = "string replacement missing back-to-back pairs"
