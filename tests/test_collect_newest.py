@@ -21,10 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from hub.layout import EXCHANGE_MODES
 from tests.conftest import ROOT
-from tests.test_exchange_collect import COURSE_ID
-from tests.test_private_entries import PRIVATE, submit
+from tests.test_private_entries import PRIVATE, released_exchange, submit
 
 pytestmark = [pytest.mark.nbgrader, pytest.mark.slow]
 
@@ -52,14 +50,7 @@ def test_a_second_plain_collect_takes_the_newer_entry_and_keeps_the_older(
     tmp_path: Path,
 ) -> None:
     student = pwd.getpwuid(os.getuid()).pw_name  # nbgrader names the entry after the account
-    exchange = tmp_path / "exchange"
-    inbound = exchange / COURSE_ID / "inbound"
-    inbound.mkdir(parents=True)
-    inbound.chmod(EXCHANGE_MODES["inbound"])
-    home = tmp_path / "home"
-    for released in (exchange / COURSE_ID / "outbound" / "bpe", home / "bpe"):
-        released.mkdir(parents=True)
-        (released / LESSON).write_text(notebook(0))
+    exchange, inbound, home = released_exchange(tmp_path, LESSON, notebook(0))
     course = tmp_path / "course"
     kept = course / "submitted" / student / "bpe"
 

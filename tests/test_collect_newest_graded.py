@@ -22,11 +22,10 @@ from nbgrader.api import Gradebook
 from course_fixtures.catalogue import CORRECT, WRONG
 from course_fixtures.scratch_course import make_scratch_course
 from course_fixtures.synthetic import write_submission
-from hub.layout import EXCHANGE_MODES
 from tests.conftest import ROOT
 from tests.test_collect_newest import collect
 from tests.test_exchange_collect import COURSE_ID
-from tests.test_private_entries import PRIVATE, submit
+from tests.test_private_entries import PRIVATE, released_exchange, submit
 from tests.test_regrade import _make
 
 pytestmark = [pytest.mark.nbgrader, pytest.mark.slow]
@@ -59,14 +58,8 @@ def test_the_resubmission_collected_after_a_first_grading_is_graded(tmp_path: Pa
     root = make_scratch_course(tmp_path / "course")
     for name in ("Makefile", "requirements.txt", "pyproject.toml"):
         shutil.copy2(ROOT / name, root / name)  # copy2: the venv's stamp stays newer
-    exchange = tmp_path / "exchange"
-    inbound = exchange / COURSE_ID / "inbound"
-    inbound.mkdir(parents=True)
-    inbound.chmod(EXCHANGE_MODES["inbound"])
-    home = tmp_path / "home"
-    for released in (exchange / COURSE_ID / "outbound" / "bpe", home / "bpe"):
-        released.mkdir(parents=True)
-        shutil.copy(root / "release" / "bpe" / LESSON, released / LESSON)
+    lesson = (root / "release" / "bpe" / LESSON).read_text()
+    exchange, inbound, home = released_exchange(tmp_path, LESSON, lesson)
 
     hand_in(root, home, exchange, FIRST)
     collect(root, exchange)

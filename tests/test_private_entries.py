@@ -60,6 +60,20 @@ def test_a_part_another_account_can_write_is_refused_where_the_owner_is_checked(
     assert copy_plain(str(folder), None, None, 10**6) == len("{}") + len("notes")
 
 
+def released_exchange(tmp_path: Path, lesson: str, text: str) -> tuple[Path, Path, Path]:
+    """An exchange whose inbound has the hub's modes and whose outbound holds ``lesson`` (as
+    ``text``), and a student's home holding the same fetched copy: (exchange, inbound, home)."""
+    exchange = tmp_path / "exchange"
+    inbound = exchange / COURSE_ID / "inbound"
+    inbound.mkdir(parents=True)
+    inbound.chmod(EXCHANGE_MODES["inbound"])
+    home = tmp_path / "home"
+    for released in (exchange / COURSE_ID / "outbound" / "bpe", home / "bpe"):
+        released.mkdir(parents=True)
+        (released / lesson).write_text(text)
+    return exchange, inbound, home
+
+
 def submit(home: Path, exchange: Path, plugin: str) -> None:
     command = [sys.executable, "-m", "nbgrader", "submit", "bpe", f"--course={COURSE_ID}"]
     command += [f"--Exchange.root={exchange}", f"--ExchangeFactory.submit={plugin}"]
@@ -73,14 +87,7 @@ def test_the_course_submits_private_entries_and_collect_refuses_nbgraders_0777(
     tmp_path: Path,
 ) -> None:
     student = pwd.getpwuid(os.getuid()).pw_name  # nbgrader names the entry after the account
-    exchange = tmp_path / "exchange"
-    inbound = exchange / COURSE_ID / "inbound"
-    inbound.mkdir(parents=True)
-    inbound.chmod(EXCHANGE_MODES["inbound"])
-    home = tmp_path / "home"
-    for released in (exchange / COURSE_ID / "outbound" / "bpe", home / "bpe"):
-        released.mkdir(parents=True)
-        (released / "01_bpe_by_hand.ipynb").write_text('{"cells": []}')
+    exchange, inbound, home = released_exchange(tmp_path, "01_bpe_by_hand.ipynb", '{"cells": []}')
 
     submit(home, exchange, STOCK)
     (stock,) = inbound.iterdir()
