@@ -16,7 +16,7 @@ from pathlib import Path
 
 from nbgrader.api import Gradebook
 
-from autograder.reports import lms
+from autograder.reports import lms, moodle
 from tests.support import doc_text
 from tests.support.lms import NOTEBOOK, make_class
 from tests.test_lms import MOODLE_OUT, OUT, TARGET, cells, run_canvas, run_moodle
@@ -50,3 +50,11 @@ def test_after_a_one_point_fix_canvas_and_moodle_divide_by_22(tmp_path: Path) ->
     assert run_moodle(course, "--points", "20") == 0
     moodle = {row[0]: row[1] for row in cells(course / MOODLE_OUT)[1:]}
     assert "16.36" in moodle.values(), moodle
+
+
+def test_moodle_help_names_no_fixed_maximum() -> None:
+    """``--help`` of the Moodle tool says where the default maximum comes from, not a number
+    that a mid-term fix makes wrong."""
+    said = " ".join(moodle.parser().format_help().split())
+    assert not re.search(r"default: \d", said), said
+    assert "the assignment's maximum in the gradebook" in said, said

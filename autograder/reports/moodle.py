@@ -4,9 +4,10 @@
 ``artifacts/grading/moodle-import.csv``: one row a roster student with a grade here, the
 identifier Moodle matches on (``--identifier``: ``email`` from the roster's ``email``,
 ``username`` from its ``sis_login_id``, ``idnumber`` from its ``lms_user_id``), then the
-grade, scaled to ``--points`` (default: the assignment's 21) as ``lms.scaled`` rounds, and,
-with ``--feedback``, a feedback column (the grade and each exercise's score). At import, map
-the first column to that identifier and the others to the grade item and its feedback.
+grade, scaled to ``--points`` (default: the assignment's maximum in the gradebook) as
+``lms.scaled`` rounds, and, with ``--feedback``, a feedback column (the grade and each
+exercise's score). At import, map the first column to that identifier and the others to the
+grade item and its feedback.
 
 >>> HEADERS["email"], HEADERS["idnumber"]
 ('Email address', 'ID number')
@@ -105,7 +106,11 @@ def parser() -> argparse.ArgumentParser:
         default="email",
         help="what Moodle matches students on (default: email)",
     )
-    out.add_argument("--points", type=float, help="the grade item's maximum (default: 21)")
+    out.add_argument(
+        "--points",
+        type=float,
+        help="the grade item's maximum (default: the assignment's maximum in the gradebook)",
+    )
     out.add_argument("--feedback", action="store_true", help="add a feedback column")
     return out
 
