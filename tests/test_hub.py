@@ -9,11 +9,13 @@ the instructor's fresh copy of the course under a scratch folder. In order:
 - two students fetch it from the Assignment List, type their answers into the notebooks, save
   and submit (one right, one with a classic mistake); the right one runs the notebook's own
   self-check cell, and ``python -m bpe_course.selfcheck`` in a Lab terminal; a third never
-  submits; a fourth submits twice from the command line, the instructor setting the due date
-  in the Formgrader's Edit dialog between the two;
-- the instructor collects in a Lab terminal (``nbgrader collect bpe``), grades with the
-  course's own ``make autograde`` (the sandbox), ``make feedback`` and ``make export``, and
-  releases feedback; the late student is marked late in the summary, ``grades.csv`` and the
+  submits; a fourth submits from the command line (with a mistake), then the instructor sets
+  the due date in the Formgrader's Edit dialog, typed with a zone name (``Europe/Paris``);
+- the instructor collects in a Lab terminal (``nbgrader collect bpe``) and grades with the
+  course's own ``make autograde`` (the sandbox): the fourth student's work is graded on time;
+  after the due date that student submits again, the same ``nbgrader collect bpe`` takes the
+  newer entry, and the second ``make autograde``, ``make feedback`` and ``make export`` grade
+  it; feedback is released; the late student is marked late in the summary, ``grades.csv`` and the
   Formgrader's submissions list, the Formgrader shows the students' names; each student
   fetches their feedback in the browser and reads their score and, for the mistake, its name;
 - the guide's mid-term fix (``make notebooks``, ``make regrade``) runs in the hub's course
@@ -44,6 +46,7 @@ import socket
 import subprocess
 import tempfile
 import time
+import zoneinfo
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -424,15 +427,19 @@ def submissions_of(hub: Hub, student: str) -> list[Path]:
 
 
 def set_due_date_in_the_formgrader(hub: Hub, page, due: datetime.datetime) -> None:
-    """Manage Assignments, the pencil beside bpe, the due date and the time zone, Save."""
+    """Manage Assignments, the pencil beside bpe, the due date typed as a clock in Paris shows
+    it, with the zone's name (the instructors' guide's example), Save; the list shows it in UTC."""
     from playwright.sync_api import expect
 
+    zone = "Europe/Paris"
+    assert f"`{zone}`" in doc_text.section(TERM_GUIDE, "**Due date and late work.**")[:400]
+    in_paris = due.replace(tzinfo=datetime.UTC).astimezone(zoneinfo.ZoneInfo(zone))
     page.goto(f"{hub.url}/user/{hub.instructor}/formgrader/manage_assignments")
     row = page.locator("tr", has=page.locator("td.name", has_text="bpe")).first
     row.locator("td.edit a").click()
     dialog = page.locator("#edit-assignment-modal")
-    dialog.locator("input.modal-duedate").fill(due.strftime("%Y-%m-%dT%H:%M"))
-    dialog.locator("input.modal-timezone").fill("UTC")
+    dialog.locator("input.modal-duedate").fill(in_paris.strftime("%Y-%m-%dT%H:%M"))
+    dialog.locator("input.modal-timezone").fill(zone)
     dialog.locator("button.save").click()
     expect(dialog).to_have_count(0, timeout=30_000)
     expect(row.locator("td.duedate")).to_contain_text(due.strftime("%Y-%m-%d %H:%M"))
@@ -443,20 +450,15 @@ def utc_now() -> datetime.datetime:
     return datetime.datetime.now(datetime.UTC).replace(tzinfo=None)  # as the gradebook keeps it
 
 
-def test_a_late_student_submits_twice_from_a_terminal(hub: Hub, log_in) -> None:
+def test_a_student_submits_on_time_from_a_terminal(hub: Hub, log_in) -> None:
+    """The fourth student submits (with a mistake) from a terminal; then the instructor sets
+    the due date, a minute ahead, in the Formgrader: that submission is on time."""
     late = hub.students[3]
     hub.must_run_as(late, ["nbgrader", "fetch_assignment", "bpe"])
     submit_from_a_terminal(hub, late, WITH_MISTAKE)
-    # The instructor sets the due date now, in the Formgrader (to the minute): the first
-    # submission was on time, the second comes after it.
     due = utc_now().replace(second=0, microsecond=0) + datetime.timedelta(minutes=1)
     set_due_date_in_the_formgrader(hub, log_in(hub.instructor), due)
-    while utc_now() < due + datetime.timedelta(seconds=2):
-        time.sleep(0.5)
-    submit_from_a_terminal(hub, late, RIGHT)
-    first, second = submissions_of(hub, late)
-    assert (first / "timestamp.txt").read_text() < (second / "timestamp.txt").read_text()
-    hub.log["late"] = {"first": first, "second": second}
+    hub.log["due"] = due
 
 
 def test_instructor_collects_in_a_lab_terminal(hub: Hub, log_in) -> None:
@@ -474,13 +476,56 @@ def test_instructor_collects_in_a_lab_terminal(hub: Hub, log_in) -> None:
         assert (hub.course / "submitted" / student / "bpe" / NOTEBOOKS[0]).exists(), said
 
 
+def grades(hub: Hub) -> dict[str, dict[str, str]]:
+    with open(hub.course / "grades.csv") as file:
+        return {row["student_id"]: row for row in csv.DictReader(file)}
+
+
+def test_the_first_grading_takes_the_on_time_submission(hub: Hub) -> None:
+    """``make autograde`` and ``make export`` after the first collect: the fourth student's
+    submission with the mistake is graded, on time."""
+    late = hub.students[3]
+    hub.must_run_as(hub.instructor, ["make", "autograde", "JOBS=2"], cwd=hub.course)
+    hub.must_run_as(hub.instructor, ["make", "export"], cwd=hub.course)
+    row = grades(hub)[late]
+    full = points(list(CORRECT))
+    assert row["status"] == "graded" and row["late"] == "", row
+    assert float(row["merge_pair"]) < full["merge_pair"], row
+    hub.log["first grading"] = row
+
+
+def test_a_resubmission_after_the_first_collect_is_collected(hub: Hub) -> None:
+    """After the due date the student submits the right answers; the same ``nbgrader collect
+    bpe`` the guide shows takes the newer entry and says so, keeping the replaced copy."""
+    late = hub.students[3]
+    while utc_now() < hub.log["due"] + datetime.timedelta(seconds=2):
+        time.sleep(0.5)
+    submit_from_a_terminal(hub, late, RIGHT)
+    first, second = submissions_of(hub, late)
+    assert (first / "timestamp.txt").read_text() < (second / "timestamp.txt").read_text()
+    hub.log["late"] = {"first": first, "second": second}
+    said = hub.must_run_as(hub.instructor, ["nbgrader", "collect", "bpe"], cwd=hub.course)
+    told = said.stdout + said.stderr
+    assert f"Updating submission: {late}" in told and "No newer submission" not in told, told
+    (replaced,) = (hub.course / "submitted" / late / ".replaced" / "bpe").iterdir()
+    kept = answer_cells(nbformat.read(replaced / NOTEBOOKS[0], as_version=4))
+    assert kept["merge_pair"].source.strip() == WITH_MISTAKE["merge_pair"].strip()
+
+
 def test_instructor_collects_grades_and_releases_feedback(hub: Hub) -> None:
     teacher, course = hub.instructor, hub.course
     graded = hub.must_run_as(teacher, ["make", "autograde", "JOBS=2"], cwd=course)
     (hub.root / "autograde.out").write_text(graded.stdout)
     hub.must_run_as(teacher, ["make", "feedback"], cwd=course)
     hub.must_run_as(teacher, ["make", "export"], cwd=course)
-    hub.must_run_as(teacher, ["nbgrader", "release_feedback", "bpe"], cwd=course)
+    released = hub.must_run_as(teacher, ["nbgrader", "release_feedback", "bpe"], cwd=course)
+    # What the instructors' guide says of its log: it names the "-tmp.html" copy, renamed to
+    # "<hash>.html" before it ends; none is left behind.
+    guide = " ".join(doc_text.text(TERM_GUIDE).split())
+    assert "renames that copy to `<hash>.html`" in guide
+    assert "-tmp.html" in released.stdout + released.stderr
+    pages = [p.name for p in (hub.exchange_course / "feedback").iterdir()]
+    assert pages and all(re.fullmatch(r"[0-9a-f]{32}\.html", name) for name in pages), pages
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     shutil.copy(course / "grades.csv", ARTIFACTS / "grades.csv")
     (ARTIFACTS / "autograde.txt").write_text(graded.stdout)
