@@ -6,9 +6,11 @@ It prints the address and each account's name and password, then waits. Ctrl-C (
 stops the hub, which stops every server and the proxy; anything an account still runs after
 that (a kernel someone detached) is ended by its id, and the command checks that nothing of
 the hub is left. Accounts, homes, the exchange and the course stay for the next start
-(``python -m hub.take_down`` exports the grades, then deletes all of it, and asks).
+(``python -m hub.take_down`` asks, exports the grades, then deletes all of it). It records the
+class in its venv (``hub.classes``), so a venv two classes share outlives the first take-down.
 
-But: one machine, one class, plain HTTP on 127.0.0.1 by default (``--ip 0.0.0.0`` serves a
+But: one class a command (a second class is a second ``make hub`` with its own prefix, folder
+and port), plain HTTP on 127.0.0.1 by default (``--ip 0.0.0.0`` serves a
 room's network; put HTTPS in front for anything wider, as docs/guides/hub.md says).
 """
 
@@ -25,7 +27,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from hub import accounts, layout
+from hub import accounts, classes, layout
 from hub.preflight import why_not
 
 REPO = Path(__file__).resolve().parent.parent
@@ -83,10 +85,12 @@ def prepare(args: argparse.Namespace) -> dict:
         "config_common": str(folder.common),
         "config_student": str(folder.student),
         "course_root": str(course),
+        "prefix": args.prefix,
         "instructor": instructor,
         "students": students,
     }
     layout.write_json(folder.settings, settings)
+    classes.mark_class(args.venv, args.root, args.prefix)  # the take-down keeps a shared venv
     return {"settings": settings, "passwords": passwords, "folder": folder}
 
 
