@@ -2,11 +2,12 @@
 
     python -m hub.accounts list --prefix bpe-
     python -m hub.accounts remove --prefix bpe-      # asks; --yes skips the question
-    python -m hub.take_down                          # exports the grades, then all of the class
+    python -m hub.take_down                          # asks, exports the grades, removes the class
 
-Every name starts with one prefix (``bpe-instructor``, ``bpe-student1`` …), so a class is easy
-to recognise and to remove whole. Passwords are random, made once and kept in a file only root
-can read; a second ``make hub`` keeps the accounts, their homes and their passwords.
+Every name is one prefix and a role (``bpe-instructor``, ``bpe-student1`` …, exactly), so a
+class is easy to recognise and to remove whole, and a class ``bpe-b-`` is not part of ``bpe-``.
+Passwords are random, made once and kept in a file only root can read; a second ``make hub``
+keeps the accounts, their homes and their passwords.
 
 >>> class_names("bpe-", 2)
 ('bpe-instructor', ['bpe-student1', 'bpe-student2'])
@@ -102,7 +103,27 @@ def ensure_passwords(names: list[str], record: Path) -> dict[str, str]:
 
 
 def accounts_with_prefix(prefix: str) -> list[pwd.struct_passwd]:
+    """Every account whose name starts with ``prefix``, a class's or not (``bpe-`` also
+    matches ``bpe-b-student1`` of a class ``bpe-b-``): for tests' throwaway accounts."""
     return [entry for entry in pwd.getpwall() if entry.pw_name.startswith(prefix)]
+
+
+def is_class_account(prefix: str, name: str) -> bool:
+    """Whether ``name`` is one of the class ``prefix``'s: its instructor or a numbered student.
+
+    >>> [is_class_account("bpe-", name) for name in ("bpe-student12", "bpe-b-student1")]
+    [True, False]
+    """
+    role = name.removeprefix(prefix)
+    if role == name or not prefix:
+        return False
+    number = role.removeprefix(STUDENT)
+    return role == INSTRUCTOR or (number != role and number.isascii() and number.isdigit())
+
+
+def class_accounts(prefix: str) -> list[pwd.struct_passwd]:
+    """The class's accounts: exactly ``<prefix>instructor`` and ``<prefix>student<digits>``."""
+    return [entry for entry in pwd.getpwall() if is_class_account(prefix, entry.pw_name)]
 
 
 def processes_of(uids: set[int]) -> list[int]:
@@ -136,10 +157,23 @@ def stop_processes(uids: set[int], grace: float = 5.0) -> list[int]:
 
 
 def remove_accounts(prefix: str) -> list[str]:
-    """Stop every process of the accounts named ``prefix…`` and delete them with their homes."""
+    """Stop every process of the accounts whose names start with ``prefix`` and delete them
+    with their homes (tests' throwaway accounts; a class's are ``remove_class_accounts``)."""
     if not prefix:
         raise ValueError("an empty prefix would name every account on the machine")
-    entries = accounts_with_prefix(prefix)
+    return remove_entries(accounts_with_prefix(prefix))
+
+
+def remove_class_accounts(prefix: str) -> list[str]:
+    """Stop every process of the class's accounts (``class_accounts``) and delete them with
+    their homes; another class's, whose prefix merely starts the same, stay."""
+    if not prefix:
+        raise ValueError("an empty prefix would name every account on the machine")
+    return remove_entries(class_accounts(prefix))
+
+
+def remove_entries(entries: list[pwd.struct_passwd]) -> list[str]:
+    """Stop every process of these accounts and delete them with their homes."""
     stop_processes({entry.pw_uid for entry in entries})
     for entry in entries:
         subprocess.run(["userdel", "--remove", entry.pw_name], check=False, capture_output=True)
@@ -159,9 +193,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--prefix", default="bpe-", help="the class's account prefix")
     parser.add_argument("--yes", action="store_true", help="remove without asking")
     args = parser.parse_args(argv)
-    names = [entry.pw_name for entry in accounts_with_prefix(args.prefix)]
+    names = [entry.pw_name for entry in class_accounts(args.prefix)]
     if args.action == "list" or not names:
-        print("\n".join(names) if names else f"no account starts with {args.prefix!r}")
+        print("\n".join(names) if names else f"the class {args.prefix!r} has no account")
         return 0
     print("this deletes these accounts and everything in their homes (students' work):")
     print("".join(f"  {name}\n" for name in names), end="")
@@ -171,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.yes and not answered_yes():
         print("kept everything")
         return 1
-    print("deleted:", " ".join(remove_accounts(args.prefix)))
+    print("deleted:", " ".join(remove_class_accounts(args.prefix)))
     return 0
 
 

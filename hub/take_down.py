@@ -1,16 +1,22 @@
-"""Take the class down: export the grades, then delete the accounts, the hub's folder and its
-environment, and say what went.
+"""Take the class down: ask, export the grades, then delete the class's accounts, the hub's
+folder and, unless another class uses it, its environment, and say what went.
 
     python -m hub.take_down --prefix bpe- --root /srv/bpe-course-hub --venv /opt/bpe-course-hub/venv
     make hub-down                          # the same; FORCE=1 adds --yes, OUT=dir names the folder
 
-First, as the instructor, ``make export`` and ``make export-nbgrader`` in their course; the two
-files are copied into a new folder that nothing below deletes (``--out``, default
-``./class-grades-<UTC time>``). Then it lists what it will delete and asks (``--yes`` skips
-the question; with no terminal to ask and no ``--yes`` it refuses before doing anything). Then
-``hub.accounts.remove_accounts`` (every process of the accounts, the accounts, their homes),
-the hub's folder (``--root``: state, passwords, the exchange, the log) and the environment
-(``--venv``, with its parent folder when the venv is all that parent holds).
+First it checks: the hub is stopped, the folders are a hub's and the venv's, and ``--root`` is
+this class's (neither its ``state/settings.json`` nor the venv's marker, ``hub.classes``, names
+another prefix). Then it lists what it will export and delete and asks for the phrase
+``delete the class`` (``--yes`` skips the question; with no terminal to ask and no ``--yes`` it
+refuses); any other answer keeps everything and exports nothing. Then, as the instructor,
+``make export`` and ``make export-nbgrader`` in their course, and the two files, with the
+grading reports of its ``artifacts/grading`` (summary, Canvas and Moodle imports, regrade
+reports), are copied flat into a new folder that nothing below deletes (``--out``, default
+``./class-grades-<UTC time>``). Then ``hub.accounts.remove_entries`` on the class's accounts
+(exactly ``<prefix>instructor`` and ``<prefix>student<digits>``: every process, the accounts,
+their homes), the hub's folder (``--root``: state, passwords, the exchange, the log) and the
+environment (``--venv``, with its parent folder when the venv is all that parent holds), which
+is kept, with only this class's marker removed, while another class's folder still exists.
 
 But: it refuses while the hub runs, deletes no folder that is a link or does not look like
 the hub's, follows no link inside what it deletes, and stops if the grades cannot be
@@ -23,17 +29,24 @@ import argparse
 import datetime
 import json
 import os
+import pwd
 import shutil
 import stat
 import subprocess
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from hub import accounts
+from hub import accounts, classes
 from hub.roles import role_environment
 
 ANSWER = "delete the class"
-EXPORTS = ("grades.csv", "grades-nbgrader.csv")
+EXPORTS = ("grades.csv", "grades-nbgrader.csv")  # made by make export, make export-nbgrader
+GRADING = Path("artifacts") / "grading"  # in the course: what grading and its reports wrote
+REPORTS = ("summary.csv", "canvas-import.csv", "moodle-import.csv")
+REGRADES = ("regrade-*.csv", "regrade-*.md")
+MAKE_YES = "add --yes (FORCE=1 with make hub-down)"
+MAKE_OUT = "(OUT=dir with make hub-down)"
 RUNUSER = shutil.which("runuser") or "/usr/sbin/runuser"
 
 
@@ -44,7 +57,39 @@ class RefusedError(Exception):
 def hub_settings(root: Path) -> dict:
     """The settings ``make hub`` wrote (the instructor, the course, the venv), or {}."""
     path = root / "state" / "settings.json"
-    return json.loads(path.read_text()) if path.is_file() else {}
+    if not path.is_file():
+        return {}
+    try:
+        settings = json.loads(path.read_text())
+    except (ValueError, UnicodeDecodeError):
+        raise RefusedError(f"{path} is not the JSON make hub writes: is {root} a hub's?") from None
+    return settings if isinstance(settings, dict) else {}
+
+
+def class_prefix(settings: dict) -> str | None:
+    """The account prefix the settings name (from the instructor's name if no ``prefix``)."""
+    if isinstance(settings.get("prefix"), str):
+        return settings["prefix"]
+    instructor = settings.get("instructor")
+    if isinstance(instructor, str) and instructor.endswith(accounts.INSTRUCTOR):
+        return instructor.removesuffix(accounts.INSTRUCTOR)
+    return None
+
+
+def check_class(args: argparse.Namespace, settings: dict) -> None:
+    """Refuse a folder that is another class's: its settings or the venv's marker for it name
+    another prefix than ``--prefix``."""
+    marker = classes.class_marker(args.venv, args.root) if args.venv.is_dir() else None
+    for named, source in (
+        (class_prefix(settings), "its state/settings.json"),
+        (marker["prefix"] if marker else None, f"the marker in {args.venv}"),
+    ):
+        if named is not None and named != args.prefix:
+            raise RefusedError(
+                f"{os.path.abspath(args.root)} is the class with accounts {named}… ({source}), "
+                f"not {args.prefix}…: give --prefix {named} (HUB_PREFIX={named} with make "
+                "hub-down) if that is the class to take down"
+            )
 
 
 def hub_running(root: Path) -> bool:
@@ -83,8 +128,21 @@ def inside(path: Path, folders: list[Path]) -> bool:
     return any(real.is_relative_to(os.path.realpath(folder)) for folder in folders)
 
 
-def export_grades(settings: dict, out: Path) -> list[Path]:
-    """Run the two exports as the instructor, in their course; copy them into ``out``."""
+def grading_reports(course: Path) -> list[Path]:
+    """The reports in the course's ``artifacts/grading`` worth keeping after the term: the
+    class summary, the Canvas and Moodle imports and every regrade report."""
+    grading = course / GRADING
+    if any(part.is_symlink() for part in (course / GRADING.parent, grading)):
+        raise RefusedError(f"{grading} goes through a link: copy its reports by hand first")
+    if not grading.is_dir():
+        return []
+    named = [grading / name for name in REPORTS]
+    regrades = sorted(p for pattern in REGRADES for p in grading.glob(pattern))
+    return [path for path in [*named, *regrades] if path.is_file() or path.is_symlink()]
+
+
+def run_exports(settings: dict) -> None:
+    """``make export export-nbgrader`` as the instructor, in their course."""
     instructor, course = settings["instructor"], Path(settings["course_root"])
     home = Path(accounts.pwd.getpwnam(instructor).pw_dir)
     env = {"HOME": str(home), "USER": instructor, "LOGNAME": instructor, "LANG": "C.UTF-8"}
@@ -97,8 +155,20 @@ def export_grades(settings: dict, out: Path) -> list[Path]:
     if done.returncode != 0:
         said = f"{done.stdout[-2000:]}{done.stderr[-2000:]}"
         raise RefusedError(f"the grades could not be exported:\n{said}")
+
+
+def export_grades(settings: dict, out: Path) -> list[Path]:
+    """Run the two exports, then copy them and the grading reports flat into ``out`` (a new
+    folder, removed again if a copy fails)."""
+    run_exports(settings)
+    course = Path(settings["course_root"])
+    sources = [course / name for name in EXPORTS] + grading_reports(course)
     out.mkdir(parents=True, mode=0o700)
-    return [copy_regular(course / name, out / name) for name in EXPORTS]
+    try:
+        return [copy_regular(source, out / source.name) for source in sources]
+    except (OSError, RefusedError) as error:
+        shutil.rmtree(out)
+        raise RefusedError(f"the grades could not be copied ({error})") from None
 
 
 def copy_regular(source: Path, target: Path) -> Path:
@@ -112,57 +182,99 @@ def copy_regular(source: Path, target: Path) -> Path:
     return target
 
 
-def plan(args: argparse.Namespace) -> tuple[list[str], list[Path]]:
-    """The accounts and folders to delete, checked."""
-    names = [entry.pw_name for entry in accounts.accounts_with_prefix(args.prefix)]
+@dataclass
+class Plan:
+    """What the take-down exports, deletes and keeps, checked before anyone is asked."""
+
+    accounts: list[pwd.struct_passwd]
+    folders: list[Path]
+    sharing: list[dict] = field(default_factory=list)  # other classes on the venv: it stays
+    exports: list[Path] = field(default_factory=list)  # in the instructor's course
+
+
+def plan(args: argparse.Namespace, settings: dict) -> Plan:
+    """The accounts and folders to delete and the files to export, checked."""
     check_folder(args.root, "state")
     check_folder(args.venv, "pyvenv.cfg")
-    folders = [p for p in (args.root, environment_to_delete(args.venv)) if p.exists()]
-    return names, folders
+    sharing = classes.other_classes(args.venv, args.root) if args.venv.is_dir() else []
+    environment = [] if sharing else [environment_to_delete(args.venv)]
+    folders = [p for p in (args.root, *environment) if p.exists()]
+    entries = accounts.class_accounts(args.prefix)
+    exports: list[Path] = []
+    if settings.get("instructor") in [entry.pw_name for entry in entries]:
+        course = Path(settings["course_root"])
+        exports = [course / name for name in EXPORTS] + grading_reports(course)
+    return Plan(entries, folders, sharing, exports)
 
 
-def confirmed(args: argparse.Namespace) -> bool:
-    if args.yes:
-        return True
+def describe(plan: Plan, args: argparse.Namespace, out: Path) -> str:
+    """What it will export, delete and keep, one line each."""
+    if plan.exports:
+        lines = [f"first this exports, into {out} (make export and make export-nbgrader):"]
+        lines += [f"  {path}" for path in plan.exports]
+    else:
+        lines = ["no instructor's course to export grades from (nothing graded is lost)"]
+    lines.append("then it deletes, with everything in them:")
+    lines += [f"  account {entry.pw_name} (home {entry.pw_dir})" for entry in plan.accounts]
+    lines += [f"  folder {folder}" for folder in plan.folders]
+    lines += [f"and it keeps {args.venv}: {still_used(mark)}" for mark in plan.sharing]
+    return "\n".join(lines)
+
+
+def still_used(mark: dict) -> str:
+    return f"the class in {mark['root']} (accounts {mark['prefix']}…) still uses it"
+
+
+def answer() -> str | None:
+    """What the person typed at the question, or None when the input ended first."""
     try:
-        return input(f"type {ANSWER!r} to go on: ").strip() == ANSWER
+        return input(f"type {ANSWER!r} to go on (anything else keeps everything): ").strip()
     except EOFError:
-        return False
+        return None
 
 
-def take_down(args: argparse.Namespace) -> int:
+def checked(args: argparse.Namespace) -> tuple[dict, Plan, Path]:
+    """The class's settings, the plan and the grades' folder, once every refusal is past."""
     if not args.prefix:
         raise RefusedError("an empty --prefix would name every account on the machine")
     if not args.yes and not sys.stdin.isatty():
-        raise RefusedError(
-            "no terminal to ask: run it in one, or add --yes to delete without asking"
-        )
+        raise RefusedError(f"no terminal to ask: run it in one, or {MAKE_YES} to go on unasked")
     if hub_running(args.root):
         raise RefusedError("the hub is running: stop it first (Ctrl-C where make hub runs)")
-    names, folders = plan(args)
-    homes = [Path(accounts.pwd.getpwnam(name).pw_dir) for name in names]
-    out = Path(os.path.abspath(args.out))
-    if inside(out, [*folders, *homes]):
-        raise RefusedError(f"{out} is inside what this deletes: give --out somewhere else")
-    if out.exists() or out.is_symlink():
-        raise RefusedError(f"{out} is already there: give --out a new folder")
     settings = hub_settings(args.root)
-    if settings and settings.get("instructor") in names:
+    check_class(args, settings)
+    planned = plan(args, settings)
+    homes = [Path(entry.pw_dir) for entry in planned.accounts]
+    out = Path(os.path.abspath(args.out))
+    if inside(out, [*planned.folders, *homes]):
+        raise RefusedError(f"{out} is inside what this deletes: give --out another {MAKE_OUT}")
+    if out.exists() or out.is_symlink():
+        raise RefusedError(f"{out} is already there: give --out a new folder {MAKE_OUT}")
+    return settings, planned, out
+
+
+def take_down(args: argparse.Namespace) -> int:
+    """Check, say what goes, ask, export, delete; the command's exit status."""
+    settings, planned, out = checked(args)
+    print(describe(planned, args, out), flush=True)
+    if not args.yes:
+        typed = answer()
+        if typed != ANSWER:
+            said = "no answer" if typed is None else f"{typed!r} is not {ANSWER!r}"
+            print(f"{said}: kept everything, exported nothing")
+            return 1
+    if planned.exports:
         saved = export_grades(settings, out)
-        print("exported the grades first:", *[f"  {path}" for path in saved], sep="\n")
-    else:
-        print("no instructor's course to export grades from (nothing graded is lost)")
-    print("this deletes, with everything in them:")
-    print("".join(f"  account {name} (home {home})\n" for name, home in zip(names, homes)), end="")
-    print("".join(f"  folder {folder}\n" for folder in folders), end="")
-    if not confirmed(args):
-        print("kept everything but the exported grades")
-        return 1
-    removed = accounts.remove_accounts(args.prefix) if names else []
-    for folder in folders:
+        print("exported the grades first:", *[f"  copied {path}" for path in saved], sep="\n")
+    removed = accounts.remove_entries(planned.accounts)
+    for folder in planned.folders:
         shutil.rmtree(folder)  # removes links inside, never what they point to
+    if planned.sharing:
+        classes.unmark_class(args.venv, args.root)
     print("removed accounts:", " ".join(removed) or "none")
-    print("removed folders:", " ".join(str(folder) for folder in folders) or "none")
+    print("removed folders:", " ".join(str(folder) for folder in planned.folders) or "none")
+    for mark in planned.sharing:
+        print(f"kept {args.venv}: {still_used(mark)}")
     return 0
 
 
@@ -173,7 +285,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--venv", type=Path, default=Path("/opt/bpe-course-hub/venv"))
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%SZ")
     parser.add_argument("--out", type=Path, default=Path(f"class-grades-{stamp}"))
-    parser.add_argument("--yes", action="store_true", help="delete without asking")
+    parser.add_argument(
+        "--yes", action="store_true", help="delete without asking (FORCE=1 with make hub-down)"
+    )
     args = parser.parse_args(argv)
     try:
         return take_down(args)
