@@ -208,8 +208,8 @@ hub:  ## (root, Linux) a JupyterHub for a class on this machine: an instructor, 
 	  --venv $(HUB_VENV) --prefix $(HUB_PREFIX) --root $(HUB_ROOT) \
 	  $(if $(filter 1,$(HUB_HOMES_INSIDE)),--homes-inside,)
 
-hub-down:  ## (root) take the class down: export the grades (OUT=dir), then delete the accounts, the hub's folder and its environment (asks; FORCE=1 skips)
-	@# Any Python: the take-down needs only the standard library, and it deletes HUB_VENV.
+hub-down:  ## (root) take the class down (HUB_PREFIX, HUB_ROOT, HUB_VENV as for make hub): asks, exports the grades (OUT=dir), deletes its accounts, folder and, unless another class uses it, its environment (FORCE=1 does not ask)
+	@# Any Python: the take-down needs only the standard library, and it may delete HUB_VENV.
 	$(PYTHON) -m hub.take_down --prefix $(HUB_PREFIX) --root $(HUB_ROOT) --venv $(HUB_VENV) \
 	  $(if $(OUT),--out $(OUT),) $(if $(filter 1,$(FORCE)),--yes,)
 
