@@ -94,6 +94,38 @@ def other_classes(venv: Path, root: Path) -> list[dict]:
     )
 
 
+def settings_prefix(settings: dict) -> str | None:
+    """The account prefix a class's ``state/settings.json`` names (from the instructor's name
+    when it has no ``prefix``), or None.
+
+    >>> settings_prefix({"prefix": "bpe-b-"}), settings_prefix({"instructor": "bpe-instructor"})
+    ('bpe-b-', 'bpe-')
+    """
+    if isinstance(settings.get("prefix"), str):
+        return settings["prefix"]
+    instructor = settings.get("instructor")
+    if isinstance(instructor, str) and instructor.endswith("instructor"):
+        return instructor.removesuffix("instructor")
+    return None
+
+
+def claims(venv: Path, root: Path) -> list[tuple[str, str]]:
+    """Which class ``root`` is, as (prefix, where it is written): its ``state/settings.json``
+    and the venv's marker for it, each when there and readable."""
+    found = []
+    try:
+        settings = json.loads((root / "state" / "settings.json").read_text())
+    except (OSError, ValueError, UnicodeDecodeError):
+        settings = None
+    named = settings_prefix(settings) if isinstance(settings, dict) else None
+    if named is not None:
+        found.append((named, f"{_absolute(root)}/state/settings.json"))
+    marker = class_marker(venv, root)
+    if marker is not None:
+        found.append((marker["prefix"], f"the marker in {_absolute(venv)}"))
+    return found
+
+
 def unmark_class(venv: Path, root: Path) -> None:
     """Forget that the class in ``root`` uses ``venv`` (nothing happens if it had no marker)."""
     marker_path(venv, root).unlink(missing_ok=True)

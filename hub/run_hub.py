@@ -54,6 +54,17 @@ def readable_by_others(repo: Path) -> list[str]:
     return found
 
 
+def other_class_here(args: argparse.Namespace) -> str | None:
+    """Why ``--root`` cannot hold this class (another class's settings or marker), or None."""
+    for named, source in classes.claims(args.venv, args.root):
+        if named != args.prefix:
+            return (
+                f"{args.root} holds the class with accounts {named}… ({source}): give this "
+                f"class a folder of its own (HUB_ROOT=dir, or HUB_PREFIX={named} for that class)"
+            )
+    return None
+
+
 def prepare(args: argparse.Namespace) -> dict:
     """Accounts, folders and the settings JSON for hub/jupyterhub_config.py."""
     folder = layout.HubFolder(args.root)
@@ -142,6 +153,10 @@ def main(argv: list[str] | None = None) -> int:
     reason = why_not(os.uname().sysname, os.geteuid(), True)
     if reason:
         print(reason, file=sys.stderr)
+        return 1
+    taken = other_class_here(args)
+    if taken:
+        print(taken, file=sys.stderr)
         return 1
     if not PROXY.exists():
         print(f"no proxy at {PROXY}: run `cd hub && npm ci` (make hub does)", file=sys.stderr)

@@ -66,25 +66,11 @@ def hub_settings(root: Path) -> dict:
     return settings if isinstance(settings, dict) else {}
 
 
-def class_prefix(settings: dict) -> str | None:
-    """The account prefix the settings name (from the instructor's name if no ``prefix``)."""
-    if isinstance(settings.get("prefix"), str):
-        return settings["prefix"]
-    instructor = settings.get("instructor")
-    if isinstance(instructor, str) and instructor.endswith(accounts.INSTRUCTOR):
-        return instructor.removesuffix(accounts.INSTRUCTOR)
-    return None
-
-
-def check_class(args: argparse.Namespace, settings: dict) -> None:
+def check_class(args: argparse.Namespace) -> None:
     """Refuse a folder that is another class's: its settings or the venv's marker for it name
     another prefix than ``--prefix``."""
-    marker = classes.class_marker(args.venv, args.root) if args.venv.is_dir() else None
-    for named, source in (
-        (class_prefix(settings), "its state/settings.json"),
-        (marker["prefix"] if marker else None, f"the marker in {args.venv}"),
-    ):
-        if named is not None and named != args.prefix:
+    for named, source in classes.claims(args.venv, args.root):
+        if named != args.prefix:
             raise RefusedError(
                 f"{os.path.abspath(args.root)} is the class with accounts {named}… ({source}), "
                 f"not {args.prefix}…: give --prefix {named} (HUB_PREFIX={named} with make "
@@ -242,7 +228,7 @@ def checked(args: argparse.Namespace) -> tuple[dict, Plan, Path]:
     if hub_running(args.root):
         raise RefusedError("the hub is running: stop it first (Ctrl-C where make hub runs)")
     settings = hub_settings(args.root)
-    check_class(args, settings)
+    check_class(args)
     planned = plan(args, settings)
     homes = [Path(entry.pw_dir) for entry in planned.accounts]
     out = Path(os.path.abspath(args.out))

@@ -7,6 +7,7 @@ But: no account is made or exported here; ``tests/test_hub.py`` takes a real cla
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import json
 import os
@@ -16,7 +17,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from hub import accounts, classes, take_down
+from hub import accounts, classes, run_hub, take_down
 
 ROOT = Path(__file__).resolve().parent.parent
 PREFIX = "bpe-nosuchclass-"
@@ -279,3 +280,47 @@ def test_accounts_of_a_class_with_a_longer_prefix_are_not_the_classs(tmp_path: P
         )  # fmt: skip
         assert done.returncode == 0, done.stdout + done.stderr
         assert not accounts.exists(ours) and all(accounts.exists(name) for name in theirs)
+
+
+def test_a_failed_export_or_copy_deletes_nothing_and_leaves_no_out(tmp_path: Path) -> None:
+    prefix = f"tdtest{os.getpid()}-"
+    with throwaway_accounts(f"{prefix}instructor", f"{prefix}student1") as homes:
+        root, venv = class_with_a_course(tmp_path, prefix, homes[0])
+        course = homes[0] / "course"
+        makefile = (course / "Makefile").read_text()
+        (course / "Makefile").write_text("export:\n\t@echo no gradebook; exit 1\n")
+        out = tmp_path / "grades"
+        command = [
+            "--prefix", prefix, "--root", str(root), "--venv", str(venv), "--out", str(out),
+            "--yes",
+        ]  # fmt: skip
+        done = subprocess.run(
+            [sys.executable, "-m", "hub.take_down", *command], cwd=tmp_path,
+            env={"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT)},
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 2 and "could not be exported" in done.stderr, done.stderr
+        assert "no gradebook" in done.stderr and not out.exists() and root.exists()
+        (course / "Makefile").write_text(makefile)
+        # A report that is a link (to a file the instructor may not read) is not copied.
+        (course / "artifacts" / "grading" / "regrade-x.csv").symlink_to("/etc/shadow")
+        done = subprocess.run(
+            [sys.executable, "-m", "hub.take_down", *command], cwd=tmp_path,
+            env={"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT)},
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 2 and "could not be copied" in done.stderr, done.stderr
+        assert not out.exists() and root.exists() and venv.exists()
+        assert accounts.exists(f"{prefix}student1")
+
+
+def test_make_hub_refuses_a_folder_that_holds_another_class(tmp_path: Path) -> None:
+    root, venv = scratch_hub(tmp_path)
+    other = second_class(tmp_path, venv)
+    asked = argparse.Namespace(venv=venv, root=other, prefix=PREFIX)
+    said = run_hub.other_class_here(asked)
+    assert said and f"holds the class with accounts {OTHER}…" in said and "HUB_ROOT=" in said
+    assert run_hub.other_class_here(argparse.Namespace(venv=venv, root=root, prefix=PREFIX)) is None
+    (root / "state" / "settings.json").write_text(json.dumps({"instructor": f"{OTHER}instructor"}))
+    said = run_hub.other_class_here(argparse.Namespace(venv=venv, root=root, prefix=PREFIX))
+    assert said and "settings.json" in said
