@@ -5,7 +5,11 @@ token boxed, spaces drawn as ␣), the merge table learned so far, and the pairs
 the next merge, with ties marked and the winner chosen by the lesson's rule (highest count,
 then the smallest pair). Buttons step forward and back, a number box jumps to any merge.
 Every control has a label and a visible focus; the tokens are a list a screen reader reads
-one by one, each ␣ announced as "space", and the winner and ties are said in words.
+one by one, each ␣ announced as "space", and the winner and ties are said in words. The
+merge table lists the newest merge first, so it is in view however long the table grows.
+When a step disables the button that has the focus (Next merge at the last merge, Back at
+none, every button when the text is empty), the focus moves to a control that still works,
+rather than falling to the page where the next Tab would start over.
 
 The file has two layers. :class:`MergeStepper` holds the state and knows nothing of widgets,
 so tests drive it directly; the ``render_*`` functions turn it into HTML; and
@@ -62,7 +66,7 @@ class MergeStepper:
     """A trainer on one text that can move to any number of merges, forward or back.
 
     The text is trained once, to the end, when the stepper is made: that run gives the
-    slider its length and the whole merge list. Every step after that replays the next merge
+    number box its range and the whole merge list. Every step after that replays the next merge
     of the list (:meth:`Trainer.replay`) instead of searching for it again; going back
     rebuilds the trainer and replays the earlier merges, which costs about as much as the
     steps themselves (milliseconds on a few kilobytes). Bad input never raises:
@@ -162,7 +166,7 @@ def _problem_with(text: object) -> str | None:
     if not isinstance(text, str):
         return f"The text must be a str, but got {type(text).__name__}. Type some text."
     if not text.strip():
-        return "The text is empty. Type a sentence or two into the box, then click outside it."
+        return "The text is empty. Type a sentence or two into the box, then press Tab."
     if len(text) > MAX_CHARS:
         return (
             f"The text has {len(text):,} characters; the widget takes at most {MAX_CHARS:,}. "
@@ -231,13 +235,13 @@ def render_segmentation(stepper: MergeStepper, max_chars: int = SHOWN_CHARS) -> 
 
 
 def render_merge_table(stepper: MergeStepper, max_rows: int = SHOWN_MERGES) -> str:
-    """The merges learned so far: rank, pair, count when chosen, and the new token."""
+    """The merges learned so far, newest first: rank, pair, count when chosen, new token."""
     if not stepper.merges:
         return '<div class="bpe-note">No merges yet. Press Next merge.</div>'
     rows = [
         f'<tr class="bpe-merge-row"><td>{m.rank}</td><td>{_cell(show_pair(m.pair))}</td>'
         f"<td>{m.count}</td><td>{_cell(visible(''.join(m.pair)))}</td></tr>"
-        for m in stepper.merges[-max_rows:]
+        for m in reversed(stepper.merges[-max_rows:])
     ]
     skipped = len(stepper.merges) - len(rows)
     note = f'<div class="bpe-note">(the first {skipped} are not shown)</div>' if skipped else ""
@@ -246,9 +250,9 @@ def render_merge_table(stepper: MergeStepper, max_rows: int = SHOWN_MERGES) -> s
         '<th scope="col">new token</th></tr>'
     )
     return (
-        f'<div class="bpe-region" role="region" tabindex="0" aria-label="Merge table">{note}'
-        f'<table><caption class="bpe-sr">Merges learned so far, oldest first</caption>'
-        f"{head}{''.join(rows)}</table></div>"
+        f'<div class="bpe-region" role="region" tabindex="0" aria-label="Merge table">'
+        f'<table><caption class="bpe-sr">Merges learned so far, newest first</caption>'
+        f"{head}{''.join(rows)}</table>{note}</div>"
     )
 
 
@@ -319,7 +323,7 @@ def _pane(title: str, body: widgets.HTML, flex: str) -> widgets.VBox:
 
 
 class WatchItLearn(widgets.VBox):
-    """Text box, buttons and slider above three panes; every change redraws all three."""
+    """Text box, buttons and number box above three panes; every change redraws all three."""
 
     def __init__(self, text: object = DEFAULT_TEXT) -> None:
         self.text_box = widgets.Textarea(
@@ -362,9 +366,9 @@ class WatchItLearn(widgets.VBox):
         self.add_class("bpe-watch-it-learn")
         self._syncing = False
         self.stepper = MergeStepper(text)
-        self.next_button.on_click(lambda _: self._act(self.stepper.next))
-        self.back_button.on_click(lambda _: self._act(self.stepper.back))
-        self.reset_button.on_click(lambda _: self._restart())
+        self.next_button.on_click(lambda _: self._act(self.stepper.next, self.next_button))
+        self.back_button.on_click(lambda _: self._act(self.stepper.back, self.back_button))
+        self.reset_button.on_click(lambda _: self._act(self.stepper.reset, self.reset_button))
         self.slider.observe(self._on_slider, names="value")
         self.text_box.observe(lambda _: self._restart(), names="value")
         self._restart()
@@ -373,15 +377,31 @@ class WatchItLearn(widgets.VBox):
         """Zero merges on the text in the box (retraining only if the text changed)."""
         if self.text_box.value != self.stepper.text:
             self.stepper = MergeStepper(self.text_box.value)
-        self._act(self.stepper.reset)
+        self._act(self.stepper.reset, self.text_box)
 
-    def _act(self, action: Callable[[], object]) -> None:
+    def _act(self, action: Callable[[], object], pressed: widgets.DOMWidget) -> None:
+        """Do ``action`` for the control ``pressed``, redraw, and keep the focus usable."""
+        next_was_off = self.next_button.disabled
         action()
         self._redraw()
+        self._keep_focus(pressed, next_was_off)
+
+    def _keep_focus(self, pressed: widgets.DOMWidget, next_was_off: bool) -> None:
+        """Move the focus off ``pressed`` if it is now disabled (a disabled control drops it
+        to the page), or on to Next merge when the Tab that sent the text skipped it."""
+        if pressed is self.text_box:
+            if self.stepper.problem is not None:
+                self.text_box.focus()  # the one control left to fix the text with
+            elif next_was_off and not self.next_button.disabled:
+                self.next_button.focus()
+        elif getattr(pressed, "disabled", False):
+            working = [self.next_button, self.back_button, self.reset_button, self.slider]
+            usable = (control for control in working if not control.disabled)
+            next(usable, self.text_box).focus()
 
     def _on_slider(self, change: dict) -> None:
         if not self._syncing:
-            self._act(lambda: self.stepper.goto(change["new"]))
+            self._act(lambda: self.stepper.goto(change["new"]), self.slider)
 
     def _redraw(self) -> None:
         stepper, broken = self.stepper, self.stepper.problem is not None
@@ -407,7 +427,7 @@ class WatchItLearn(widgets.VBox):
 def watch_it_learn(text: str = DEFAULT_TEXT) -> WatchItLearn:
     """The "Watch it learn" widget on ``text``; make it the last line of a cell to show it.
 
-    Edit the text in the box and click outside it to start again on your own text.
+    Edit the text in the box and press Tab (or click outside it) to start again on it.
     """
     return WatchItLearn(text)
 

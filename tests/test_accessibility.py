@@ -20,7 +20,7 @@ import time
 
 import pytest
 
-from bpe_course.widget import MergeStepper
+from bpe_course.widget import DEFAULT_TEXT, MergeStepper
 from tests import test_browser as tb
 from tests import test_docs as td
 from tests import test_feedback_browser as fb
@@ -297,6 +297,97 @@ def test_widget_by_keyboard_alone_read_from_the_accessibility_tree(page, voila_w
     winner = stepper.candidates()[0]
     assert "next" in page.evaluate("() => document.activeElement.innerText")
     assert str(winner.count) in page.evaluate("() => document.activeElement.innerText")
+
+
+def focused_control(page) -> str:
+    """The focused element as "TAG label", or "" when focus fell to the page (or sits on a
+    disabled control, which no key can use)."""
+    return page.evaluate(
+        """() => { const e = document.activeElement;
+        if (!e || e === document.body || e.disabled) return "";
+        const label = e.getAttribute("aria-label") || e.labels?.[0]?.innerText || e.innerText;
+        return `${e.tagName} ${(label || "").trim()}`; }"""
+    )
+
+
+SHORT = "the cat"  # five merges: quick to walk to the end
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_widget_keeps_focus_on_a_control_at_the_last_merge_and_after_emptied_boxes(
+    page, voila_widget
+):
+    from playwright.sync_api import expect
+
+    status = voila_widget.get_by_role("status")
+    next_button = voila_widget.get_by_role("button", name="Next merge")
+    back_button = voila_widget.get_by_role("button", name="Back")
+    text_box = voila_widget.get_by_role("textbox", name="Your text")
+    page.mouse.move(0, 0)
+    page.locator("body").focus()
+    tab_to(page, "Your text")
+    page.keyboard.press("ControlOrMeta+a")
+    page.keyboard.type(SHORT)
+    tab_to(page, "Next merge")
+    short = MergeStepper(SHORT)
+    expect(status).to_contain_text(short.status())
+    for k in range(1, short.total_merges + 1):
+        page.keyboard.press("Enter")
+        expect(status).to_contain_text(f"After {k} of")
+    # Next merge is disabled now: the focus goes to Back, never to the page.
+    expect(status).to_contain_text("nothing is left to merge")
+    expect(back_button).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(status).to_contain_text(f"After {short.total_merges - 1} of")
+    page.keyboard.press("Shift+Tab")
+    expect(next_button).to_be_focused()
+    # An emptied number box is put back as it was and keeps the focus.
+    tab_to(page, "Go to merge")
+    page.keyboard.press("ControlOrMeta+a")
+    page.keyboard.press("Backspace")
+    page.keyboard.press("Enter")
+    number_box = voila_widget.get_by_role("spinbutton", name="Go to merge")
+    expect(number_box).to_have_value(str(short.total_merges - 1))
+    assert "Go to merge" in focused_control(page)
+    # An emptied text box disables every button: the focus comes back to the box, and the
+    # line says what to do in keyboard words.
+    text_box.focus()
+    page.keyboard.press("ControlOrMeta+a")
+    page.keyboard.press("Backspace")
+    page.keyboard.press("Tab")
+    expect(status).to_contain_text("The text is empty")
+    expect(status).to_contain_text("press Tab")
+    expect(text_box).to_be_focused()
+    # Typing a text again: the next Tab lands on Next merge, which works again.
+    page.keyboard.type(SHORT)
+    page.keyboard.press("Tab")
+    expect(status).to_contain_text(short.status())
+    expect(next_button).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(status).to_contain_text("After 1 of")
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_widget_shows_the_newest_merge_in_view(page, voila_widget):
+    from playwright.sync_api import expect
+
+    total = MergeStepper(DEFAULT_TEXT).total_merges
+    assert total > 30  # more rows than the merge table's pane shows at once
+    text_box = voila_widget.get_by_role("textbox", name="Your text")
+    text_box.fill(DEFAULT_TEXT)
+    text_box.press("Tab")
+    status = voila_widget.get_by_role("status")
+    expect(status).to_contain_text(MergeStepper(DEFAULT_TEXT).status())
+    number_box = voila_widget.get_by_role("spinbutton", name="Go to merge")
+    number_box.fill(str(total))
+    number_box.press("Enter")
+    expect(status).to_contain_text(f"After {total} of")
+    rank = page.locator("td:first-child", has_text=re.compile(rf"^{total - 1}$"))
+    newest = voila_widget.locator(".bpe-merge-row").filter(has=rank)
+    expect(newest).to_have_count(1)
+    expect(newest).to_be_in_viewport()
 
 
 # --- figures: descriptions from the data, lines told apart without colour -------------------

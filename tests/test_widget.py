@@ -23,7 +23,9 @@ from bpe_course.widget import (
     DEFAULT_TEXT,
     MAX_CHARS,
     SHOWN_CHARS,
+    SHOWN_MERGES,
     MergeStepper,
+    render_merge_table,
     watch_it_learn,
 )
 
@@ -216,7 +218,7 @@ def test_buttons_and_slider_redraw_the_panes_like_the_trainer():
     expected = Encoder([m.pair for m in reference.merges]).encode(DEFAULT_TEXT)
     assert widget.slider.value == 3
     assert shown_tokens(widget) == [visible(t) for t in expected]
-    assert MERGE_ROW.findall(widget.merges_pane.value) == ["0", "1", "2"]
+    assert MERGE_ROW.findall(widget.merges_pane.value) == ["2", "1", "0"]  # newest first
     assert "<td>15</td>" in widget.merges_pane.value
     widget.back_button.click()
     assert widget.slider.value == 2 and len(widget.stepper.merges) == 2
@@ -240,6 +242,45 @@ def test_the_last_merge_disables_next_and_says_so():
     assert "nothing is left to merge" in widget.status.value
     widget.next_button.click()  # a stray click from Python must not raise
     assert widget.stepper.at_end
+
+
+def focus_calls(widget, monkeypatch) -> list[str]:
+    """The names of the controls the widget asks the browser to focus, in order."""
+    calls: list[str] = []
+    for control in (widget.text_box, widget.next_button, widget.back_button, widget.slider):
+        name = getattr(control, "description", "")
+        monkeypatch.setattr(control, "focus", lambda name=name: calls.append(name))
+    return calls
+
+
+def test_a_control_disabled_under_the_focus_hands_it_to_one_that_works(monkeypatch):
+    widget = watch_it_learn("the cat")
+    calls = focus_calls(widget, monkeypatch)
+    for _ in range(widget.stepper.total_merges - 1):
+        widget.next_button.click()
+    assert calls == []  # Next merge still works: the focus stays on it
+    widget.next_button.click()  # the last merge disables Next merge
+    assert calls == ["Back"]
+    widget.slider.value = 1
+    widget.back_button.click()  # none left to take back: Back is disabled
+    assert calls == ["Back", "Next merge"]
+    widget.text_box.value = ""  # every button off: back to the box, whose line says why
+    assert calls[-1] == "Your text"
+    assert "press Tab" in widget.status.value and "click" not in widget.status.value
+    assert "press Tab" in widget.text_box.placeholder
+    widget.text_box.value = "the hat"  # the Tab that sent it skipped Next merge, then disabled
+    assert calls[-1] == "Next merge" and not widget.next_button.disabled
+    widget.text_box.value = "the bat"  # Next merge was usable all along: focus is left alone
+    assert calls[-1] == "Next merge" and len(calls) == 4
+
+
+def test_the_merge_table_lists_the_newest_merge_first():
+    stepper = MergeStepper(COURSE_TEXT)
+    stepper.goto(SHOWN_MERGES + 5)
+    ranks = [int(rank) for rank in MERGE_ROW.findall(render_merge_table(stepper))]
+    assert ranks == list(range(SHOWN_MERGES + 4, 4, -1))
+    (note,) = NOTE.findall(render_merge_table(stepper))
+    assert note == "(the first 5 are not shown)"
 
 
 def test_typing_a_new_text_restarts_on_it():
