@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import errno
 import json
 import os
 import pwd
@@ -159,7 +160,12 @@ def export_grades(settings: dict, out: Path) -> list[Path]:
 
 def copy_regular(source: Path, target: Path) -> Path:
     """Copy a regular file without following a link at its name (the instructor's folder)."""
-    fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW)
+    try:
+        fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise RefusedError(f"{source} is a link: copy what it names by hand") from None
+        raise
     with os.fdopen(fd, "rb") as file:
         if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
             raise RefusedError(f"{source} is not a regular file")
@@ -188,6 +194,8 @@ def plan(args: argparse.Namespace, settings: dict) -> Plan:
     entries = accounts.class_accounts(args.prefix)
     exports: list[Path] = []
     if settings.get("instructor") in [entry.pw_name for entry in entries]:
+        if not isinstance(settings.get("course_root"), str):
+            raise RefusedError(f"{args.root}/state/settings.json names no instructor's course")
         course = Path(settings["course_root"])
         exports = [course / name for name in EXPORTS] + grading_reports(course)
     return Plan(entries, folders, sharing, exports)

@@ -310,6 +310,7 @@ def test_a_failed_export_or_copy_deletes_nothing_and_leaves_no_out(tmp_path: Pat
             capture_output=True, text=True, timeout=120,
         )  # fmt: skip
         assert done.returncode == 2 and "could not be copied" in done.stderr, done.stderr
+        assert "regrade-x.csv is a link" in done.stderr
         assert not out.exists() and root.exists() and venv.exists()
         assert accounts.exists(f"{prefix}student1")
 
