@@ -15,11 +15,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from tqdm.auto import tqdm
-
 from bpe_course.engine import ChunkTable, Encoder, Pair, Trainer
 from bpe_course.pretokenize import chunk_counts
-from bpe_course.progress import finish_at_count
+from bpe_course.progress import finish_at_count, progress_bar
 
 
 def bytes_per_token(text: str, merges: Sequence[Pair]) -> float:
@@ -109,7 +107,7 @@ def follow_merges(
 
     total = bound if num_merges is None else min(num_merges, bound)
     record()
-    with tqdm(total=total, desc="merges", unit="merge", disable=not progress) as bar:
+    with progress_bar(total, "merges", "merge", enabled=progress) as bar:
         while num_merges is None or curve.num_merges < num_merges:
             pair = next_merge()
             if pair is None:

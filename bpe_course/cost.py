@@ -29,9 +29,9 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from bpe_course.engine import Merge, Pair, Trainer, _join
+from bpe_course.progress import progress_bar
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -51,7 +51,7 @@ def naive_work(
     chunks = [(list(chunk), count) for chunk, count in chunk_counts.items() if chunk]
     work, total = 0, []
     merges: list[Pair] = []
-    bar = tqdm(total=num_merges, desc="simple loop", unit="merge", disable=not progress)
+    bar = progress_bar(num_merges, "simple loop", "merge", enabled=progress)
     while len(merges) < num_merges:
         counts: dict[Pair, int] = {}
         for symbols, count in chunks:
@@ -113,7 +113,7 @@ def incremental_work(
     """
     trainer = _MeteredTrainer(chunk_counts)
     total = []
-    bar = tqdm(total=num_merges, desc="incremental", unit="merge", disable=not progress)
+    bar = progress_bar(num_merges, "incremental", "merge", enabled=progress)
     while len(trainer.merges) < num_merges and trainer.step() is not None:
         total.append(trainer.work)
         bar.update()

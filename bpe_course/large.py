@@ -18,12 +18,10 @@ from collections import Counter
 from collections.abc import Iterator
 from itertools import chain
 
-from tqdm.auto import tqdm
-
 from bpe_course.arrays import ArrayTrainer, Pair
 from bpe_course.compression import CompressionCurve, follow_merges
 from bpe_course.parallel import PathArg, count_pieces
-from bpe_course.progress import finish_at_count
+from bpe_course.progress import finish_at_count, progress_bar
 from bpe_course.shards import PIECE_BYTES, read_pieces, text_files, total_bytes
 from bpe_course.validate import check_training_args
 
@@ -60,7 +58,7 @@ def train_on_files(
 def train_counts(counts: Counter[str], num_merges: int, progress: bool = True) -> list[Pair]:
     """Learn up to ``num_merges`` merges on counted chunks, with a progress bar of merges."""
     trainer = ArrayTrainer(counts)
-    with tqdm(total=num_merges, desc="merges", unit="merge", disable=not progress) as bar:
+    with progress_bar(num_merges, "merges", "merge", enabled=progress) as bar:
         while len(trainer.merges) < num_merges and trainer.step() is not None:
             bar.update()
         finish_at_count(bar)  # fewer merges than asked when every chunk became one token

@@ -28,6 +28,8 @@ from pathlib import Path
 import regex
 from tqdm.auto import tqdm
 
+from bpe_course.progress import progress_bar
+
 # The last place where whitespace follows a non-space character, searched from the end.
 # `regex`'s \s is the one GPT2_PATTERN uses, so "whitespace" means the same thing in both.
 _LAST_CUT = regex.compile(r"(?r)\S\s")
@@ -115,9 +117,7 @@ def read_pieces(
         raise ValueError(f"piece_bytes must be 1 or more, got {piece_bytes}")
     files = text_files(paths)
     pending = ""
-    with tqdm(
-        total=total_bytes(files), unit="B", unit_scale=True, desc="reading", disable=not progress
-    ) as bar:
+    with progress_bar(total_bytes(files), "reading", "B", enabled=progress, unit_scale=True) as bar:
         for block in _blocks(files, block_bytes or piece_bytes, bar):
             pending += block
             if len(pending) < piece_bytes:

@@ -73,7 +73,8 @@ def test_plot_rejects_what_is_not_a_curve():
         plot_compression_curve([1.0, 2.0])
 
 
-def test_overfitting_curve_reads_a_path_and_takes_a_str_as_text(tmp_path, capsys):
+def test_overfitting_curve_reads_a_path_and_takes_a_str_as_text(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("bpe_course.progress.SHOW_AFTER_SECONDS", 0)  # show even a quick bar
     text = COURSE_TEXT[:1200]
     path = tmp_path / "mine.txt"
     path.write_text(text, encoding="utf-8")
