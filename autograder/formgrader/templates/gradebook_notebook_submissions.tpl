@@ -1,7 +1,7 @@
 {#- A copy of nbgrader 0.9.6's gradebook_notebook_submissions.tpl
     (BSD-3-Clause, Copyright (c) 2014 Project Jupyter Contributors) in an autoescaping
     environment, changed only where it puts values inside JavaScript strings (|tojson)
-    -#}
+    and loads student_names.js (names as the roster writes them) after nbgrader's script -#}
 {%- extends 'gradebook_base.tpl' -%}
 
 {%- block head -%}
@@ -11,6 +11,7 @@ var notebook_id = {{ notebook_id|tojson }};
 </script>
 
 <script src="{{ base_url }}/formgrader/static/js/gradebook_notebook_submissions.js"></script>
+<script src="{{ base_url }}/formgrader/course_static/js/student_names.js"></script>
 {%- endblock head -%}
 
 {%- block breadcrumbs -%}

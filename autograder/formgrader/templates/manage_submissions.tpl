@@ -1,7 +1,8 @@
 {#- A copy of nbgrader 0.9.6's manage_submissions.tpl
     (BSD-3-Clause, Copyright (c) 2014 Project Jupyter Contributors) in an autoescaping
     environment, changed only where it puts values inside JavaScript strings (|tojson)
-    and loads late_marks.js after nbgrader's script (it says how late a submission is) -#}
+    and loads late_marks.js (it says how late a submission is) and student_names.js (names as
+    the roster writes them) after nbgrader's script -#}
 {%- extends 'base.tpl' -%}
 
 {%- block head -%}
@@ -11,6 +12,7 @@ var assignment_id = {{ assignment_id|tojson }};
 
 <script src="{{ base_url }}/formgrader/static/js/manage_submissions.js"></script>
 <script src="{{ base_url }}/formgrader/course_static/js/late_marks.js"></script>
+<script src="{{ base_url }}/formgrader/course_static/js/student_names.js"></script>
 {%- endblock head -%}
 
 {%- block title -%}
