@@ -15,6 +15,10 @@ It also marks late work on the pages an instructor grades from (``lateness``): t
 assignment's submissions list and a student's list of assignments (``static/js/late_marks.js``,
 loaded after nbgrader's own scripts, adds the words to their rows), a student's submission
 and the grading view say "late by …" in words.
+Its lists and the grading view write a student's name as the roster has it, first name then
+last, and a missing email as blank (``static/js/student_names.js``, and the grading view's
+copy of nbgrader's macros); the grading view's tables get room between their columns
+(``static/css/formgrade.css``).
 Its due-date dialog (Manage Assignments, the pencil) takes a time zone name as well as a UTC
 offset and shows an error instead of hanging on one it cannot read (``duedates``; the page is
 nbgrader's, extended by ``templates/manage_assignments.tpl`` to load ``duedate_dialog.js``).
