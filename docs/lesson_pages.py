@@ -4,12 +4,15 @@ For each notebook it runs, in a fresh kernel whose working folder is notebooks/,
 that come before the first exercise (the tables, the plots, the widget), and keeps the run in
 a cache folder under a key made of the notebook's bytes, every file of ``bpe_course`` and this
 file: a rebuild with nothing changed starts no kernel. The page then gets the exercise stubs
-and their visible tests as code without outputs, a note saying why, and, in place of the
-widget, a still drawing of its saved state with a note that it moves only in Jupyter.
+and their visible tests as code without outputs, a note saying why, and, in place of each
+widget, a still drawing with a note that it moves only in Jupyter: the "Watch it learn"
+widget is drawn on the text it was saved with after its first few merges (a fresh one,
+stepped here), any other widget as it was saved.
 
 But: it reads notebooks/ only, never source/ (the masters hold solutions and hidden tests),
-so a page can show nothing a student does not already have; and it runs no cell from the
-first exercise on, since those need a student's answers.
+so a page can show nothing a student does not already have; it runs no cell from the
+first exercise on, since those need a student's answers; and a widget it cannot draw is left
+out of the still rather than shown as a model name.
 """
 
 from __future__ import annotations
@@ -37,11 +40,13 @@ EXERCISE_NOTE = (
     "JupyterLab (`make lab`, or the steps of the students' guide).\n"
     "```"
 )
+STILL_MERGES = 4  # the still shows the widget after this many merges
 WIDGET_NOTE = (
     "```{note}\n"
-    "On this page the widget stands still: what you see is its saved state after the notebook\n"
-    "ran. Its buttons, slider and text box move only in Jupyter: open this lesson in\n"
-    "JupyterLab, or run `make widget` to serve the widget alone.\n"
+    "On this page the widget stands still: what you see is the widget on its own text\n"
+    f"after {STILL_MERGES} merges, drawn when the page was built. Its buttons, number box and\n"
+    "text box move only in Jupyter: to play with it, run this lesson's notebook in JupyterLab,\n"
+    "or run `make widget` to serve the widget alone.\n"
     "```"
 )
 
@@ -165,13 +170,38 @@ def draw_widget(state: dict, ref: str) -> str:
         )
     if name == "ButtonModel":
         return f'<button type="button" class="bpe-still-button" disabled>{label}</button>'
+    if name in ("BoundedIntTextModel", "IntTextModel", "BoundedFloatTextModel", "FloatTextModel"):
+        low, high, value = values.get("min", ""), values.get("max", ""), values.get("value", "")
+        return (
+            f'<label class="bpe-still-number">{label} <input type="number" min="{low}" '
+            f'max="{high}" value="{value}" disabled></label>'
+        )
     if name in ("IntSliderModel", "FloatSliderModel"):
         low, high, value = values.get("min", 0), values.get("max", 0), values.get("value", 0)
         return (
             f'<label class="bpe-still-slider">{label} <input type="range" min="{low}" '
             f'max="{high}" value="{value}" disabled> <output>{value}</output></label>'
         )
-    return f'<div class="bpe-still-other">[{html.escape(name or "widget")}]</div>'
+    return ""  # a control this page cannot draw is left out, never shown as a model name
+
+
+def step_the_stepper(state: dict, ref: str, merges: int = STILL_MERGES) -> tuple[dict, str]:
+    """The "Watch it learn" widget saved at ``ref``, as a fresh one on the same text after
+    ``merges`` merges (its state and reference); any other widget as it was saved."""
+    root = _model(state, ref).get("state", {})
+    if "bpe-watch-it-learn" not in root.get("_dom_classes", []):
+        return state, ref
+    import ipywidgets
+
+    from bpe_course.widget import WatchItLearn
+
+    boxes = [m for m in state.values() if m.get("model_name") == "TextareaModel"]
+    text = boxes[0]["state"].get("value", "") if boxes else ""
+    widget = WatchItLearn(text)
+    for _ in range(merges):
+        widget.next_button.click()
+    live = ipywidgets.Widget.get_manager_state()["state"]
+    return live, f"IPY_MODEL_{widget.model_id}"
 
 
 def freeze_widgets(nb) -> int:
@@ -186,7 +216,7 @@ def freeze_widgets(nb) -> int:
             view = output.get("data", {}).get(WIDGET_VIEW)
             if view is None:
                 continue
-            drawing = draw_widget(state, view["model_id"])
+            drawing = draw_widget(*step_the_stepper(state, view["model_id"]))
             output["data"] = {
                 "text/html": f'<div class="bpe-still-widget">{drawing}</div>',
                 "text/plain": "The widget, as it stood when the notebook ran.",

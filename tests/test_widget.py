@@ -13,6 +13,7 @@ import subprocess
 import sys
 from collections import Counter
 
+import nbformat
 import pytest
 
 from bpe_course.display import show_pair, visible
@@ -344,3 +345,56 @@ def test_the_widget_steps_the_same_under_any_hash_seed():
         )
         runs.append(done.stdout)
     assert runs[0] == runs[1] and runs[0].count("Merge(") > 400
+
+
+# --- the widget on the website: a still of a few merges ---------------------------------------
+
+RAW_MODEL_NAME = re.compile(r"\[\w*Model\]")
+
+
+def saved_notebook(widget) -> nbformat.NotebookNode:
+    """A notebook whose one cell shows ``widget``, its state saved as JupyterLab saves it."""
+    import ipywidgets
+
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell(
+        "from bpe_course.widget import watch_it_learn\nwatch_it_learn()"
+    )
+    view = {"version_major": 2, "version_minor": 0, "model_id": widget.model_id}
+    cell.outputs = [
+        nbformat.v4.new_output("display_data", {"application/vnd.jupyter.widget-view+json": view})
+    ]
+    nb.cells = [cell]
+    state = ipywidgets.Widget.get_manager_state()
+    nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": state}
+    return nb
+
+
+def test_the_lesson_page_draws_the_widget_after_a_few_merges_and_says_how_to_play():
+    from tests.test_docs import load
+
+    lesson_pages = load("lesson_pages")
+    nb = lesson_pages.page_notebook(saved_notebook(watch_it_learn()))
+    drawing = nb.cells[0].outputs[0]["data"]["text/html"]
+    assert not RAW_MODEL_NAME.search(drawing), RAW_MODEL_NAME.search(drawing)
+    merges = lesson_pages.STILL_MERGES
+    assert 2 <= merges <= 10
+    expected = MergeStepper(DEFAULT_TEXT)
+    expected.goto(merges)
+    assert MERGE_ROW.findall(drawing) == [str(rank) for rank in range(merges - 1, -1, -1)]
+    tokens = [html.unescape(t) for t in TOKEN_SPAN.findall(drawing)]
+    assert tokens == [visible(t) for t in expected.segmentation()]
+    number_box = re.search(r'<input type="number"[^>]*>', drawing)
+    assert number_box and f'value="{merges}"' in number_box.group(0)
+    assert "Go to merge" in drawing
+    note = " ".join(nb.cells[1].source.split())
+    assert "move only in Jupyter" in note and f"after {merges} merges" in note
+
+
+@pytest.mark.slow
+def test_the_site_shows_no_raw_widget_model_name(site):
+    for page in sorted(site.rglob("*.html")):
+        found = RAW_MODEL_NAME.search(page.read_text())
+        assert found is None, f"{page.relative_to(site)} shows {found.group(0)}"
+    lesson_1 = (site / "lessons" / "01_bpe_by_hand.html").read_text()
+    assert 'class="bpe-merge-row"' in lesson_1 and '<input type="number"' in lesson_1
