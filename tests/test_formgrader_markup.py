@@ -173,7 +173,7 @@ def test_markup_shows_as_text_and_runs_nowhere(browser, course, guarded) -> None
         for name in (f"student {n}", f"student {n} notebooks", *views):
             assert seen[name]["status"] == 200, name
             assert student in seen[name]["text"], (name, "the id shows as text")
-    assert f"{LAST}, {FIRST}" in seen["grading view 0"]["text"], "the names show as text"
+    assert f"{FIRST} {LAST}" in seen["grading view 0"]["text"], "the names show as text"
     for name in ("notebook submissions", "grading view of the notebook", "mallory notebooks"):
         assert NOTEBOOK in seen[name]["text"], (name, "the notebook's name shows as text")
     # The policy and the copies leave the pages working: their tables load (ids holding a "/"
