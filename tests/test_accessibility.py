@@ -164,6 +164,23 @@ def test_a_feedback_page_with_failures_passes_axe_and_says_results_in_words(page
         assert "expected" in message and "got" in message, message[:300]
 
 
+@pytest.mark.browser
+@pytest.mark.slow
+@pytest.mark.nbgrader
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_feedback_page_with_failures_passes_axe_on_a_phone(page, feedback_page, scheme):
+    """A narrow screen wraps each test cell's long heading onto several lines: the heading's
+    colour must grow with it, not leave white words on the grey code below."""
+    page.set_viewport_size({"width": 400, "height": 900})
+    page.emulate_media(color_scheme=scheme)
+    page.goto(feedback_page.as_uri())
+    problems = axe_problems(page)
+    assert problems == [], "\n".join(problems)
+    heading = page.locator(".nbgrader_cell > .panel-heading", has=page.locator("h3")).first
+    lines = heading.evaluate("e => e.getClientRects().length && e.scrollHeight - e.clientHeight")
+    assert lines == 0, "the heading's text runs out of its box"
+
+
 # --- the widget in Voila --------------------------------------------------------------------
 
 
