@@ -177,11 +177,12 @@ def server(tmp_path) -> Iterator:
 
 
 def expected_after(clicks: int) -> tuple[list[str], list[tuple[str, str, str]]]:
-    """Segmentation tokens and merge-table rows as the widget draws them, from the trainer."""
+    """Segmentation tokens and merge-table rows (newest first) as the widget draws them, from
+    the trainer."""
     trainer = Trainer(chunk_counts(DEFAULT_TEXT))
     merges = [trainer.step() for _ in range(clicks)]
     tokens = Encoder([m.pair for m in merges]).encode(DEFAULT_TEXT)
-    rows = [(str(m.rank), show_pair(m.pair), str(m.count)) for m in merges]
+    rows = [(str(m.rank), show_pair(m.pair), str(m.count)) for m in reversed(merges)]
     return [visible(token) for token in tokens], rows
 
 
