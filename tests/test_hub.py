@@ -24,8 +24,10 @@ the instructor's fresh copy of the course under a scratch folder. In order:
 - each permission is attempted as a student's Unix user, then loosened to see the same
   attempt succeed, then restored;
 - Ctrl-C stops the hub and leaves no process behind; the guide's ``make hub HUB_IP=0.0.0.0``
-  restarts it in a network namespace of its own, listening on every interface there; the
-  class is taken down (``make hub-down``), leaving only the exported grades.
+  restarts it in a network namespace of its own, listening on every interface there; beside
+  a second class's folder, marker and account, this class is taken down (``make hub-down``),
+  leaving the exported grades and the second class with the venv they share, which goes
+  when that class is taken down in turn.
 
 Accounts, folders and processes are removed at the end, even after a failure. Screenshots
 of each step go to ``artifacts/hub/``. Skipped, with the reason, without root or Chromium.
@@ -57,7 +59,7 @@ import pytest
 from course_fixtures.catalogue import CORRECT, WRONG
 from course_fixtures.scratch_course import SCRATCH_SECRET
 from course_fixtures.synthetic import answer_cells
-from hub import accounts
+from hub import accounts, classes
 from hub.preflight import why_not
 from hub.roles import role_environment
 from tests import test_browser as lab
@@ -220,6 +222,7 @@ def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
             stop_hub(process)
         accounts.remove_accounts(PREFIX)
         shutil.rmtree(root, ignore_errors=True)
+        classes.unmark_class(HUB_VENV, root)  # make hub marked the shared venv for this class
 
 
 @pytest.fixture(scope="module")
@@ -258,7 +261,8 @@ def shot(page, name: str) -> None:
 
 def nbgrader_menu(page) -> list[str]:
     page.locator(".lm-MenuBar-itemLabel", has_text="Nbgrader").first.click()
-    items = page.locator(".lm-Menu-itemLabel").all_inner_texts()
+    # What a person sees: nbgrader hides an entry with Lumino's class, not by removing it.
+    items = page.locator(".lm-Menu-item:not(.lm-mod-hidden) .lm-Menu-itemLabel").all_inner_texts()
     page.keyboard.press("Escape")
     return [item for item in items if item.strip()]
 
@@ -298,7 +302,9 @@ def test_each_role_sees_its_own_tools_and_no_news_prompt(hub: Hub, log_in) -> No
     teacher = log_in(hub.instructor)
     student = log_in(hub.students[0])
     time.sleep(3)  # the news prompt, where it is on, shows a second or two after Lab starts
-    assert {"Assignment List", "Formgrader", "Create assignment"} <= set(nbgrader_menu(teacher))
+    menu = nbgrader_menu(teacher)
+    assert {"Assignment List", "Formgrader", "Create assignment"} <= set(menu)
+    assert menu.count("Formgrader") == 1 and "Formgrader (local)" not in menu, menu  # one entry
     assert nbgrader_menu(student) == ["Assignment List"]
     for page in (teacher, student):
         assert "Jupyter news" not in page.locator("body").inner_text()
@@ -606,8 +612,8 @@ def test_the_formgrader_and_the_exports_name_the_students(hub: Hub, log_in) -> N
     page.goto(f"{hub.url}/user/{hub.instructor}/formgrader/manage_students")
     for k, student in enumerate(hub.students, start=1):
         row = page.locator("tr", has_text=student).first
-        expect(row).to_contain_text(f"{k}, Student", timeout=60_000)  # last name, first name
-    assert "None, None" not in page.locator("body").inner_text()
+        expect(row).to_contain_text(f"Student {k}", timeout=60_000)  # as the guide names them
+    assert "None" not in page.locator("#main-table").inner_text()  # no name or email "None"
     shot(page, "12_formgrader_students_named")
     hub.must_run_as(hub.instructor, ["make", "export-nbgrader"], cwd=hub.course)
     with open(hub.course / "grades-nbgrader.csv") as file:
@@ -1006,48 +1012,88 @@ def test_removing_only_the_accounts_lists_them_and_keeps_them_without_a_terminal
     assert {pwd.getpwnam(name).pw_uid for name in hub.students} <= prefixed_uids()
 
 
-def test_the_class_is_taken_down_leaving_only_the_exported_grades(hub: Hub, tmp_path: Path) -> None:
-    """The hub guide's take-down, with this hub's prefix, folder and a stand-in for its venv (the
-    real one serves the other hub tests): refused without a terminal, then done with FORCE=1."""
+def make_second_class(tmp_path: Path, venv: Path) -> tuple[str, Path, str]:
+    """Beside the test hub, what a second ``make hub`` with its own HUB_PREFIX and HUB_ROOT on
+    the same venv leaves: its folder (state/settings.json), its marker in the venv and a
+    student account whose name starts with this hub's prefix too (``<prefix>b-student1``)."""
+    prefix = f"{PREFIX}b-"
+    root = tmp_path / "second-class"
+    (root / "state").mkdir(parents=True)
+    (root / "state" / "settings.json").write_text(json.dumps({"prefix": prefix}))
+    classes.mark_class(venv, root, prefix)
+    student = f"{prefix}student1"
+    subprocess.run(["useradd", "--no-create-home", student], check=True)
+    return prefix, root, student
+
+
+def test_one_of_two_classes_is_taken_down_leaving_only_the_exported_grades(
+    hub: Hub, tmp_path: Path
+) -> None:
+    """The hub guide's take-down, with this hub's prefix and folder and a stand-in for the
+    venv it shares with a second class (the real venv serves the other hub tests): refused
+    without a terminal, then done with FORCE=1; the second class's account, folder and venv
+    stay; then that class is taken down too, and the venv goes with the last class."""
     assert hub.process.poll() is not None, "needs the hub stopped (the Ctrl-C test)"
     keep = ("PATH", "HOME", "LANG")  # and pyenv's, should python3 be its shim
     env = {k: v for k, v in os.environ.items() if k in keep or k.startswith("PYENV")}
     stand_in = tmp_path / "opt" / "bpe-course-hub" / "venv"
     (stand_in / "bin").mkdir(parents=True)
     (stand_in / "pyvenv.cfg").write_text("home = /usr/bin\n")
-    ours = {
-        "--prefix bpe-": f"--prefix {PREFIX}",
-        "--root /srv/bpe-course-hub": f"--root {hub.root}",
-        "--venv /opt/bpe-course-hub/venv": f"--venv {stand_in}",
-    }
-    asked = doc_text.command(HUB_GUIDE, "python3 -m hub.take_down")
-    for written, here in ours.items():
-        assert written in asked
-        asked = asked.replace(written, here)
-    done = subprocess.run(
-        asked.split(), cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    assert done.returncode == 2 and "no terminal to ask" in done.stderr, done.stderr
-    assert "Traceback" not in done.stderr and hub.root.exists() and prefixed_uids()
-    down = doc_text.command(HUB_GUIDE, "make hub-down").split()
-    out = tmp_path / "grades"
-    variables = [
-        f"HUB_PREFIX={PREFIX}", f"HUB_ROOT={hub.root}", f"HUB_VENV={stand_in}",
-        f"OUT={out}", "FORCE=1",
-    ]  # fmt: skip
-    done = subprocess.run(
-        [*down, *variables], cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
-        capture_output=True, text=True, timeout=900,
-    )  # fmt: skip
-    said = done.stdout + done.stderr
-    assert done.returncode == 0, said
-    assert "exported the grades first" in said and "removed accounts:" in said
-    assert sorted(p.name for p in out.iterdir()) == ["grades-nbgrader.csv", "grades.csv"]
-    with open(out / "grades.csv") as file:
-        assert {row["student_id"] for row in csv.DictReader(file)} == set(hub.students)
-    assert prefixed_uids() == set() and not hub.root.exists()
-    assert not stand_in.parent.exists() and HUB_VENV.exists()
+    classes.mark_class(stand_in, hub.root, PREFIX)  # as make hub marked the real one
+    other_prefix, other_root, other_student = make_second_class(tmp_path, stand_in)
+    try:
+        ours = {
+            "--prefix bpe-": f"--prefix {PREFIX}",
+            "--root /srv/bpe-course-hub": f"--root {hub.root}",
+            "--venv /opt/bpe-course-hub/venv": f"--venv {stand_in}",
+        }
+        asked = doc_text.command(HUB_GUIDE, "python3 -m hub.take_down")
+        for written, here in ours.items():
+            assert written in asked
+            asked = asked.replace(written, here)
+        done = subprocess.run(
+            asked.split(), cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 2 and "no terminal to ask" in done.stderr, done.stderr
+        assert "FORCE=1" in done.stderr, done.stderr  # make's switch, for make's users
+        assert "Traceback" not in done.stderr and hub.root.exists() and prefixed_uids()
+        down = doc_text.command(HUB_GUIDE, "make hub-down").split()
+        out = tmp_path / "grades"
+        variables = [
+            f"HUB_PREFIX={PREFIX}", f"HUB_ROOT={hub.root}", f"HUB_VENV={stand_in}",
+            f"OUT={out}", "FORCE=1",
+        ]  # fmt: skip
+        done = subprocess.run(
+            [*down, *variables], cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+            capture_output=True, text=True, timeout=900,
+        )  # fmt: skip
+        said = done.stdout + done.stderr
+        assert done.returncode == 0, said
+        assert "exported the grades first" in said and "removed accounts:" in said
+        exported = {p.name for p in out.iterdir()}
+        # The grades, nbgrader's export, the summary and the mid-term regrade's report.
+        assert {"grades.csv", "grades-nbgrader.csv", "summary.csv"} <= exported, exported
+        assert any(re.fullmatch(r"regrade-.*\.(csv|md)", name) for name in exported), exported
+        with open(out / "grades.csv") as file:
+            assert {row["student_id"] for row in csv.DictReader(file)} == set(hub.students)
+        assert not hub.root.exists() and classes.class_marker(stand_in, hub.root) is None
+        assert prefixed_uids() == {pwd.getpwnam(other_student).pw_uid}
+        # The second class keeps its account, its folder and the venv, and is named as its user.
+        assert other_root.exists() and stand_in.exists() and HUB_VENV.exists()
+        assert f"kept {stand_in}: the class in {other_root}" in said, said
+        done = subprocess.run(
+            [*down, f"HUB_PREFIX={other_prefix}", f"HUB_ROOT={other_root}",
+             f"HUB_VENV={stand_in}", f"OUT={tmp_path / 'second-grades'}", "FORCE=1"],
+            cwd=ROOT, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+            timeout=300,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert not other_root.exists() and not stand_in.parent.exists()
+        assert prefixed_uids() == set()
+    finally:
+        if accounts.exists(other_student):
+            subprocess.run(["userdel", other_student], check=False)
 
 
 def test_make_hub_says_why_not_and_what_to_do_instead() -> None:
