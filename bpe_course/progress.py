@@ -40,6 +40,8 @@ def progress_bar(total: int, desc: str, unit: str, enabled: bool = True, **optio
 def finish_at_count(bar: Any) -> None:
     """Make ``bar``'s total the count it reached, widget included, keeping its clock."""
     done = bar.n
+    if done == bar.total:
+        return  # it reached its bound: already full
     if bar.disable or not _has_shown(bar):
         bar.total = done  # nothing drawn, nothing to redraw (closing draws nothing either)
         return
