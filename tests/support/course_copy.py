@@ -43,7 +43,7 @@ def course_copy(folder: Path) -> Path:
     # clone's venv is, unless someone changed the requirements since: then this one is stale
     # anyway, and rebuilding it from a copy would be wrong).
     built = (REPO / ".venv" / ".installed").stat().st_mtime
-    for name in ("requirements.txt", "pyproject.toml"):
+    for name in ("requirements.txt", "requirements-student.txt", "pyproject.toml"):
         os.utime(folder / name, (built - 1, built - 1))
     (folder / SECRET_FILE).write_text(SCRATCH_SECRET + "\n")
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
