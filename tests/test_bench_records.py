@@ -34,6 +34,7 @@ WRITERS = {
     "bench_training.py": "training",
     "bench_widget.py": "widget",
     "bench_class.py": "class",
+    "bench_install.py": "install",
 }
 
 
