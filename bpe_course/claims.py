@@ -1,14 +1,27 @@
 """Demonstrations behind the lessons' claims: each function runs one and returns what it found.
 
-Raw text against pre-tokenized text (:func:`raw_and_pretokenized`), Hugging Face's trainer
+Ties left to a set's order, trained in fresh interpreters under two hash seeds
+(:func:`set_order_runs`), the leftmost-pair encoding bug (:func:`leftmost_encode`), token ids
+of a character-level vocabulary and of a byte-level one (:func:`character_ids`,
+:func:`byte_level_ids`), raw text against pre-tokenized text (:func:`raw_and_pretokenized`),
+Hugging Face's trainer
 against ours on files (:func:`hf_against_ours`), the fast path for chunks that are whole
 tokens (:func:`fast_path`), the two encoders of lesson 2's proof on many words
 (:func:`proof_run`), the tokens encoding leaves out (:func:`rarely_emitted`), and PyTorch,
 hidden on request (:func:`torch_hidden`). The lessons print what these return.
 
-But: nothing here trains or encodes in a new way; ``bpe_course.engine`` does that, and the
-timings are the reader's machine's, never a promise.
+But: the only trainer and encoder of its own here are two deliberate mistakes, shown so the
+lessons can run them (ties left to a set's order, the leftmost pair first); the real training
+and encoding is ``bpe_course.engine``'s, and the timings are the reader's machine's, never a
+promise.
 
+>>> table = [("e", "a"), ("ea", "t"), ("t", "ea"), ("s", "eat"), ("e", "t"), ("eat", "s")]
+>>> leftmost_encode("steat", table), Encoder(table).encode_chunk("steat")
+(['s', 'tea', 't'], ['s', 't', 'eat'])
+>>> character_ids("zest", table, "aest")
+[('z', None), ('e', 1), ('s', 2), ('t', 3)]
+>>> byte_level_ids("z!", table)
+[(b'z', 122), (b'!', 33)]
 >>> crosses_boundary("e t"), crosses_boundary(" the")
 (True, False)
 >>> raw, pre = raw_and_pretokenized("the cat sat on the mat, the end", 3)
@@ -22,13 +35,16 @@ timings are the reader's machine's, never a promise.
 
 from __future__ import annotations
 
+import inspect
+import json
 import os
 import platform
 import re
+import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
@@ -38,6 +54,144 @@ from bpe_course.pretokenize import GPT2_PATTERN, chunk_counts, pretokenize
 
 # A lesson cell (and the tests) hide an installed PyTorch by setting this to 1.
 HIDE_TORCH = "BPE_COURSE_HIDE_TORCH"
+
+
+def train_by_set_order(word_counts: Mapping[str, int], num_merges: int = 1000) -> list[Pair]:
+    """Train as lesson 1 warns not to: a tie goes to whichever top pair a ``set`` yields first.
+
+    A set of strings is ordered by their hashes, which Python salts afresh in each process
+    (``PYTHONHASHSEED``), so the same corpus can give another table in the next run. It needs
+    nothing but builtins, because :func:`set_order_runs` runs its source in fresh interpreters.
+
+    >>> train_by_set_order({"tea": 6, "eat": 5}, 1)  # no tie: the same in every process
+    [('e', 'a')]
+    """
+    words = {tuple(word): count for word, count in word_counts.items()}
+    merges: list[tuple[str, str]] = []
+    while len(merges) < num_merges:
+        counts: dict[tuple[str, str], int] = {}
+        for symbols, count in words.items():
+            for pair in zip(symbols, symbols[1:]):
+                counts[pair] = counts.get(pair, 0) + count
+        if not counts:
+            break
+        top = max(counts.values())
+        best = next(pair for pair in set(counts) if counts[pair] == top)  # the bug
+        merges.append(best)
+        joined = {}
+        for symbols, count in words.items():
+            out, i = [], 0
+            while i < len(symbols):
+                if symbols[i : i + 2] == best:
+                    out.append(best[0] + best[1])
+                    i += 2
+                else:
+                    out.append(symbols[i])
+                    i += 1
+            joined[tuple(out)] = count
+        words = joined
+    return merges
+
+
+@dataclass
+class SetOrderRuns:
+    """Tables learned in fresh interpreters, two hash seeds, ties by set order and by our rule."""
+
+    seeds: tuple[int, int]
+    set_order: tuple[list[Pair], list[Pair]]
+    course_rule: tuple[list[Pair], list[Pair]]
+
+
+_SET_ORDER_SCRIPT = """from __future__ import annotations
+import json, sys
+{source}
+from bpe_course.engine import learn_merges
+corpus = json.loads(sys.stdin.read())
+print(json.dumps([train_by_set_order(corpus), learn_merges(corpus)]))
+"""
+
+
+def _train_in_fresh_python(word_counts: Mapping[str, int], seed: int) -> list[list[Pair]]:
+    # A new interpreter is the only way to get a new hash salt; -E or -I would drop the seed.
+    script = _SET_ORDER_SCRIPT.format(source=inspect.getsource(train_by_set_order))
+    package_parent = str(Path(__file__).resolve().parent.parent)
+    path = os.pathsep.join(p for p in (package_parent, os.environ.get("PYTHONPATH")) if p)
+    env = {**os.environ, "PYTHONHASHSEED": str(seed), "PYTHONPATH": path}
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        input=json.dumps(dict(word_counts)),
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=True,
+    )
+    return [[(left, right) for left, right in table] for table in json.loads(done.stdout)]
+
+
+def set_order_runs(
+    word_counts: Mapping[str, int], first_seed: int = 0, tries: int = 20
+) -> SetOrderRuns:
+    """Train under ``PYTHONHASHSEED=first_seed``, then the next seeds until set order differs.
+
+    "Differs" means a different vocabulary, not just the same tokens learned in another order.
+
+    Each run is a fresh interpreter that learns two tables, one with ties left to set order
+    (:func:`train_by_set_order`) and one with the course's rule (``learn_merges``). Which
+    seeds differ is fixed for a given Python, so the result is the same on every run. Raises
+    ``RuntimeError`` when none of ``tries`` later seeds differs (a corpus without ties).
+    """
+    first_set, first_rule = _train_in_fresh_python(word_counts, first_seed)
+    for seed in range(first_seed + 1, first_seed + 1 + tries):
+        other_set, other_rule = _train_in_fresh_python(word_counts, seed)
+        if _tokens(other_set) != _tokens(first_set):
+            return SetOrderRuns(
+                (first_seed, seed), (first_set, other_set), (first_rule, other_rule)
+            )
+    raise RuntimeError(f"set order gave one table for {tries + 1} seeds: does the corpus tie?")
+
+
+def _tokens(merges: Sequence[Pair]) -> set[str]:
+    return {left + right for left, right in merges}
+
+
+def leftmost_encode(word: str, merges: Sequence[Pair]) -> list[str]:
+    """Encode with the common bug: join the leftmost neighbours the table knows, whatever rank.
+
+    Lesson 2 runs it beside ``Encoder`` on "steat" (see the module's example).
+    """
+    known = set(merges)
+    symbols = list(word)
+    while True:
+        at = next((i for i, pair in enumerate(zip(symbols, symbols[1:])) if pair in known), None)
+        if at is None:
+            return symbols
+        symbols[at : at + 2] = [symbols[at] + symbols[at + 1]]
+
+
+def character_ids(
+    text: str, merges: Sequence[Pair], alphabet: Iterable[str]
+) -> list[tuple[str, int | None]]:
+    """Each token of ``text`` with its id in a character-level vocabulary, or None if it has none.
+
+    The vocabulary is the sorted ``alphabet`` followed by one token per merge, as in lesson 2;
+    a character outside the alphabet is still a symbol of the encoding, but has no id.
+    """
+    vocabulary = list(dict.fromkeys(sorted(alphabet) + [left + right for left, right in merges]))
+    token_id = {token: i for i, token in enumerate(vocabulary)}
+    return [(token, token_id.get(token)) for token in Encoder(merges).encode(text)]
+
+
+def byte_level_ids(text: str, merges: Sequence[Pair]) -> list[tuple[bytes, int]]:
+    """Each token of ``text`` in the byte-level version of the same table (tiktoken), with its id.
+
+    Ids 0 to 255 are the single bytes, so every input has ids, whatever its characters.
+    """
+    from bpe_course.real_tokenizers import tiktoken_encoding
+
+    encoding = tiktoken_encoding(merges)
+    tokens = encoding.encode_ordinary(text)
+    return [(encoding.decode_single_token_bytes(token), token) for token in tokens]
 
 
 def crosses_boundary(token: str) -> bool:
