@@ -1,10 +1,13 @@
 """What the lessons show of the textbook section's claims holds, recomputed from their output.
 
-The slow tests run lessons 2 to 4 once (lesson 1 shows none of these claims) and check each
-demonstration's printed facts against an independent recomputation: the fitted slopes of the
-counted training work, the boundary-crossing merges of raw text, Hugging Face's number of
-merges, the fast-path count, the two encoders of lesson 2's proof, the tokens encoding never
-emits, and PyTorch against numpy (and the cell with PyTorch hidden). No test reads seconds.
+The slow tests run lessons 2 to 4 once, and of lesson 1 only its corpus and its tie cell, and
+check each demonstration's printed facts against an independent recomputation: the two tables
+that ties left to set order learn under two hash seeds, the leftmost-pair encoding of "steat",
+the characters that have no token id and the bytes that all have one, the merges of raw text
+that cross a space, the ratios the prose of lesson 3 explains, the fitted slopes of the counted
+training work, Hugging Face's number of merges, the fast-path count, the two encoders of lesson
+2's proof, the tokens encoding never emits, and PyTorch against numpy (and the cell with
+PyTorch hidden). No test reads seconds.
 The quick tests check the meters, the PyTorch switch and the reading list without a kernel.
 """
 
@@ -302,3 +305,151 @@ def test_the_reading_list_holds_the_sections_six_references() -> None:
         item = next((item for item in items if title in item), None)
         assert item is not None, f"the reading list lacks {title!r}"
         assert re.search(r"\): |: ", item), f"{title!r} says nothing of what it is for"
+
+
+# Lesson 1 · ties left to a set's order, in two fresh interpreters.
+
+TIE_CORPUS = {"tea": 6, "teas": 2, "eat": 5, "eats": 3, "seat": 4, "set": 3}
+
+
+def pairs_in(line: str) -> list[tuple[str, str]]:
+    return [(left, right) for left, right in re.findall(r"\(([^ ,()]+), ([^ ,()]+)\)", line)]
+
+
+def is_a_tie_choice(table: list[tuple[str, str]], corpus: dict[str, int]) -> bool:
+    """True when each merge was a pair of the top count at its step, whatever broke the tie."""
+    words = {tuple(word): count for word, count in corpus.items()}
+    for left, right in table:
+        counts: dict[tuple[str, str], int] = {}
+        for symbols, count in words.items():
+            for pair in zip(symbols, symbols[1:]):
+                counts[pair] = counts.get(pair, 0) + count
+        if counts.get((left, right)) != max(counts.values(), default=None):
+            return False
+        words = {
+            tuple(merge_pair_by_hand(symbols, (left, right))): c for symbols, c in words.items()
+        }
+    return all(len(symbols) == 1 for symbols in words)  # trained until nothing is left to join
+
+
+def merge_pair_by_hand(symbols: tuple[str, ...], pair: tuple[str, str]) -> list[str]:
+    out, i = [], 0
+    while i < len(symbols):
+        if tuple(symbols[i : i + 2]) == pair:
+            out.append(pair[0] + pair[1])
+            i += 2
+        else:
+            out.append(symbols[i])
+            i += 1
+    return out
+
+
+@pytest.fixture(scope="module")
+def lesson_1_ties() -> str:
+    # Two cells of lesson 1 (the corpus and the demonstration), not the whole lesson again.
+    sources = [master_cell("01_bpe_by_hand", "l01-02"), master_cell("01_bpe_by_hand", "l01-ties")]
+    return text_of(run_cells(sources, {"PYTHONPATH": str(ROOT)}).cells[1])
+
+
+@pytest.mark.slow
+def test_two_hash_seeds_give_two_tables_when_ties_follow_set_order(lesson_1_ties: str) -> None:
+    out = lesson_1_ties
+    set_block, rule_block = out.split("ties to the smallest pair", 1)
+    seeded = re.findall(r"PYTHONHASHSEED=(\d+): (.*)", set_block)
+    assert len(seeded) == 2 and seeded[0][0] != seeded[1][0], out
+    tables = [pairs_in(line) for _, line in seeded]
+    for table in tables:
+        assert is_a_tie_choice(table, TIE_CORPUS), table
+    tokens = [{left + right for left, right in table} for table in tables]
+    assert tokens[0] != tokens[1], "the two seeds learned the same vocabulary"
+    first = next(i for i, (a, b) in enumerate(zip(*tables)) if a != b)
+    a, b = tables[0][first], tables[1][first]
+    assert f"first difference: merge {first + 1}, ({a[0]}, {a[1]}) against ({b[0]}, {b[1]})" in out
+    ruled = re.findall(r"PYTHONHASHSEED=(\d+): (.*)", rule_block)
+    assert [seed for seed, _ in ruled] == [seed for seed, _ in seeded], out
+    for _, line in ruled:
+        assert pairs_in(line) == learn_merges(TIE_CORPUS)
+    assert "one table under both seeds: True" in rule_block
+
+
+# Lesson 2 · the leftmost pair against the lowest rank, and tokens without an id.
+
+
+@pytest.mark.slow
+def test_the_leftmost_rule_glues_t_ea_where_rank_order_makes_eat(lessons: dict) -> None:
+    out = output(lessons, "02_encoding_by_rank", "l02-leftmost")
+    table = learn_merges(TIE_CORPUS, 6)
+    known = set(table)
+    for word in ("seats", "steat"):
+        symbols = list(word)  # the leftmost rule, written out again
+        while at := next(
+            (i + 1 for i, pair in enumerate(zip(symbols, symbols[1:])) if pair in known), 0
+        ):
+            symbols[at - 1 : at + 1] = [symbols[at - 1] + symbols[at]]
+        by_rank = " + ".join(Encoder(table).encode_chunk(word))
+        assert re.search(
+            rf"^{word} +{re.escape(by_rank)} +{re.escape(' + '.join(symbols))}$", out, re.M
+        ), out
+    assert re.search(r"^steat +s \+ t \+ eat +s \+ tea \+ t$", out, re.M), out
+
+
+@pytest.mark.slow
+def test_z_and_an_emoji_have_no_character_id_but_every_byte_has_one(lessons: dict) -> None:
+    out = output(lessons, "02_encoding_by_rank", "l02-ids")
+    word = "zest\N{TEACUP WITHOUT HANDLE}"
+    characters, bytes_ = out.split("byte level", 1)
+    alphabet = sorted(set("".join(TIE_CORPUS)))
+    shown = re.findall(r"'(.)' → (no id|\d+)", characters)
+    expected = [(c, str(alphabet.index(c)) if c in alphabet else "no id") for c in word]
+    assert shown == expected, characters
+    ids = [int(i) for i in re.findall(r"→ (\d+)", bytes_)]
+    assert ids == list(word.encode()), bytes_  # each byte its own token, its id its value
+    assert "no id" not in bytes_
+
+
+# Lesson 3 · raw text glues across spaces; an emoji without an id; what the ratios mean.
+
+
+@pytest.mark.slow
+def test_raw_text_merges_that_cross_a_space_are_the_ones_listed(lessons: dict) -> None:
+    out = output(lessons, "03_real_text_overfitting", "l03-raw")
+    raw = [left + right for left, right in learn_merges({COURSE_TEXT: 1}, 30)]
+    pre = [left + right for left, right in learn_merges(chunk_counts(COURSE_TEXT), 30)]
+    crossing = [token for token in raw if crosses(token)]
+    assert crossing and not any(crosses(token) for token in pre)
+    line = re.search(r"cross a space: (\d+) of 30: (.*)", out)
+    assert line is not None, out
+    assert int(line.group(1)) == len(crossing)
+    assert [unvisible(t) for t in line.group(2).split()] == crossing
+    assert "inside chunks: 0 of 30" in out
+    prose = master_cell("03_real_text_overfitting", "l03-raw-why")
+    for shown in re.findall(r"`([^`]*␣[^`]*)`", prose):  # named raw merges cross, chunk ones not
+        token = unvisible(shown)
+        assert token in (crossing if crosses(token) else pre), f"the prose names {shown}"
+    named = re.search(r"By merge (\d+) the raw table has `([^`]+)`", prose)
+    assert named is not None, prose
+    number, shown = named.groups()
+    assert raw[int(number) - 1] == unvisible(shown)
+    assert f"{len(crossing)} of the first 30 raw merges" in prose
+
+
+@pytest.mark.slow
+def test_the_emoji_has_no_id_in_the_paragraphs_vocabulary(lessons: dict) -> None:
+    out = output(lessons, "03_real_text_overfitting", "l03-no-id")
+    characters, bytes_ = out.split("byte level", 1)
+    assert "'\N{TEACUP WITHOUT HANDLE}' → no id" in characters
+    assert re.findall(r"no id", characters) == ["no id"], characters
+    ids = [int(i) for i in re.findall(r"→ (\d+)", bytes_)]
+    assert ids[-4:] == list("\N{TEACUP WITHOUT HANDLE}".encode())
+    assert "no id" not in bytes_
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("cell_id", "prose_id"), [("l03-10", "l03-11"), ("l03-18", "l03-19")])
+def test_the_prose_says_what_the_last_ratio_is(lessons: dict, cell_id: str, prose_id: str) -> None:
+    out = output(lessons, "03_real_text_overfitting", cell_id)
+    last = out.strip().splitlines()[-1].split()
+    train_rho, heldout_rho, ratio = (float(x) for x in last[1:])
+    assert abs(train_rho / heldout_rho - ratio) < 0.01
+    prose = master_cell("03_real_text_overfitting", prose_id)
+    assert f"{ratio:.2f}" in prose, f"{prose_id} should say what {ratio:.2f} means"
