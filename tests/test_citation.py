@@ -55,7 +55,7 @@ def test_citation_names_pyprojects_version_and_licences() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     citation = yaml.safe_load((ROOT / "CITATION.cff").read_text())
     assert citation["version"] == project["version"]
-    assert " AND ".join(citation["license"]) == project["license"]["text"]
+    assert " AND ".join(citation["license"]) == project["license"]
 
 
 def test_one_version_everywhere() -> None:
