@@ -26,6 +26,7 @@ import csv
 import hashlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -212,7 +213,8 @@ def _evidence(root: Path) -> Path:
 def _attacker_output(root: Path, word: str) -> int:
     """The number the attacker's cells printed after ``word`` (as in ``forked 63``)."""
     notebook = root / "autograded" / "m-attacker" / "bpe" / "01_bpe_by_hand.ipynb"
-    return int(notebook.read_text().split(f"{word} ")[1].split(" ")[0].split("\\n")[0])
+    # A number must follow the word: the lesson's own prose may use it too ("filled from").
+    return int(re.search(rf"\b{word} (\d+)", notebook.read_text()).group(1))
 
 
 def _digest(folder: Path) -> dict[str, str]:

