@@ -19,7 +19,6 @@ import nbformat
 
 from autograder.nbgrader_steps.guarded_execute import KERNEL_LOST
 from autograder.nbgrader_steps.owned_collect import EntryBudget, TooManyEntriesError  # noqa: F401
-from autograder.shared.cells import is_tracked
 from autograder.shared.problems import (  # noqa: F401 - the names grading reads from here
     NBGRADER_FILES,
     NOT_GRADED_KIND,
@@ -27,6 +26,7 @@ from autograder.shared.problems import (  # noqa: F401 - the names grading reads
     Problem,
     printable,
 )
+from bpe_course.lesson_cells import is_tracked
 
 # A lesson has about 30 cells and 50 KB; an answered one with every output a few MB. Far past
 # that, a notebook only holds a grading worker (and everyone's feedback) for minutes.

@@ -19,7 +19,8 @@ from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors.base import NbGraderPreprocessor
 from traitlets import Unicode
 
-from autograder.shared.cells import LessonCells, definitions_only, is_tracked
+from autograder.shared.cells import LessonCells
+from bpe_course.lesson_cells import definitions_only
 
 _STASH = "lean_lesson_sources"  # resources key: cell index -> the lesson's own text
 
@@ -35,7 +36,7 @@ class TrimLessonCells(NbGraderPreprocessor):
         lesson = LessonCells(self._master(resources.get("unique_key")))
         stash = resources.setdefault(_STASH, {})
         for index, cell in enumerate(nb.cells):
-            if cell.cell_type == "code" and not is_tracked(cell) and lesson.holds(cell):
+            if lesson.trims(cell):  # the rule the self-check applies too
                 stash[index] = cell.source
                 cell.source = definitions_only(cell.source)
         return nb, resources

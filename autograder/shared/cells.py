@@ -20,55 +20,25 @@ import ast
 import nbformat
 
 from autograder.course import ENGINE_PARTS
-
-_KEEP_BEFORE = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+from bpe_course.lesson_cells import (
+    DEFINITIONS,
+    LessonMarks,
+    parse,
+    source_sha256,
+    statement_sources,
+)
 
 
 def _meta(cell: nbformat.NotebookNode) -> dict:
     return cell.get("metadata", {}).get("nbgrader", {})
 
 
-def is_tracked(cell: nbformat.NotebookNode) -> bool:
-    """True for the cells nbgrader tracks: graded, solution or locked."""
-    meta = _meta(cell)
-    return bool(meta.get("grade") or meta.get("solution") or meta.get("locked"))
-
-
-def _parse(source: str) -> tuple[ast.Module, list[str]] | None:
-    lines = ["" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines()]
-    try:
-        return ast.parse("\n".join(lines)), lines
-    except SyntaxError:
-        return None
-
-
-def _statement_sources(source: str, keep: tuple[type, ...] | None) -> list[str]:
-    parsed = _parse(source)
-    if parsed is None:
-        return [source]  # let it fail where it runs, with Python's own message
-    tree, lines = parsed
-    out = []
-    for node in tree.body:
-        if keep is not None and not isinstance(node, keep):
-            continue
-        if keep is None and isinstance(node, ast.Expr):
-            continue
-        first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
-        out.append("\n".join(lines[first - 1 : node.end_lineno]))
-    return out
-
-
-def definitions_only(source: str) -> str:
-    """Only the ``import``, ``def`` and ``class`` statements of ``source`` (a lesson cell)."""
-    parsed = _parse(source)
-    return "\n\n".join(_statement_sources(source, _KEEP_BEFORE)) if parsed else ""
-
-
-class LessonCells:
+class LessonCells(LessonMarks):
     """The cells of a master notebook, to tell the lesson's cells from those a student added.
 
     A cell belongs to the lesson when its id is one of the master's ids or, failing that
-    (notebooks saved without ids, cells copied around), when its source is one of the master's.
+    (notebooks saved without ids, cells copied around), when its source is one of the master's
+    (``bpe_course.lesson_cells.LessonMarks``, the rule the self-check applies too).
     Without a master every cell counts as the lesson's.
 
     >>> from nbformat.v4 import new_code_cell, new_notebook
@@ -81,21 +51,14 @@ class LessonCells:
 
     def __init__(self, master: nbformat.NotebookNode | None) -> None:
         cells = master.cells if master is not None else []
-        self.known = master is not None
-        self.ids = frozenset(c.get("id") for c in cells if c.get("id"))
-        self.sources = frozenset(c.source.strip() for c in cells)
-
-    def holds(self, cell: nbformat.NotebookNode) -> bool:
-        """True when ``cell`` is one of the lesson's (possibly edited), not the student's."""
-        if not self.known:
-            return True
-        return cell.get("id") in self.ids or cell.source.strip() in self.sources
+        ids = (c.get("id") for c in cells)
+        super().__init__(ids, (source_sha256(c.source) for c in cells), master is not None)
 
 
 def cell_statements(source: str, whole: bool) -> list[str]:
     """The statements of a cell that count for the answer: all but bare expressions
     (``whole``: the answer cell, a student's own cell), else only imports and definitions."""
-    return _statement_sources(source, None if whole else _KEEP_BEFORE)
+    return statement_sources(source, None if whole else DEFINITIONS)
 
 
 def find_answer_cell(notebook: nbformat.NotebookNode, name: str) -> int | None:
@@ -142,7 +105,7 @@ def _value(node: ast.AST, bound: dict) -> object:
 
 def example_calls(source: str, name: str) -> list[tuple]:
     """Argument tuples of the calls of ``name`` in ``source`` that use only literals."""
-    parsed = _parse(source)
+    parsed = parse(source)
     if parsed is None:
         return []
     tree, _ = parsed
@@ -208,7 +171,7 @@ def engine_uses(
     modules: set[str] = set()  # local names of bpe_course or bpe_course.engine
     own_trees: list[ast.Module] = []
     for cell, own in _own_cells(notebook, name, master):
-        parsed = _parse(cell.source)
+        parsed = parse(cell.source)
         if parsed is None:
             continue
         tree = parsed[0]
