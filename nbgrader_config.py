@@ -21,6 +21,14 @@ if importlib.util.find_spec("autograder") is not None:
     c.ExchangeFactory.collect = "autograder.nbgrader_steps.owned_collect.OwnedCollect"
     # A submitted entry no other account can write (nbgrader's own leaves it 0777).
     c.ExchangeFactory.submit = "autograder.nbgrader_steps.private_submit.PrivateSubmit"
+    # Release: nbgrader's own steps, then each lesson code cell marked with its id and source
+    # hash, so that the student's self-check runs the lesson lean, as grading does.
+    from nbgrader.converters import GenerateAssignment
+
+    c.GenerateAssignment.preprocessors = [
+        *GenerateAssignment.class_traits()["preprocessors"].default(),
+        "autograder.nbgrader_steps.lesson_marks.MarkLessonCells",
+    ]
 
 # A cell that loops forever costs this many seconds, then grading moves on to the next cell.
 c.Execute.timeout = 10
