@@ -1,4 +1,4 @@
-"""Check your own notebook: run it top to bottom and report each visible test.
+"""Check your own notebook: run it as the grader does and report each visible test.
 
     python -m bpe_course.selfcheck notebooks/01_bpe_by_hand.ipynb [more notebooks ...]
 
@@ -7,11 +7,18 @@ or, from a cell of the notebook itself (it checks the saved file)::
     from bpe_course.selfcheck import check
     check("01_bpe_by_hand.ipynb")
 
-Every cell runs in a fresh kernel, in the notebook's own folder, the way the grader runs it;
-a cell that fails does not stop the rest. Then each test cell (the locked cells nbgrader
-grades) is reported as passed or failed with its error, and the command exits 1 if any
-failed, 0 if all passed, 2 if a notebook could not be read or run. ``nbgrader validate``
-exits 0 even when tests fail; this does not.
+The notebook runs top to bottom in a fresh kernel, in its own folder, lean as the grader runs
+it: each of the lesson's own code cells runs only its ``import``, ``def`` and ``class``
+statements (its demonstrations are skipped), and every other code cell runs whole: answer
+and test cells, and the cells you added. A lesson cell you edited is still the lesson's and
+is cut the same way, because grading tells the lesson's cells by their ids (then by their
+text) and cuts an edited one too; the self-check says what the grader will say. The lesson's
+cells are known by the marks the release puts in their metadata
+(``bpe_course.lesson_cells``); a copy without marks runs every cell whole, as ``--whole``
+does, and the report says so. A cell that fails does not stop the rest. Then each test cell
+(the locked cells nbgrader grades) is reported as passed or failed with its error, and the
+command exits 1 if any failed, 0 if all passed, 2 if a notebook could not be read or run.
+``nbgrader validate`` exits 0 even when tests fail; this does not.
 
 But: it does not grade and knows no hidden tests: those run only when the instructor grades,
 and their cells in your copy hold just a comment. It changes nothing on disk.
@@ -27,6 +34,8 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from bpe_course.lesson_cells import LessonMarks, definitions_only
 
 if TYPE_CHECKING:  # nbformat takes a second to import: the check cell of every lesson pays it
     import nbformat
@@ -96,12 +105,34 @@ def first_error(cell: nbformat.NotebookNode, timeout: int = CELL_TIMEOUT) -> str
     return None
 
 
-def run_notebook(path: Path, timeout: int = CELL_TIMEOUT) -> list[TestResult]:
-    """Run the notebook at ``path`` in a fresh kernel; the results of its test cells."""
+@dataclass
+class Checked:
+    """A notebook's test results, and whether its lesson cells ran lean (definitions only)."""
+
+    results: list[TestResult]
+    lean: bool
+
+
+def trim_lesson_cells(notebook: nbformat.NotebookNode) -> bool:
+    """Cut each of the lesson's code cells of ``notebook`` to its definitions, as lean grading
+    does; False (and nothing cut) when no cell carries a lesson mark."""
+    marks = LessonMarks.of_release(notebook.cells)
+    if marks is None:
+        return False
+    for cell in notebook.cells:
+        if marks.trims(cell):
+            cell.source = definitions_only(cell.source)
+    return True
+
+
+def run_notebook(path: Path, timeout: int = CELL_TIMEOUT, whole: bool = False) -> Checked:
+    """Run the notebook at ``path`` in a fresh kernel, lean unless ``whole``; the results of
+    its test cells."""
     import nbformat
     from nbclient import NotebookClient
 
     notebook = nbformat.read(path, as_version=4)
+    lean = not whole and trim_lesson_cells(notebook)
     hidden = set()
     for index, cell in enumerate(notebook.cells):
         if cell.cell_type == "code" and BEGIN_HIDDEN in cell.source:
@@ -119,13 +150,14 @@ def run_notebook(path: Path, timeout: int = CELL_TIMEOUT) -> list[TestResult]:
     # The kernel's own log lines (e.g. its warning about TCP without encryption) are not the
     # student's business: keep them out of the report.
     client.execute(stderr=subprocess.DEVNULL, env={**os.environ, INSIDE_SELFCHECK: "1"})
-    return [
+    results = [
         TestResult(
             cell.metadata["nbgrader"]["grade_id"], first_error(cell, timeout), index in hidden
         )
         for index, cell in enumerate(notebook.cells)
         if is_test_cell(cell)
     ]
+    return Checked(results, lean)
 
 
 # A failure's message is printed whole, wrapped to this width under its test's name.
@@ -153,8 +185,12 @@ def wrapped(message: str, width: int = REPORT_WIDTH) -> list[str]:
     return lines
 
 
-def report(path: Path, results: list[TestResult]) -> str:
-    lines = [f"{path}:"]
+# The one line of a report on a copy released before the lesson marks, which ran whole.
+UNMARKED = "  every cell ran whole (slower): this copy has no lesson marks, it predates them"
+
+
+def report(path: Path, results: list[TestResult], note: str | None = None) -> str:
+    lines = [f"{path}:"] + ([note] if note else [])
     for result in results:
         if result.hidden:
             lines.append(f"  hidden  {result.name} (runs when your notebook is graded)")
@@ -191,8 +227,8 @@ def check(notebook: str | Path) -> None:
     if os.environ.get(INSIDE_SELFCHECK) or os.environ.get(INSIDE_GRADER):
         print("the self-check cell does nothing while the notebook is being checked or graded")
         return
-    # The run redoes every cell of the saved notebook: say so before a silent wait.
-    print(f"checking {Path(notebook).name} as saved, every cell again in a fresh kernel...")
+    # The run starts a kernel and reruns the saved notebook: say so before a silent wait.
+    print(f"checking {Path(notebook).name} as saved, in a fresh kernel as the grader runs it...")
     sys.stdout.flush()
     done = subprocess.run(
         [sys.executable, "-m", "bpe_course.selfcheck", str(notebook)],
@@ -222,6 +258,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--timeout", type=int, default=CELL_TIMEOUT, help="seconds allowed per cell"
     )
+    parser.add_argument(
+        "--whole",
+        action="store_true",
+        help="run the lesson's demonstrations too (slower; the grader skips them)",
+    )
     args = parser.parse_args(argv)
     print(version_line())
     status = 0
@@ -231,13 +272,14 @@ def main(argv: list[str] | None = None) -> int:
             status = 2
             continue
         try:
-            results = run_notebook(path, args.timeout)
+            checked = run_notebook(path, args.timeout, whole=args.whole)
         except Exception as error:  # unreadable JSON, a kernel that died, no kernel
             print(f"{path}: could not run it: {type(error).__name__}: {error}", file=sys.stderr)
             status = 2
             continue
-        print(report(path, results))
-        if any(not r.passed for r in results if not r.hidden):
+        note = UNMARKED if not (checked.lean or args.whole) else None
+        print(report(path, checked.results, note))
+        if any(not r.passed for r in checked.results if not r.hidden):
             status = max(status, 1)
     return status
 
