@@ -35,6 +35,7 @@ WRITERS = {
     "bench_widget.py": "widget",
     "bench_class.py": "class",
     "bench_install.py": "install",
+    "bench_selfcheck.py": "selfcheck",
 }
 
 
