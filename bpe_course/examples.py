@@ -86,6 +86,11 @@ EXAMPLES: dict[str, list[tuple[tuple, Any]]] = {
         (({"ab": 1}, 5), [("a", "b")]),  # stop once every word is one symbol
         (({"abcab": 2}, 2), [("a", "b"), ("ab", "c")]),  # both (a, b) join, far apart
         (({"abab": 2}, 2), [("a", "b"), ("ab", "ab")]),  # and side by side
+        # Six pairs tied at every step: only the smallest-pair rule gives this order.
+        (
+            ({"gh": 1, "ab": 1, "kl": 1, "cd": 1, "ij": 1, "ef": 1}, 6),
+            [("a", "b"), ("c", "d"), ("e", "f"), ("g", "h"), ("i", "j"), ("k", "l")],
+        ),
     ],
     "encode_bpe": [
         (("seats", list(TOY_MERGES)), ["seat", "s"]),
@@ -99,6 +104,10 @@ EXAMPLES: dict[str, list[tuple[tuple, Any]]] = {
         (("abab", [("a", "b")]), ["ab", "ab"]),  # occurrences side by side both join
         (("abcab", [("a", "b")]), ["ab", "c", "ab"]),  # and far apart
         (("abcbc", [("a", "b"), ("b", "c")]), ["ab", "c", "bc"]),  # ab c holds no (b, c)
+        (("aaa", [("aa", "a"), ("a", "a")]), ["aaa"]),  # look again: (aa, a) after (a, a)
+        (("ccb", [("cc", "b")]), ["c", "c", "b"]),  # no merge makes cc, so none makes ccb
+        (("bcba", [("c", "b"), ("b", "a"), ("c", "b")]), ["b", "cb", "a"]),  # first rank kept
+        (("abc", [("b", "c"), ("ab", "c")]), ["a", "bc"]),  # (a, bc) is not (ab, c)
         (("", list(TOY_MERGES)), []),
         (("tea", []), ["t", "e", "a"]),
     ],

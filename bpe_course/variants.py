@@ -1,8 +1,11 @@
 """Wrong answers of our own to the exercises, one mistake each, for recognising a student's.
 
 Wrong merges (right to left, overlapping, only the first occurrence, dropping the last
-symbol, string replacement, comparing joined text), wrong pair counts, a naive trainer and
-encoders with one part swapped, and merge_and_update with one part left out or done twice.
+symbol, string replacement, comparing joined text, checking one half), wrong pair counts,
+a naive trainer with one part swapped or counting once, encoders with one part swapped (rank,
+place, the table's ranks, every occurrence at once, one pass, longest match), and
+merge_and_update with one part left out or done twice. Each is the reproduction that lets
+``mistakes.diagnose`` name a student's mistake.
 
 But: no right answer to an exercise is written here; the correct parts the wrong versions
 are built around come from the demonstration engine (``bpe_course.engine``).
@@ -74,7 +77,13 @@ def merge_by_string_words(symbols: Sequence[str], pair: Pair) -> tuple[str, ...]
     return tuple(" ".join(symbols).replace(" ".join(pair), "".join(pair)).split())
 
 
-STRING_MERGES = (merge_by_string_split, merge_by_string_words)
+def merge_by_string_split_or_empty(symbols: Sequence[str], pair: Pair) -> tuple[str, ...]:
+    """The same text replacement, with an empty word kept empty (not one empty symbol)."""
+    text = " ".join(symbols).replace(" ".join(pair), "".join(pair))
+    return tuple(text.split(" ")) if text else ()
+
+
+STRING_MERGES = (merge_by_string_split, merge_by_string_words, merge_by_string_split_or_empty)
 
 
 def merge_by_joined_text(symbols: Sequence[str], pair: Pair) -> tuple[str, ...]:
@@ -100,6 +109,52 @@ def merge_by_padded_replace(symbols: Sequence[str], pair: Pair) -> tuple[str, ..
     left, right = pair
     text = " " + " ".join(symbols) + " "
     return tuple(text.replace(f" {left} {right} ", f" {left}{right} ").split())
+
+
+def merge_marking_overlaps(symbols: Sequence[str], pair: Pair) -> tuple[str, ...]:
+    """Marks every place the pair starts, overlapping ones too, then joins at each mark, so
+    a a a with (a, a) gives aa aa."""
+    left, right = pair
+    starts = {i for i in range(len(symbols) - 1) if (symbols[i], symbols[i + 1]) == (left, right)}
+    out: list[str] = []
+    for i, symbol in enumerate(symbols):
+        if i in starts:
+            out.append(left + right)
+        elif i - 1 not in starts:
+            out.append(symbol)
+    return tuple(out)
+
+
+def merge_left_half_twice(symbols: Sequence[str], pair: Pair) -> tuple[str, ...]:
+    """Checks both symbols against the pair's left half, so with (a, b) it joins a a into ab
+    and leaves a b alone."""
+    left, right = pair
+    out: list[str] = []
+    i = 0
+    while i < len(symbols):
+        if i + 1 < len(symbols) and symbols[i] == left and symbols[i + 1] == left:
+            out.append(left + right)
+            i += 2
+        else:
+            out.append(symbols[i])
+            i += 1
+    return tuple(out)
+
+
+def merge_left_half_only(symbols: Sequence[str], pair: Pair) -> tuple[str, ...]:
+    """Checks only the pair's left half and joins whatever follows it: with (a, b), a c
+    becomes ac."""
+    left, _ = pair
+    out: list[str] = []
+    i = 0
+    while i < len(symbols):
+        if i + 1 < len(symbols) and symbols[i] == left:
+            out.append(symbols[i] + symbols[i + 1])
+            i += 2
+        else:
+            out.append(symbols[i])
+            i += 1
+    return tuple(out)
 
 
 def merge_first_only(symbols: Sequence[str], pair: Pair) -> tuple[str, ...]:
@@ -179,6 +234,35 @@ def counts_without_last_pair(words: dict) -> dict:
     return counts
 
 
+def counts_without_first_pair(words: dict) -> dict:
+    """Starts at position 1, so the first pair of every word is left out."""
+    counts: dict = {}
+    for symbols, count in words.items():
+        for i in range(1, len(symbols) - 1):
+            pair = (symbols[i], symbols[i + 1])
+            counts[pair] = counts.get(pair, 0) + count
+    return counts
+
+
+def counts_assigned(words: dict) -> dict:
+    """Sets a pair's count to the word's count instead of adding it: the last word wins."""
+    counts: dict = {}
+    for symbols, count in words.items():
+        for pair in zip(symbols, symbols[1:]):
+            counts[pair] = count
+    return counts
+
+
+def counts_wrapping_around(words: dict) -> dict:
+    """Pairs each symbol with the next modulo the length: the last with the first too."""
+    counts: dict = {}
+    for symbols, count in words.items():
+        for i in range(len(symbols)):
+            pair = (symbols[i], symbols[(i + 1) % len(symbols)])
+            counts[pair] = counts.get(pair, 0) + count
+    return counts
+
+
 # ---- a trainer with one thing changed at a time --------------------------------------------
 
 
@@ -222,6 +306,13 @@ def make_trainer(
         return merges
 
     return train
+
+
+def train_counting_once(word_counts: dict, num_merges: int) -> list[Pair]:
+    """Counts the pairs once, before any merge, and returns the best ``num_merges`` of them:
+    a merge's new pairs are never counted."""
+    counts = pair_counts({tuple(word): n for word, n in word_counts.items()})
+    return sorted(counts, key=lambda pair: (-counts[pair], pair))[:num_merges]
 
 
 # ---- wrong encoders --------------------------------------------------------------------------
@@ -298,6 +389,88 @@ def make_rank_encoder(merge: Callable) -> Callable:
     return encode
 
 
+def first_ranks(merges: Sequence[Pair]) -> dict:
+    ranks: dict = {}
+    for rank, pair in enumerate(merges):
+        ranks.setdefault(tuple(pair), rank)
+    return ranks
+
+
+def make_ranked_encoder(
+    latest: bool = False, rightmost: bool = False, ranks_of: Callable = first_ranks, last: int = 1
+) -> Callable:
+    """The one-join-at-a-time loop with one part changed: ``latest`` takes the highest rank
+    (the merge learned last), ``rightmost`` the rightmost place among equal ranks,
+    ``ranks_of`` builds the table's ranks, and the last ``last - 1`` pairs are never looked
+    at (``last=2``: the word's last pair is skipped)."""
+
+    def encode(word: str, merges: Sequence[Pair]) -> list[str]:
+        ranks = ranks_of(merges)
+        symbols = list(word)
+        while len(symbols) > 1:
+            found = [
+                (-ranks[p] if latest else ranks[p], -i if rightmost else i)
+                for i, p in enumerate(zip(symbols, symbols[1 : len(symbols) - last + 1]))
+                if p in ranks
+            ]
+            if not found:
+                break
+            i = abs(min(found)[1])
+            symbols[i : i + 2] = [symbols[i] + symbols[i + 1]]
+        return symbols
+
+    return encode
+
+
+def encode_one_pass(word: str, merges: Sequence[Pair]) -> list[str]:
+    """One pass from the left, gluing each character onto the token before it when that
+    pair is in the table: two longer tokens are never joined, and ranks play no part."""
+    known = {tuple(pair) for pair in merges}
+    tokens: list[str] = []
+    for character in word:
+        if tokens and (tokens[-1], character) in known:
+            tokens[-1] += character
+        else:
+            tokens.append(character)
+    return tokens
+
+
+def last_ranks(merges: Sequence[Pair]) -> dict:
+    """A merge listed twice keeps its later rank (a dict comprehension overwrites)."""
+    return {tuple(pair): rank for rank, pair in enumerate(merges)}
+
+
+def encode_by_spelling(word: str, merges: Sequence[Pair]) -> list[str]:
+    """Looks merges up by the text they make, so (ab, c) counts as (a, bc)."""
+    ranks: dict = {}
+    for rank, (left, right) in enumerate(merges):
+        ranks.setdefault(left + right, rank)
+    symbols = list(word)
+    while len(symbols) > 1:
+        pairs = enumerate(zip(symbols, symbols[1:]))
+        found = [(ranks[a + b], i) for i, (a, b) in pairs if a + b in ranks]
+        if not found:
+            break
+        _, i = min(found)
+        symbols[i : i + 2] = [symbols[i] + symbols[i + 1]]
+    return symbols
+
+
+def encode_longest_match(word: str, merges: Sequence[Pair]) -> list[str]:
+    """Cuts the longest token of the vocabulary (characters and every merge's text) off the
+    front of the word, again and again, whatever the merges' ranks."""
+    vocabulary = {left + right for left, right in merges}
+    tokens: list[str] = []
+    start = 0
+    while start < len(word):
+        end = next(
+            e for e in range(len(word), start, -1) if e - start == 1 or word[start:e] in vocabulary
+        )
+        tokens.append(word[start:end])
+        start = end
+    return tokens
+
+
 # ---- wrong incremental updates ---------------------------------------------------------------
 
 
@@ -310,10 +483,12 @@ def make_updater(
     in_order: bool = True,
     subtract_neighbours: bool = True,
     add_neighbours: bool = True,
+    pair_once: bool = False,
 ) -> Callable:
     """merge_and_update with one part left out or done wrong. A word's update is what its
     pairs lose and gain; the "neighbours" are the pairs other than ``pair`` itself that it
-    loses (x a and b y at x a b y) and every pair it gains (x ab and ab y)."""
+    loses (x a and b y at x a b y) and every pair it gains (x ab and ab y). ``pair_once``:
+    ``pair`` itself loses the word's count once, however often the word held it."""
 
     def update(
         words: list[list[str]],
@@ -334,6 +509,8 @@ def make_updater(
             weight = counts[i] if weighted else 1
             lost, gained = _pair_change(old, new)
             for gone, times in lost.items():
+                if gone == tuple(pair) and pair_once:
+                    times = 1
                 if subtract_neighbours or gone == tuple(pair):
                     stats[gone] = stats.get(gone, 0) - weight * times
             for born, times in gained.items():
@@ -345,6 +522,63 @@ def make_updater(
             changed.append(i)
         if not keep_zeros:
             for p in [p for p, n in stats.items() if n == 0]:
+                del stats[p]
+        return changed
+
+    return update
+
+
+def make_neighbour_updater(
+    left: bool = True, right: bool = True, old_right: bool = False
+) -> Callable:
+    """merge_and_update that moves each join's neighbour pairs one join at a time: ``left``,
+    x a becomes x ab; ``right``, b y becomes ab y (with ``old_right``, y is read from the old
+    word, so in a b a b the pair between the joins moves twice: to (ab, a) and (ab, ab))."""
+
+    def update(
+        words: list[list[str]],
+        counts: list[int],
+        stats: dict[Pair, int],
+        where: dict[Pair, set[int]],
+        pair: Pair,
+    ) -> list[int]:
+        first, second = pair
+        merged = first + second
+        delta: dict[Pair, int] = {}
+        changed = []
+        for i in sorted(where.pop(pair, ())):
+            old = list(words[i])
+            new = list(merge_pair(old, pair))
+            if new == old:
+                continue
+            weight, j, k = counts[i], 0, 0  # j: place in old, k: the same symbol's place in new
+            born: list[Pair] = []
+            while j < len(old):
+                if j + 1 < len(old) and old[j] == first and old[j + 1] == second:
+                    delta[pair] = delta.get(pair, 0) - weight
+                    if left and j > 0:
+                        gone = (old[j - 1], first)
+                        delta[gone] = delta.get(gone, 0) - weight
+                        born.append((new[k - 1], merged))
+                    if right and j + 2 < len(old):
+                        gone = (second, old[j + 2])
+                        delta[gone] = delta.get(gone, 0) - weight
+                        if old_right:
+                            born.append((merged, old[j + 2]))
+                        elif k + 1 < len(new):
+                            born.append((merged, new[k + 1]))
+                    j += 2
+                else:
+                    j += 1
+                k += 1
+            for new_pair in born:
+                delta[new_pair] = delta.get(new_pair, 0) + weight
+                where.setdefault(new_pair, set()).add(i)
+            words[i] = new
+            changed.append(i)
+        for p, change in delta.items():
+            stats[p] = stats.get(p, 0) + change
+            if stats[p] == 0:
                 del stats[p]
         return changed
 

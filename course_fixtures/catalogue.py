@@ -704,7 +704,7 @@ MORE_WRONG: dict[str, dict[str, tuple[str | None, str]]] = {
                 """),
         ),
         "assigns the count instead of adding it": (
-            None,
+            "a count set instead of added",
             _src("""
                 def pair_counts(words):
                     counts = {}
@@ -769,7 +769,7 @@ MORE_WRONG: dict[str, dict[str, tuple[str | None, str]]] = {
                 """),
         ),
         "checks only the left half": (
-            None,
+            "the pair's second symbol never checked",
             _src("""
                 def merge_pair(symbols, pair):
                     out, i = [], 0
@@ -812,7 +812,7 @@ def _join(symbols, pair):
             ),
         ),
         "ties go to the last pair counted": (
-            None,
+            "ties not broken by the smallest pair",
             _trainer("sorted(counts, key=counts.get)[-1]"),
         ),
     },
@@ -866,7 +866,10 @@ def _join(symbols, pair):
                     return symbols
                 """),
         ),
-        "replays the table once, in order": (None, _replayer(_MERGE)),
+        "replays the table once, in order": (
+            "the table replayed once, in order",
+            _replayer(_MERGE),
+        ),
     },
     "merge_and_update": {
         "joins the first occurrence only": (

@@ -472,6 +472,14 @@ def test_the_cases_tell_every_two_known_mistakes_apart(name: str, group: str) ->
         for m in MISTAKES[name]
         for v in m.variants
     ]
+    # A variant right on every case of the group can never be named there (a variant names an
+    # answer only when it does what the answer did on a failing case too): leave those out.
+    reference = [outcomes.run(getattr(solutions, name), a) for a in args_list]
+    runs = [
+        (mistake, outs)
+        for mistake, outs in runs
+        if not all(behaves_alike(name, e, x, r) for e, x, r in zip(right, outs, reference))
+    ]
     alike = {
         (a, b)
         for i, (a, ra) in enumerate(runs)
@@ -503,9 +511,8 @@ def test_a_changed_argument_is_told_first() -> None:
 
 
 def test_an_unknown_mistake_is_described_without_a_name() -> None:
-    wrong = load(
-        MORE_WRONG["pair_counts"]["assigns the count instead of adding it"][1], "pair_counts"
-    )
+    # Two mistakes at once: no variant of ours does both, so none is named.
+    wrong = load(MORE_WRONG["pair_counts"]["unweighted and once per word"][1], "pair_counts")
     with pytest.raises(AssertionError) as raised:
         check("pair_counts", "core", wrong)
     message = str(raised.value)

@@ -145,6 +145,9 @@ def _train_bpe_core() -> list[Case]:
         ({"ab": 5, "abc": 2, "bc": 3, "cd": 1}, 3),  # (b, c) must not join across ab|c
         ({"abcab": 2}, 2),  # both (a, b) join, far apart: then (ab, c), not (a, b) again
         ({"b": 2, "a": 3}, 2),  # nothing to merge
+        # Six pairs tied at every step, met in no sorted order: the tie rule alone decides,
+        # six times over, so a set's order or another rule cannot pass by luck.
+        ({"gh": 1, "ab": 1, "kl": 1, "cd": 1, "ij": 1, "ef": 1}, 6),
         ({}, 2),
     ]
 
@@ -172,6 +175,10 @@ def _encode_bpe_core() -> list[Case]:
         ("abab", [("ab", "a"), ("a", "b")]),  # one join per step, then look again
         ("abcab", [("a", "b")]),  # every occurrence, far apart too
         ("abcbc", [("a", "b"), ("b", "c")]),  # ab c holds no pair (b, c), ab c bc does
+        ("aaa", [("aa", "a"), ("a", "a")]),  # after (a, a), look again: (aa, a) ranks first
+        ("ccb", [("cc", "b")]),  # no merge makes cc, so none makes ccb: not longest match
+        ("bcba", [("c", "b"), ("b", "a"), ("c", "b")]),  # a pair listed twice keeps rank 0
+        ("abc", [("b", "c"), ("ab", "c")]),  # a bc reads abc but is not the pair (ab, c)
         ("tea", []),
         ("", list(TOY_MERGES)),
     ]
