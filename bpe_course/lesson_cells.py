@@ -38,8 +38,8 @@ Cell = Mapping[str, Any]  # a notebook cell, as nbformat or json reads it
 
 
 def parse(source: str) -> tuple[ast.Module, list[str]] | None:
-    """``source`` parsed, with IPython's ``%magic`` and ``!shell`` lines blanked (and those
-    lines), or None when it is not Python."""
+    """``source`` parsed with IPython's ``%magic`` and ``!shell`` lines blanked, and its lines
+    so blanked; None when it is not Python."""
     lines = ["" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines()]
     try:
         return ast.parse("\n".join(lines)), lines
