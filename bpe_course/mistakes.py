@@ -19,10 +19,12 @@ But: it runs only our own variants, never the answer; outcomes come to it as pla
 
 >>> from bpe_course.outcomes import run
 >>> from bpe_course.variants import encode_leftmost
->>> table = [("e", "a"), ("ea", "t"), ("t", "ea"), ("s", "eat")]
->>> right = {"steat": ["s", "t", "eat"], "seat": ["seat"], "tea": ["tea"]}
->>> trials = [Trial((w, table), Result(right[w], None, (w, table)),
-...                 run(encode_leftmost, (w, table)), w != "steat") for w in right]
+>>> toy = [("e", "a"), ("ea", "t"), ("t", "ea"), ("s", "eat")]
+>>> right = [("steat", toy, ["s", "t", "eat"]), ("seat", toy, ["seat"]),
+...          ("ccb", [("cc", "b")], ["c", "c", "b"]),  # not a longest match: no merge makes cc
+...          ("abc", [("a", "b"), ("b", "c")], ["ab", "c"])]  # not the merge learned last
+>>> trials = [Trial((w, table), Result(want, None, (w, table)),
+...                 run(encode_leftmost, (w, table)), w != "steat") for w, table, want in right]
 >>> diagnose("encode_bpe", trials).name
 'leftmost pair instead of lowest rank'
 """
@@ -37,15 +39,18 @@ from bpe_course.outcomes import Result, is_plain, run, same, where_problem
 from bpe_course.variants import (
     FIRST_LEFT_ENCODERS,
     STRING_MERGES,
+    counts_across_words,
     counts_assigned,
     counts_of_characters,
     counts_once_per_word,
     counts_unweighted,
+    counts_with_end_marker,
     counts_without_first_pair,
     counts_without_last_pair,
     counts_without_overlaps,
     counts_wrapping_around,
     encode_by_spelling,
+    encode_known_characters_only,
     encode_leftmost,
     encode_longest_match,
     encode_one_pass,
@@ -61,6 +66,7 @@ from bpe_course.variants import (
     merge_by_joined_text,
     merge_by_padded_replace,
     merge_dropping_last,
+    merge_either_order,
     merge_first_only,
     merge_left_half_only,
     merge_left_half_twice,
@@ -182,6 +188,20 @@ def absent_pair_raises(name: str, args: tuple, expected: Any, got: Any) -> bool:
     return got.error is not None and tuple(args[4]) not in args[3]
 
 
+def _is_empty(value: Any) -> bool:
+    return type(value) in (dict, tuple, list, str) and len(value) == 0
+
+
+def empty_input_fails(name: str, args: tuple, expected: Any, got: Any) -> bool:
+    """An error on an input whose first argument is empty (no words, no symbols, no word)."""
+    return got.error is not None and _is_empty(args[0])
+
+
+def no_stop(name: str, args: tuple, expected: Any, got: Any) -> bool:
+    """An error where the words ran out of pairs before ``num_merges`` merges."""
+    return got.error is not None and len(expected.value) < args[1]
+
+
 def indices_out_of_order(name: str, args: tuple, expected: Any, got: Any) -> bool:
     """The right indices in another order, with words and stats right."""
     value = got.value
@@ -288,6 +308,15 @@ PAIR_ONCE = "the joined pair subtracted once per word"
 ONE_PASS = "one pass gluing characters instead of merges by rank"
 WORDS_ALONE = "the merged words not stored back"
 ABSENT_PAIR = "a pair no word holds raising an error"
+END_MARKER = "an end-of-word marker added"
+ACROSS_WORDS = "pairs counted across word boundaries"
+EITHER_ORDER = "the pair matched in either order"
+EMPTY_FAILS = "an empty input raising an error"
+ONE_TOO_MANY = "one merge too many"
+NO_STOP = "no stop when no pair is left"
+UNSEEN_DROPPED = "characters the table never saw dropped"
+PAIR_KEPT = "the joined pair's own count not removed"
+STALE_COUNT = "pairs counted on the words before the merges"
 
 ADVICE = {
     FIRST_PAIR: "A word of n symbols has n - 1 adjacent pairs, the first two symbols "
@@ -337,6 +366,27 @@ ADVICE = {
     "one join at a time, and look at the whole word again after each.",
     WORDS_ALONE: "Write each merged word back into the list, words[i] = new: rebinding a "
     "local name (word = new) leaves the caller's words as they were.",
+    END_MARKER: "The exercise's words carry no end-of-word marker: count only the pairs of "
+    "the symbols given (a one-symbol word has none). GPT-style tokenizers keep spaces inside "
+    "tokens instead of marking word ends.",
+    ACROSS_WORDS: "Count inside each word only: its last symbol and the next word's first "
+    "are not neighbours. Loop over the words, and multiply each word's pairs by its count.",
+    EITHER_ORDER: "A pair is ordered: (a, b) means a followed by b. b a is not the pair "
+    "(a, b); compare symbols[i] with its first half and symbols[i + 1] with its second.",
+    EMPTY_FAILS: "An empty input is a valid input: no words, no symbols or an empty word "
+    "has no pairs. Return the empty result ({}, (), [] as the exercise asks) before reading "
+    "a first element.",
+    ONE_TOO_MANY: "Learn num_merges merges, not num_merges + 1: loop while len(merges) < "
+    "num_merges (for _ in range(num_merges)).",
+    NO_STOP: "Stop when no pair is left (every word is one symbol) even if fewer than "
+    "num_merges merges were learned: max() or min() of an empty table raises an error.",
+    UNSEEN_DROPPED: "A character the merges never mention is still part of the word: start "
+    "from every character of the word, and it stays a token of its own (zest keeps its z).",
+    PAIR_KEPT: "The joined pair disappears from every word it was in: subtract the word's "
+    "count from stats[pair] for each occurrence joined (and delete it at 0).",
+    STALE_COUNT: "Count the pairs of the words as they are after the merges so far: store "
+    "the merged words back (words = new_words) and pair whole symbols, not the letters "
+    "of each word spelled out.",
     ABSENT_PAIR: "A pair may be missing from where when no word holds it (as (z, z)): read "
     "it with where.pop(pair, set()) or where.get(pair, ()), and return [] for it.",
     PAIR_ONCE: "A word can hold the pair more than once (a b a b): subtract the word's count "
@@ -400,6 +450,9 @@ MISTAKES: dict[str, list[Mistake]] = {
         _mistake(FIRST_PAIR, counts_without_first_pair),
         _mistake(ASSIGNED, counts_assigned),
         _mistake(WRAPPED, counts_wrapping_around),
+        _mistake(END_MARKER, counts_with_end_marker),
+        _mistake(ACROSS_WORDS, counts_across_words),
+        _mistake(EMPTY_FAILS, test=empty_input_fails),
     ],
     "merge_pair": [
         _mistake(WRONG_TYPES, test=wrong_types),
@@ -411,6 +464,8 @@ MISTAKES: dict[str, list[Mistake]] = {
         _mistake(DROPS_LAST, merge_dropping_last),
         _mistake(JOINED_TEXT, merge_by_joined_text),
         _mistake(LEFT_ONLY_CHECKED, merge_left_half_twice, merge_left_half_only),
+        _mistake(EITHER_ORDER, merge_either_order),
+        _mistake(EMPTY_FAILS, test=empty_input_fails),
     ],
     "train_bpe": [
         _mistake(CHANGED_INPUT, test=changed_input),
@@ -452,9 +507,11 @@ MISTAKES: dict[str, list[Mistake]] = {
         _mistake(PADDED_REPLACE, make_trainer(merge=merge_by_padded_replace)),
         _mistake(FIRST_ONLY, make_trainer(merge=merge_first_only)),
         _mistake(DROPS_LAST, make_trainer(merge=merge_dropping_last)),
-        _mistake(CHARACTERS, make_trainer(count=counts_of_characters)),
+        _mistake(STALE_COUNT, make_trainer(count=counts_of_characters)),
         _mistake(LAST_PAIR, make_trainer(count=counts_without_last_pair)),
         _mistake(COUNTED_ONCE, train_counting_once),
+        _mistake(ONE_TOO_MANY, make_trainer(fewer=-1)),
+        _mistake(NO_STOP, test=no_stop),
         # Last: a named tie rule above is the likelier story when its variant fits too.
         _mistake(TIES_OTHERWISE, test=ties_broken_otherwise),
     ],
@@ -511,6 +568,7 @@ MISTAKES: dict[str, list[Mistake]] = {
             make_ranked_encoder(latest=True, rightmost=True),
         ),
         _mistake(ONE_PASS, encode_one_pass),
+        _mistake(UNSEEN_DROPPED, encode_known_characters_only),
         _mistake(LATER_RANK, make_ranked_encoder(ranks_of=last_ranks)),
         _mistake(JOINED_TEXT, encode_by_spelling),
         _mistake(LAST_PAIR, make_ranked_encoder(last=2)),
@@ -566,14 +624,22 @@ MISTAKES: dict[str, list[Mistake]] = {
         _mistake(OVERLAPPING, make_updater(merge=merge_overlapping)),
         _mistake(FIRST_ONLY, make_updater(merge=merge_first_only)),
         _mistake(
-            SHARED_TWICE, update_shared_neighbour_twice, make_neighbour_updater(old_right=True)
+            SHARED_TWICE,
+            update_shared_neighbour_twice,
+            make_neighbour_updater(old_right=True),
+            make_neighbour_updater(old_right=True, new_left_from="old"),
         ),
-        _mistake(RIGHT_NOT_MOVED, make_neighbour_updater(right=False)),
+        _mistake(
+            RIGHT_NOT_MOVED,
+            make_neighbour_updater(right=False),
+            make_neighbour_updater(right=False, left_from="new"),
+        ),
         _mistake(LEFT_NOT_MOVED, make_neighbour_updater(left=False)),
         _mistake(STATS_ALONE, test=stats_left_alone),
         _mistake(WORDS_ALONE, test=words_left_alone),
         _mistake(ABSENT_PAIR, test=absent_pair_raises),
         _mistake(PAIR_ONCE, make_updater(pair_once=True)),
+        _mistake(PAIR_KEPT, make_updater(subtract_pair=False)),
     ],
 }
 

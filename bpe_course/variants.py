@@ -157,6 +157,21 @@ def merge_left_half_only(symbols: Sequence[str], pair: Pair) -> tuple[str, ...]:
     return tuple(out)
 
 
+def merge_either_order(symbols: Sequence[str], pair: Pair) -> tuple[str, ...]:
+    """Compares the two neighbours with the pair as a set, so (b, a) is joined too, as ba."""
+    wanted = set(pair)
+    out: list[str] = []
+    i = 0
+    while i < len(symbols):
+        if i + 1 < len(symbols) and {symbols[i], symbols[i + 1]} == wanted:
+            out.append(symbols[i] + symbols[i + 1])
+            i += 2
+        else:
+            out.append(symbols[i])
+            i += 1
+    return tuple(out)
+
+
 def merge_first_only(symbols: Sequence[str], pair: Pair) -> tuple[str, ...]:
     """Joins the first occurrence and returns, so a b a b gives ab a b."""
     left, right = pair
@@ -261,6 +276,20 @@ def counts_wrapping_around(words: dict) -> dict:
             pair = (symbols[i], symbols[(i + 1) % len(symbols)])
             counts[pair] = counts.get(pair, 0) + count
     return counts
+
+
+def counts_with_end_marker(words: dict) -> dict:
+    """Adds an end-of-word marker, ``</w>``, to every word before counting its pairs."""
+    return pair_counts({(*symbols, "</w>"): count for symbols, count in words.items()})
+
+
+def counts_across_words(words: dict) -> dict:
+    """Lays every copy of every word end to end and counts the pairs of that one stream, so
+    the last symbol of a word and the first of the next make a pair."""
+    stream = [
+        symbol for symbols, count in words.items() for _ in range(count) for symbol in symbols
+    ]
+    return pair_counts({tuple(stream): 1})
 
 
 # ---- a trainer with one thing changed at a time --------------------------------------------
@@ -422,6 +451,12 @@ def make_ranked_encoder(
     return encode
 
 
+def encode_known_characters_only(word: str, merges: Sequence[Pair]) -> list[str]:
+    """Starts from the characters that appear in the table only: one it never saw vanishes."""
+    seen = set("".join(left + right for left, right in merges))
+    return make_ranked_encoder()("".join(c for c in word if c in seen), merges)
+
+
 def encode_one_pass(word: str, merges: Sequence[Pair]) -> list[str]:
     """One pass from the left, gluing each character onto the token before it when that
     pair is in the table: two longer tokens are never joined, and ranks play no part."""
@@ -484,11 +519,13 @@ def make_updater(
     subtract_neighbours: bool = True,
     add_neighbours: bool = True,
     pair_once: bool = False,
+    subtract_pair: bool = True,
 ) -> Callable:
     """merge_and_update with one part left out or done wrong. A word's update is what its
     pairs lose and gain; the "neighbours" are the pairs other than ``pair`` itself that it
     loses (x a and b y at x a b y) and every pair it gains (x ab and ab y). ``pair_once``:
-    ``pair`` itself loses the word's count once, however often the word held it."""
+    ``pair`` itself loses the word's count once, however often the word held it;
+    ``subtract_pair=False``: it loses nothing."""
 
     def update(
         words: list[list[str]],
@@ -511,6 +548,8 @@ def make_updater(
             for gone, times in lost.items():
                 if gone == tuple(pair) and pair_once:
                     times = 1
+                if gone == tuple(pair) and not subtract_pair:
+                    continue
                 if subtract_neighbours or gone == tuple(pair):
                     stats[gone] = stats.get(gone, 0) - weight * times
             for born, times in gained.items():
@@ -529,11 +568,17 @@ def make_updater(
 
 
 def make_neighbour_updater(
-    left: bool = True, right: bool = True, old_right: bool = False
+    left: bool = True,
+    right: bool = True,
+    old_right: bool = False,
+    left_from: str = "old",
+    new_left_from: str = "new",
 ) -> Callable:
     """merge_and_update that moves each join's neighbour pairs one join at a time: ``left``,
     x a becomes x ab; ``right``, b y becomes ab y (with ``old_right``, y is read from the old
-    word, so in a b a b the pair between the joins moves twice: to (ab, a) and (ab, ab))."""
+    word, so in a b a b the pair between the joins moves twice: to (ab, a) and (ab, ab)).
+    ``left_from`` and ``new_left_from`` say which word, ``"old"`` or ``"new"``, x is read from
+    in the pair lost and in the pair made."""
 
     def update(
         words: list[list[str]],
@@ -557,9 +602,10 @@ def make_neighbour_updater(
                 if j + 1 < len(old) and old[j] == first and old[j + 1] == second:
                     delta[pair] = delta.get(pair, 0) - weight
                     if left and j > 0:
-                        gone = (old[j - 1], first)
+                        x = {"old": old[j - 1], "new": new[k - 1]}
+                        gone = (x[left_from], first)
                         delta[gone] = delta.get(gone, 0) - weight
-                        born.append((new[k - 1], merged))
+                        born.append((x[new_left_from], merged))
                     if right and j + 2 < len(old):
                         gone = (second, old[j + 2])
                         delta[gone] = delta.get(gone, 0) - weight

@@ -799,7 +799,7 @@ def _join(symbols, pair):
             ),
         ),
         "counts the letters of the joined word": (
-            "pairs of characters instead of symbols",
+            "pairs counted on the words before the merges",
             _trainer(pairs='zip("".join(s), "".join(s)[1:])'),
         ),
         "changes its argument as it goes": (

@@ -108,6 +108,7 @@ def _merge_pair_core() -> list[Case]:
         ((" ", "t", "h", "e"), (" ", "t")),  # a symbol that is a space
         (("s", "e", "a", "t", "s"), ("e", "a")),
         (("x", "y"), ("a", "b")),  # pair absent: same symbols back, still a tuple
+        (("b", "a", "b"), ("a", "b")),  # b a is not the pair (a, b): order matters
         (("a",), ("a", "a")),
         ((), ("a", "b")),
     ]
