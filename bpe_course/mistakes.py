@@ -41,6 +41,7 @@ from bpe_course.variants import (
     STRING_MERGES,
     counts_across_words,
     counts_assigned,
+    counts_every_other_pair,
     counts_of_characters,
     counts_once_per_word,
     counts_unweighted,
@@ -50,6 +51,7 @@ from bpe_course.variants import (
     counts_without_overlaps,
     counts_wrapping_around,
     encode_by_spelling,
+    encode_initial_pairs_only,
     encode_known_characters_only,
     encode_leftmost,
     encode_longest_match,
@@ -77,6 +79,7 @@ from bpe_course.variants import (
     pair_counts,
     smallest_concatenation,
     train_counting_once,
+    train_forgetting_merges,
     update_shared_neighbour_twice,
 )
 
@@ -317,6 +320,11 @@ NO_STOP = "no stop when no pair is left"
 UNSEEN_DROPPED = "characters the table never saw dropped"
 PAIR_KEPT = "the joined pair's own count not removed"
 STALE_COUNT = "pairs counted on the words before the merges"
+EVERY_OTHER = "every other pair counted"
+FORGETS = "earlier merges forgotten each round"
+INITIAL_ONLY = "only the pairs present at the start joined"
+DISTINCT_MOVED = "each distinct pair of a word moved once"
+WHERE_OVERWRITTEN = "where overwritten instead of added to"
 
 ADVICE = {
     FIRST_PAIR: "A word of n symbols has n - 1 adjacent pairs, the first two symbols "
@@ -387,6 +395,16 @@ ADVICE = {
     STALE_COUNT: "Count the pairs of the words as they are after the merges so far: store "
     "the merged words back (words = new_words) and pair whole symbols, not the letters "
     "of each word spelled out.",
+    EVERY_OTHER: "Pairs overlap: a b c holds (a, b) and (b, c). Visit every position 0 to "
+    "n - 2, stepping by 1, not 2.",
+    FORGETS: "Each round starts from the words as all the earlier merges left them: keep the "
+    "merged words from round to round instead of rebuilding them from the characters.",
+    INITIAL_ONLY: "A join makes new pairs (e a becomes ea, then ea t can join): after each "
+    "join, look again at the whole word for the lowest-ranked pair, until none is left.",
+    DISTINCT_MOVED: "A word can hold a pair twice (a a a holds (a, a) twice): subtract and "
+    "add per occurrence, zip(word, word[1:]) as it is, not a set of it.",
+    WHERE_OVERWRITTEN: "where[p] lists every word that holds p: add the word's index to the "
+    "set (where.setdefault(p, set()).add(i)); where[p] = {i} drops the others.",
     ABSENT_PAIR: "A pair may be missing from where when no word holds it (as (z, z)): read "
     "it with where.pop(pair, set()) or where.get(pair, ()), and return [] for it.",
     PAIR_ONCE: "A word can hold the pair more than once (a b a b): subtract the word's count "
@@ -451,6 +469,7 @@ MISTAKES: dict[str, list[Mistake]] = {
         _mistake(ASSIGNED, counts_assigned),
         _mistake(WRAPPED, counts_wrapping_around),
         _mistake(END_MARKER, counts_with_end_marker),
+        _mistake(EVERY_OTHER, counts_every_other_pair),
         _mistake(ACROSS_WORDS, counts_across_words),
         _mistake(EMPTY_FAILS, test=empty_input_fails),
     ],
@@ -511,6 +530,7 @@ MISTAKES: dict[str, list[Mistake]] = {
         _mistake(LAST_PAIR, make_trainer(count=counts_without_last_pair)),
         _mistake(COUNTED_ONCE, train_counting_once),
         _mistake(ONE_TOO_MANY, make_trainer(fewer=-1)),
+        _mistake(FORGETS, train_forgetting_merges),
         _mistake(NO_STOP, test=no_stop),
         # Last: a named tie rule above is the likelier story when its variant fits too.
         _mistake(TIES_OTHERWISE, test=ties_broken_otherwise),
@@ -569,6 +589,7 @@ MISTAKES: dict[str, list[Mistake]] = {
         ),
         _mistake(ONE_PASS, encode_one_pass),
         _mistake(UNSEEN_DROPPED, encode_known_characters_only),
+        _mistake(INITIAL_ONLY, encode_initial_pairs_only),
         _mistake(LATER_RANK, make_ranked_encoder(ranks_of=last_ranks)),
         _mistake(JOINED_TEXT, encode_by_spelling),
         _mistake(LAST_PAIR, make_ranked_encoder(last=2)),
@@ -640,6 +661,8 @@ MISTAKES: dict[str, list[Mistake]] = {
         _mistake(ABSENT_PAIR, test=absent_pair_raises),
         _mistake(PAIR_ONCE, make_updater(pair_once=True)),
         _mistake(PAIR_KEPT, make_updater(subtract_pair=False)),
+        _mistake(DISTINCT_MOVED, make_updater(distinct=True)),
+        _mistake(WHERE_OVERWRITTEN, make_updater(overwrite_where=True)),
     ],
 }
 

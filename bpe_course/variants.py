@@ -278,6 +278,16 @@ def counts_wrapping_around(words: dict) -> dict:
     return counts
 
 
+def counts_every_other_pair(words: dict) -> dict:
+    """Steps two symbols at a time, as if pairs could not overlap: a b c counts (a, b) only."""
+    counts: dict = {}
+    for symbols, count in words.items():
+        for i in range(0, len(symbols) - 1, 2):
+            pair = (symbols[i], symbols[i + 1])
+            counts[pair] = counts.get(pair, 0) + count
+    return counts
+
+
 def counts_with_end_marker(words: dict) -> dict:
     """Adds an end-of-word marker, ``</w>``, to every word before counting its pairs."""
     return pair_counts({(*symbols, "</w>"): count for symbols, count in words.items()})
@@ -342,6 +352,21 @@ def train_counting_once(word_counts: dict, num_merges: int) -> list[Pair]:
     a merge's new pairs are never counted."""
     counts = pair_counts({tuple(word): n for word, n in word_counts.items()})
     return sorted(counts, key=lambda pair: (-counts[pair], pair))[:num_merges]
+
+
+def train_forgetting_merges(word_counts: dict, num_merges: int) -> list[Pair]:
+    """Starts every round from the words' characters with only the newest merge applied, so
+    earlier merges are forgotten."""
+    merges: list[Pair] = []
+    for _ in range(num_merges):
+        words = {tuple(word): n for word, n in word_counts.items()}
+        if merges:
+            words = {merge_pair(symbols, merges[-1]): n for symbols, n in words.items()}
+        counts = pair_counts(words)
+        if not counts:
+            break
+        merges.append(lowest_pair(counts))
+    return merges
 
 
 # ---- wrong encoders --------------------------------------------------------------------------
@@ -457,6 +482,20 @@ def encode_known_characters_only(word: str, merges: Sequence[Pair]) -> list[str]
     return make_ranked_encoder()("".join(c for c in word if c in seen), merges)
 
 
+def encode_initial_pairs_only(word: str, merges: Sequence[Pair]) -> list[str]:
+    """Joins the pairs present before any join, once each, lowest rank first: never a pair
+    that a join creates."""
+    ranks = first_ranks(merges)
+    symbols = list(word)
+    present = {p for p in zip(symbols, symbols[1:]) if p in ranks}
+    for left, right in sorted(present, key=lambda p: ranks[p]):
+        for i in range(len(symbols) - 1):
+            if (symbols[i], symbols[i + 1]) == (left, right):
+                symbols[i : i + 2] = [left + right]
+                break
+    return symbols
+
+
 def encode_one_pass(word: str, merges: Sequence[Pair]) -> list[str]:
     """One pass from the left, gluing each character onto the token before it when that
     pair is in the table: two longer tokens are never joined, and ranks play no part."""
@@ -520,12 +559,15 @@ def make_updater(
     add_neighbours: bool = True,
     pair_once: bool = False,
     subtract_pair: bool = True,
+    distinct: bool = False,
+    overwrite_where: bool = False,
 ) -> Callable:
     """merge_and_update with one part left out or done wrong. A word's update is what its
     pairs lose and gain; the "neighbours" are the pairs other than ``pair`` itself that it
     loses (x a and b y at x a b y) and every pair it gains (x ab and ab y). ``pair_once``:
     ``pair`` itself loses the word's count once, however often the word held it;
-    ``subtract_pair=False``: it loses nothing."""
+    ``subtract_pair=False``: it loses nothing; ``distinct``: a word's pairs move as a set,
+    once each however often it holds them; ``overwrite_where``: where[new pair] = {i}."""
 
     def update(
         words: list[list[str]],
@@ -544,7 +586,7 @@ def make_updater(
                     changed.append(i)
                 continue
             weight = counts[i] if weighted else 1
-            lost, gained = _pair_change(old, new)
+            lost, gained = _pair_change(old, new, distinct)
             for gone, times in lost.items():
                 if gone == tuple(pair) and pair_once:
                     times = 1
@@ -555,7 +597,9 @@ def make_updater(
             for born, times in gained.items():
                 if add_neighbours:
                     stats[born] = stats.get(born, 0) + weight * times
-                if update_where:
+                if update_where and overwrite_where:
+                    where[born] = {i}
+                elif update_where:
                     where.setdefault(born, set()).add(i)
             words[i] = new
             changed.append(i)
@@ -677,9 +721,12 @@ def update_shared_neighbour_twice(
     return changed
 
 
-def _pair_change(old: list[str], new: list[str]) -> tuple[dict, dict]:
-    """The pairs a word loses and gains, with how many times: old minus new, new minus old."""
+def _pair_change(old: list[str], new: list[str], distinct: bool = False) -> tuple[dict, dict]:
+    """The pairs a word loses and gains, with how many times: old minus new, new minus old
+    (``distinct``: each pair counted once however often the word holds it)."""
     before, after = _pair_tally(old), _pair_tally(new)
+    if distinct:
+        before, after = dict.fromkeys(before, 1), dict.fromkeys(after, 1)
     lost = {p: n - after.get(p, 0) for p, n in before.items() if n > after.get(p, 0)}
     gained = {p: n - before.get(p, 0) for p, n in after.items() if n > before.get(p, 0)}
     return lost, gained
