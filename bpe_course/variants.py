@@ -482,18 +482,25 @@ def encode_known_characters_only(word: str, merges: Sequence[Pair]) -> list[str]
     return make_ranked_encoder()("".join(c for c in word if c in seen), merges)
 
 
-def encode_initial_pairs_only(word: str, merges: Sequence[Pair]) -> list[str]:
-    """Joins the pairs present before any join, once each, lowest rank first: never a pair
-    that a join creates."""
-    ranks = first_ranks(merges)
-    symbols = list(word)
-    present = {p for p in zip(symbols, symbols[1:]) if p in ranks}
-    for left, right in sorted(present, key=lambda p: ranks[p]):
-        for i in range(len(symbols) - 1):
-            if (symbols[i], symbols[i + 1]) == (left, right):
-                symbols[i : i + 2] = [left + right]
-                break
-    return symbols
+def make_initial_pairs_encoder(every: bool) -> Callable:
+    """Joins the pairs present before any join, lowest rank first, at their first place
+    (``every``: at every place, left to right): never a pair that a join creates."""
+
+    def encode(word: str, merges: Sequence[Pair]) -> list[str]:
+        ranks = first_ranks(merges)
+        symbols = list(word)
+        present = {p for p in zip(symbols, symbols[1:]) if p in ranks}
+        for left, right in sorted(present, key=lambda p: ranks[p]):
+            if every:
+                symbols = list(merge_pair(symbols, (left, right)))
+                continue
+            for i in range(len(symbols) - 1):
+                if (symbols[i], symbols[i + 1]) == (left, right):
+                    symbols[i : i + 2] = [left + right]
+                    break
+        return symbols
+
+    return encode
 
 
 def encode_one_pass(word: str, merges: Sequence[Pair]) -> list[str]:
