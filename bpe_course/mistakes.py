@@ -42,6 +42,7 @@ from bpe_course.variants import (
     counts_across_words,
     counts_assigned,
     counts_every_other_pair,
+    counts_first_sighting_one,
     counts_of_characters,
     counts_once_per_word,
     counts_unweighted,
@@ -55,6 +56,7 @@ from bpe_course.variants import (
     encode_leftmost,
     encode_longest_match,
     encode_one_pass,
+    encode_smallest_pair,
     first_appearance,
     largest_pair,
     last_ranks,
@@ -77,6 +79,7 @@ from bpe_course.variants import (
     merge_pair,
     merge_right_to_left,
     pair_counts,
+    rarest_pair,
     smallest_concatenation,
     train_counting_once,
     train_forgetting_merges,
@@ -206,6 +209,15 @@ def empty_input_fails(name: str, args: tuple, expected: Any, got: Any) -> bool:
     return got.error is not None and _is_empty(args[0])
 
 
+def past_the_end(name: str, args: tuple, expected: Any, got: Any) -> bool:
+    """An IndexError: the answer read a symbol past the end."""
+    return got.error is not None and got.error.startswith("IndexError")
+
+
+def nonempty_input(name: str, args: tuple, expected: Any, got: Any) -> bool:
+    return not _is_empty(args[0])
+
+
 def no_stop(name: str, args: tuple, expected: Any, got: Any) -> bool:
     """An error where the words ran out of pairs before ``num_merges`` merges."""
     return got.error is not None and len(expected.value) < args[1]
@@ -331,6 +343,11 @@ FORGETS = "earlier merges forgotten each round"
 INITIAL_ONLY = "only the pairs present at the start joined"
 DISTINCT_MOVED = "each distinct pair of a word moved once"
 WHERE_OVERWRITTEN = "where overwritten instead of added to"
+FIRST_AS_ONE = "a pair's first occurrence counted as 1"
+PAST_THE_END = "reading past the last symbol"
+RAREST = "the rarest pair merged"
+SMALLEST_PAIR = "the smallest pair joined instead of the lowest rank"
+ONLY_PAIR = "only the joined pair's count changed"
 
 ADVICE = {
     FIRST_PAIR: "A word of n symbols has n - 1 adjacent pairs, the first two symbols "
@@ -411,6 +428,17 @@ ADVICE = {
     "add per occurrence, zip(word, word[1:]) as it is, not a set of it.",
     WHERE_OVERWRITTEN: "where[p] lists every word that holds p: add the word's index to the "
     "set (where.setdefault(p, set()).add(i)); where[p] = {i} drops the others.",
+    FIRST_AS_ONE: "The first time you meet a pair it already occurs count times: start it at "
+    "the word's count (counts.get(pair, 0) + count), not at 1.",
+    PAST_THE_END: "Check that a next symbol exists (i + 1 < len(symbols)) before reading "
+    "symbols[i + 1]: the empty tuple, or a last symbol equal to the pair's left half, must "
+    "not raise.",
+    RAREST: "The most frequent pair wins: min over (-count, pair), with the minus sign, or "
+    "max over the counts; min over (count, pair) takes the rarest.",
+    SMALLEST_PAIR: "The lowest rank wins, not the smallest pair: look each present pair up "
+    "in the ranks and take the minimum of the ranks (min(present, key=ranks.get)).",
+    ONLY_PAIR: "Joining a b in x a b y also changes the neighbour pairs: (x, a) and (b, y) "
+    "lose the word's count, and (x, ab) and (ab, y) gain it.",
     ABSENT_PAIR: "A pair may be missing from where when no word holds it (as (z, z)): read "
     "it with where.pop(pair, set()) or where.get(pair, ()), and return [] for it.",
     PAIR_ONCE: "A word can hold the pair more than once (a b a b): subtract the word's count "
@@ -476,6 +504,7 @@ MISTAKES: dict[str, list[Mistake]] = {
         _mistake(WRAPPED, counts_wrapping_around),
         _mistake(END_MARKER, counts_with_end_marker),
         _mistake(EVERY_OTHER, counts_every_other_pair),
+        _mistake(FIRST_AS_ONE, counts_first_sighting_one),
         _mistake(ACROSS_WORDS, counts_across_words),
         _mistake(EMPTY_FAILS, test=empty_input_fails),
     ],
@@ -490,6 +519,7 @@ MISTAKES: dict[str, list[Mistake]] = {
         _mistake(JOINED_TEXT, merge_by_joined_text),
         _mistake(LEFT_ONLY_CHECKED, merge_left_half_twice, merge_left_half_only),
         _mistake(EITHER_ORDER, merge_either_order),
+        Mistake(PAST_THE_END, ADVICE[PAST_THE_END], test=past_the_end, somewhere=nonempty_input),
         _mistake(EMPTY_FAILS, test=empty_input_fails),
     ],
     "train_bpe": [
@@ -537,6 +567,7 @@ MISTAKES: dict[str, list[Mistake]] = {
         _mistake(COUNTED_ONCE, train_counting_once),
         _mistake(ONE_TOO_MANY, make_trainer(fewer=-1)),
         _mistake(FORGETS, train_forgetting_merges),
+        _mistake(RAREST, make_trainer(choose=rarest_pair)),
         _mistake(NO_STOP, test=no_stop),
         # Last: a named tie rule above is the likelier story when its variant fits too.
         _mistake(TIES_OTHERWISE, test=ties_broken_otherwise),
@@ -594,6 +625,7 @@ MISTAKES: dict[str, list[Mistake]] = {
             make_ranked_encoder(latest=True, rightmost=True),
         ),
         _mistake(ONE_PASS, encode_one_pass),
+        _mistake(SMALLEST_PAIR, encode_smallest_pair),
         _mistake(UNSEEN_DROPPED, encode_known_characters_only),
         _mistake(
             INITIAL_ONLY, make_initial_pairs_encoder(every=False), make_initial_pairs_encoder(True)
@@ -671,6 +703,7 @@ MISTAKES: dict[str, list[Mistake]] = {
         _mistake(PAIR_KEPT, make_updater(subtract_pair=False)),
         _mistake(DISTINCT_MOVED, make_updater(distinct=True)),
         _mistake(WHERE_OVERWRITTEN, make_updater(overwrite_where=True)),
+        _mistake(ONLY_PAIR, make_updater(subtract_neighbours=False, add_neighbours=False)),
     ],
 }
 

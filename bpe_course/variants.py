@@ -288,6 +288,15 @@ def counts_every_other_pair(words: dict) -> dict:
     return counts
 
 
+def counts_first_sighting_one(words: dict) -> dict:
+    """Records 1 the first time a pair is met and adds the word's count only after that."""
+    counts: dict = {}
+    for symbols, count in words.items():
+        for pair in zip(symbols, symbols[1:]):
+            counts[pair] = counts[pair] + count if pair in counts else 1
+    return counts
+
+
 def counts_with_end_marker(words: dict) -> dict:
     """Adds an end-of-word marker, ``</w>``, to every word before counting its pairs."""
     return pair_counts({(*symbols, "</w>"): count for symbols, count in words.items()})
@@ -319,6 +328,10 @@ def smallest_concatenation(counts: dict) -> Pair:
 
 def first_appearance(counts: dict) -> Pair:
     return max(counts, key=counts.__getitem__)
+
+
+def rarest_pair(counts: dict) -> Pair:
+    return min(counts, key=lambda pair: (counts[pair], pair))
 
 
 def make_trainer(
@@ -501,6 +514,19 @@ def make_initial_pairs_encoder(every: bool) -> Callable:
         return symbols
 
     return encode
+
+
+def encode_smallest_pair(word: str, merges: Sequence[Pair]) -> list[str]:
+    """Joins the smallest known pair in tuple order (min of the pairs, not of their ranks)."""
+    known = {tuple(pair) for pair in merges}
+    symbols = list(word)
+    while True:
+        pairs = list(zip(symbols, symbols[1:]))
+        present = [p for p in pairs if p in known]
+        if not present:
+            return symbols
+        i = pairs.index(min(present))
+        symbols[i : i + 2] = [symbols[i] + symbols[i + 1]]
 
 
 def encode_one_pass(word: str, merges: Sequence[Pair]) -> list[str]:

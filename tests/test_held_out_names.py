@@ -17,7 +17,9 @@ here flatter the diagnosis. Before any change the first set was 27 of 45 named a
 26 of 42; after the names the first set led to, the second (then unseen) was 33 of 42, and
 after those the second led to, the third (then unseen) was 27 of 40, and after those the
 third led to, the fourth (then unseen) was 33 of 40, and after those the fourth led to, the
-fifth (then unseen) was 35 of 40; none was ever named wrongly.
+fifth (then unseen) was 35 of 40, and after those the fifth led to, the sixth (then unseen)
+was 32 of 40; none was ever named wrongly. So on answers it has not seen the diagnosis names
+about four in five, not nine in ten.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ SETS = (
     "held_out_answers_third",
     "held_out_answers_fourth",
     "held_out_answers_fifth",
+    "held_out_answers_sixth",
 )
 
 UNWEIGHTED = "unweighted counts"
@@ -322,6 +325,66 @@ EXPECTED: dict[str, dict[tuple[str, str], set[str]]] = {
         ("merge_and_update", "stale-indices-reported"): {"stale indices reported as changed"},
         ("merge_and_update", "unweighted-changes"): {UNWEIGHTED},
         ("merge_and_update", "recounts-from-every-word"): {"iterating over all words"},
+    },
+    "held_out_answers_sixth": {
+        ("pair_counts", "counter-of-positions"): {UNWEIGHTED},
+        ("pair_counts", "set-per-word"): {"a pair counted once per word"},
+        ("pair_counts", "wraps-around"): {"the last symbol paired with the first"},
+        ("pair_counts", "first-sighting-counts-one"): {"a pair's first occurrence counted as 1"},
+        ("pair_counts", "steps-by-two"): {"every other pair counted"},
+        ("pair_counts", "comprehension-overwrites"): {"a count set instead of added"},
+        ("pair_counts", "popitem-empties-argument"): {"changing the caller's input"},
+        ("pair_counts", "regex-over-letters"): {"pairs of characters instead of symbols"},
+        ("merge_pair", "space-join-replace"): {STRING},
+        ("merge_pair", "drops-tail-returns-list"): {
+            "the last symbol dropped",
+            "wrong return types",
+        },
+        ("merge_pair", "scans-right-to-left"): {"right-to-left merges"},
+        ("merge_pair", "returns-at-first-match"): {"only the first occurrence joined"},
+        ("merge_pair", "recursion-base-case-one"): {
+            "reading past the last symbol",
+            "an empty input raising an error",
+        },
+        ("merge_pair", "joins-overlaps"): {"overlapping merges"},
+        ("merge_pair", "order-blind-set-compare"): {"the pair matched in either order"},
+        ("merge_pair", "no-next-symbol-check"): {"reading past the last symbol"},
+        ("train_bpe", "max-first-seen"): {"ties broken by first appearance", TIES},
+        ("train_bpe", "sorted-last-largest-tie"): {"ties broken by the largest pair", TIES},
+        ("train_bpe", "min-without-minus"): {"the rarest pair merged"},
+        ("train_bpe", "one-round-short"): {"one merge too few"},
+        ("train_bpe", "no-stop-when-nothing-left"): {"no stop when no pair is left"},
+        ("train_bpe", "counts-once-up-front"): {"pairs counted once, before any merge"},
+        ("train_bpe", "stops-at-count-one"): {"stopping when counts fall to 1"},
+        ("train_bpe", "unweighted-most-common"): {UNWEIGHTED, TIES},
+        ("encode_bpe", "leftmost-known-pair"): {"leftmost pair instead of lowest rank"},
+        ("encode_bpe", "replay-merges-in-order"): {"the table replayed once, in order"},
+        ("encode_bpe", "longest-prefix-in-vocab"): {
+            "the longest known token first instead of merge order"
+        },
+        ("encode_bpe", "repeated-merge-last-rank"): {
+            "a merge listed twice ranked by its later place"
+        },
+        ("encode_bpe", "ties-to-rightmost"): {"right-to-left merges"},
+        ("encode_bpe", "short-word-returned-whole"): {"a token for the empty word"},
+        ("encode_bpe", "min-pair-not-rank"): {
+            "the smallest pair joined instead of the lowest rank"
+        },
+        ("encode_bpe", "each-merge-once"): {"only the first occurrence joined"},
+        ("merge_and_update", "zero-counts-kept"): {"zero entries left in stats"},
+        ("merge_and_update", "stale-index-reported"): {"stale indices reported as changed"},
+        ("merge_and_update", "where-never-grows"): {"where not updated"},
+        ("merge_and_update", "only-the-pair-itself"): {
+            "only the joined pair's count changed",
+            "where not updated",
+        },
+        ("merge_and_update", "unweighted-and-zeros-kept"): {
+            UNWEIGHTED,
+            "zero entries left in stats",
+        },
+        ("merge_and_update", "first-occurrence-per-word"): {"only the first occurrence joined"},
+        ("merge_and_update", "word-stored-as-tuple"): {"wrong return types"},
+        ("merge_and_update", "neighbours-per-site"): {"a pair between two joins updated twice"},
     },
 }
 
