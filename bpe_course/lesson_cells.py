@@ -74,10 +74,12 @@ def definitions_only(source: str) -> str:
     return "\n\n".join(statement_sources(source, DEFINITIONS))
 
 
-def source_sha256(source: str) -> str:
+def source_sha256(source: str | list[str]) -> str:
     """The SHA-256 of a cell's source without its surrounding whitespace, in hex (the grader
-    compares lesson sources stripped, so a trailing newline does not make a cell new)."""
-    return hashlib.sha256(source.strip().encode("utf-8")).hexdigest()
+    compares lesson sources stripped, so a trailing newline does not make a cell new). A
+    source read as raw JSON, a list of lines, is joined first."""
+    text = "".join(source) if isinstance(source, list) else source
+    return hashlib.sha256(text.strip().encode("utf-8")).hexdigest()
 
 
 def is_tracked(cell: Cell) -> bool:

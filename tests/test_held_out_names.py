@@ -99,7 +99,7 @@ EXPECTED: dict[str, dict[tuple[str, str], set[str]]] = {
             "a merge listed twice ranked by its later place"
         },
         ("encode_bpe", "ranks-by-spelling"): {"symbols compared by their joined text"},
-        ("encode_bpe", "skips-last-pair"): {"the last pair of each word not counted"},
+        ("encode_bpe", "skips-last-pair"): {"the last pair of the word never looked at"},
         ("merge_and_update", "left-neighbour-only"): {"the right-hand neighbour pairs not updated"},
         ("merge_and_update", "right-neighbour-only"): {"the left-hand neighbour pairs not updated"},
         ("merge_and_update", "rebinds-stats"): {"the caller's stats left as it was"},
@@ -531,3 +531,17 @@ def test_ties_left_to_a_set_are_named_alike_under_every_hash_seed() -> None:
         ).stdout.strip()
         seen.add(out)
     assert seen == {str([TIES])}
+
+
+def test_an_answer_with_unhashable_merges_gets_a_message_not_a_crash() -> None:
+    # A merge holding a list reached the tie test's dict lookup and raised TypeError, which
+    # grading turns into "the judge could not run" for the whole notebook.
+    def train_bpe(word_counts, num_merges):
+        return [(list(pair[0]), pair[1]) for pair in solutions.train_bpe(word_counts, num_merges)]
+
+    for group in GROUPS:
+        outcomes = [run_case("train_bpe", train_bpe, a) for a in cases("train_bpe", group)]
+        messages = judge("train_bpe", group, outcomes)
+        assert messages and "likely mistake: ties" not in messages[0]
+    with pytest.raises(AssertionError):
+        check_examples("train_bpe", train_bpe)
