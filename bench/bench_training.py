@@ -29,6 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bpe_course import Encoder, Trainer, chunk_counts, learn_merges_arrays, shakespeare_text
+from bpe_course.pretokenize import pretokenize
 from bpe_course.real_tokenizers import hf_train, tiktoken_encoding
 from solutions import train_bpe, train_bpe_fast
 from solutions.hf_ties import train_bpe_hf_ties
@@ -180,6 +181,7 @@ def bench_encoding(merges: list[tuple[str, str]], train: str, heldout: str) -> d
         tiktoken_times.append(clock() - start)
     cold_time, warmed_time, tiktoken_time = min(cold), min(warmed), min(tiktoken_times)
     warm_time, _ = best_time(lambda: encoder.encode(heldout))
+    split_time, _ = best_time(lambda: pretokenize(heldout))
     if [encoding.decode_single_token_bytes(t).decode() for t in ids] != tokens:
         sys.exit("bpe_course.Encoder and tiktoken disagree on the held-out text")
     rows = [
@@ -201,7 +203,9 @@ def bench_encoding(merges: list[tuple[str, str]], train: str, heldout: str) -> d
     print(
         f"({len(tokens):,} tokens, the same from both; one thread each. Footnote: the same "
         f"Encoder encoding this text a second time, every chunk cached, takes "
-        f"{seconds(warm_time)}, {warm_time / tiktoken_time:.2f}x tiktoken.)"
+        f"{seconds(warm_time)}, {warm_time / tiktoken_time:.2f}x tiktoken; splitting it into "
+        f"chunks alone (pretokenize) takes {seconds(split_time)}, "
+        f"{split_time / tiktoken_time:.2f}x.)"
     )
     return {
         "MB": size_mb,
@@ -210,6 +214,7 @@ def bench_encoding(merges: list[tuple[str, str]], train: str, heldout: str) -> d
         "cold": cold_time,
         "warmed": warmed_time,
         "warm": warm_time,
+        "pretokenize": split_time,
     }
 
 
@@ -351,6 +356,7 @@ def main() -> None:
                 "Encoder, fresh (cold)": enc["cold"],
                 "Encoder, warmed on other text (the training text)": enc["warmed"],
                 "Encoder, the same text again (every chunk cached)": enc["warm"],
+                "pretokenize alone": enc["pretokenize"],
                 "tokens": enc["tokens"],
             },
             "peak memory, each job in its own process": memory,
