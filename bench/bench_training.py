@@ -2,11 +2,11 @@
 
 On the chunk counts of about 1 MB of Shakespeare it times the naive ``train_bpe`` against the
 incremental ``train_bpe_fast`` (and the library's array engine) at 500, 2000 and 5000 merges;
-then ``bpe_course.Encoder`` against tiktoken's ``encode_ordinary`` on the next megabyte, held
-out, with a fresh encoder (every chunk met for the first time) and one that has encoded the
-training text; then peak memory. Times are CPU seconds, contenders run in turn, so a busy
-machine distorts the ratios little. It also shows why Hugging Face's merges differ from
-ours: ties, and nothing else.
+then ``bpe_course.Encoder`` against tiktoken's ``encode_ordinary`` (built from the same ranks)
+on the next megabyte, held out, with a fresh encoder (every chunk met for the first time) and
+one warmed on other text (the training text); then peak memory. Times are CPU seconds of one
+thread on both sides, contenders run in turn, so a busy machine distorts the ratios little.
+It also shows why Hugging Face's merges differ from ours: ties, and nothing else.
 
 But: it compares no trainer with Hugging Face's for speed; that comparison starts from raw
 text on both sides, in bench_scale.py. The naive trainer takes about 95 s at 5000 merges, so
@@ -29,6 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bpe_course import Encoder, Trainer, chunk_counts, learn_merges_arrays, shakespeare_text
+from bpe_course.pretokenize import pretokenize
 from bpe_course.real_tokenizers import hf_train, tiktoken_encoding
 from solutions import train_bpe, train_bpe_fast
 from solutions.hf_ties import train_bpe_hf_ties
@@ -155,24 +156,32 @@ def bench_ties(counts: dict[str, int], n: int) -> dict[str, object]:
 
 
 def bench_encoding(merges: list[tuple[str, str]], train: str, heldout: str) -> dict[str, float]:
+    """CPU times on the held-out text: tiktoken, a fresh Encoder, one warmed on other text.
+
+    Both sides run on one thread (tiktoken's ``encode_ordinary`` is single-threaded, and so is
+    everything ``Encoder`` does). The fresh Encoder's time includes building it; tiktoken's
+    ``Encoding`` is built once, outside the clock. The warm-up text is the training text, never
+    the held-out text itself, so the warm encoder still meets the held-out text's new chunks.
+    """
     size_mb = len(heldout.encode()) / 1e6
     encoding = tiktoken_encoding(merges)
     ids = encoding.encode_ordinary(heldout)
-    cold, primed, tiktoken_times = [], [], []
-    for _ in range(2 * REPEATS):  # in turn: a fresh encoder, a primed one, tiktoken
+    cold, warmed, tiktoken_times = [], [], []
+    for _ in range(2 * REPEATS):  # in turn: a fresh encoder, a warmed one, tiktoken
         start = clock()
         tokens = Encoder(merges).encode(heldout)  # construction included
         cold.append(clock() - start)
         encoder = Encoder(merges)
-        encoder.encode(train)  # a long-lived encoder has met the training text's chunks
+        encoder.encode(train)  # a long-lived encoder has met other text's chunks
         start = clock()
         encoder.encode(heldout)
-        primed.append(clock() - start)
+        warmed.append(clock() - start)
         start = clock()
         encoding.encode_ordinary(heldout)
         tiktoken_times.append(clock() - start)
-    cold_time, primed_time, tiktoken_time = min(cold), min(primed), min(tiktoken_times)
+    cold_time, warmed_time, tiktoken_time = min(cold), min(warmed), min(tiktoken_times)
     warm_time, _ = best_time(lambda: encoder.encode(heldout))
+    split_time, _ = best_time(lambda: pretokenize(heldout))
     if [encoding.decode_single_token_bytes(t).decode() for t in ids] != tokens:
         sys.exit("bpe_course.Encoder and tiktoken disagree on the held-out text")
     rows = [
@@ -184,25 +193,28 @@ def bench_encoding(merges: list[tuple[str, str]], train: str, heldout: str) -> d
             f"{cold_time / tiktoken_time:.2f}",
         ],
         [
-            "Encoder, primed on the training text",
-            seconds(primed_time),
-            f"{size_mb / primed_time:.1f}",
-            f"{primed_time / tiktoken_time:.2f}",
+            "Encoder, warmed on other text (the training text)",
+            seconds(warmed_time),
+            f"{size_mb / warmed_time:.1f}",
+            f"{warmed_time / tiktoken_time:.2f}",
         ],
     ]
     print_table(["encoder", "time", "MB/s", "time / tiktoken"], rows)
     print(
-        f"({len(tokens):,} tokens, the same from both. Footnote: the same Encoder encoding "
-        f"this text a second time, every chunk cached, takes {seconds(warm_time)}, "
-        f"{warm_time / tiktoken_time:.2f}x tiktoken.)"
+        f"({len(tokens):,} tokens, the same from both; one thread each. Footnote: the same "
+        f"Encoder encoding this text a second time, every chunk cached, takes "
+        f"{seconds(warm_time)}, {warm_time / tiktoken_time:.2f}x tiktoken; splitting it into "
+        f"chunks alone (pretokenize) takes {seconds(split_time)}, "
+        f"{split_time / tiktoken_time:.2f}x.)"
     )
     return {
         "MB": size_mb,
         "tokens": len(tokens),
         "tiktoken": tiktoken_time,
         "cold": cold_time,
-        "primed": primed_time,
+        "warmed": warmed_time,
         "warm": warm_time,
+        "pretokenize": split_time,
     }
 
 
@@ -299,12 +311,19 @@ def main() -> None:
     merges = train_bpe_fast(counts, 5000)
     print(
         f"\n## Encoding {len(heldout.encode()) / 1e6:.2f} MB of held-out Shakespeare "
-        f"with the 5000-merge table; CPU time, best of {2 * REPEATS}, run in turn\n"
+        f"with the 5000-merge table; CPU time, one thread each, best of {2 * REPEATS}, "
+        "run in turn\n"
     )
     enc = bench_encoding(merges, train, heldout)
-    ratio = enc["cold"] / enc["tiktoken"]
-    cold = run.target("Encoder, fresh (cold) / tiktoken encode_ordinary, CPU time", ratio, 2)
-    print(f"\ntarget Encoder cold / tiktoken <= 2: {ratio:.2f}, {cold['verdict']}")
+    print()
+    for row, key, limit in (
+        ("fresh (cold)", "cold", 1.5),
+        ("warmed on other text", "warmed", 1.0),
+    ):
+        ratio = enc[key] / enc["tiktoken"]
+        goal = f"Encoder, {row} / tiktoken encode_ordinary, CPU time, one thread each"
+        verdict = run.target(goal, ratio, limit)["verdict"]
+        print(f"target Encoder {row} / tiktoken <= {limit}: {ratio:.2f}, {verdict}")
     print("\n## Peak memory\n")
     memory = bench_memory(counts, heldout, merges)
     took = time.perf_counter() - started
@@ -335,8 +354,9 @@ def main() -> None:
             "encoding the held-out text, CPU s": {
                 "tiktoken encode_ordinary": enc["tiktoken"],
                 "Encoder, fresh (cold)": enc["cold"],
-                "Encoder, primed on the training text": enc["primed"],
+                "Encoder, warmed on other text (the training text)": enc["warmed"],
                 "Encoder, the same text again (every chunk cached)": enc["warm"],
+                "pretokenize alone": enc["pretokenize"],
                 "tokens": enc["tokens"],
             },
             "peak memory, each job in its own process": memory,

@@ -1,0 +1,137 @@
+"""``bpe_course.Encoder`` gives tiktoken's tokens on any text, tiktoken built from our ranks.
+
+The table is learned from ASCII Shakespeare, so every token is ASCII and tiktoken can rank it
+(``bpe_course.real_tokenizers``). Text outside that alphabet still has to agree: the same
+chunks from the pre-tokenizer, the same merges inside them. The one honest difference is the
+unit: a character the table never saw is one token for us (we merge characters) and one
+token per UTF-8 byte for tiktoken (it merges bytes), so each such token is compared byte by
+byte. Fresh encoders, encoders whose cache holds other text, and texts long enough to take
+the batched path are all compared.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+import tiktoken
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bpe_course import Encoder, chunk_counts, learn_merges, shakespeare_text
+from bpe_course.real_tokenizers import tiktoken_encoding, tiktoken_ranks
+
+SETTINGS = settings(max_examples=300, deadline=None, derandomize=True)
+
+# Characters where a pre-tokenizer or an encoder is most likely to go wrong: whitespace of
+# every kind (Python's str.isspace and Unicode's White_Space disagree on \x1c-\x1f), digits
+# and letters beyond ASCII, marks that combine, emoji built from several code points.
+AWKWARD = (
+    " \t\n\r\x0b\x0c\x1c\x1f\x85\xa0\u1680\u2003\u2028\u3000"
+    "0123456789\u00b2\u0663\u2167"
+    "'sStTrRvVmMlLdD"
+    ',.;:!?-"()[]_@#'
+    "e\u00e9\u00df\u0416\u4e2d\u05d0\u0301\u200d"
+    "\U0001f642\U0001f44d\U0001f3fd"
+)
+VARIED = [
+    "It's 42 o'clock, isn't it? We'll see; they'd've known.",
+    "Tabs\tand   runs of  spaces\n\n\n  then\r\nwindows lines \x0b\x0c end   ",
+    "caf\u00e9 na\u00efve \u00fcber Stra\u00dfe \u0416\u0443\u043a",
+    "\u4e2d\u6587 \u05e9\u05dc\u05d5\u05dd \u0645\u0631\u062d\u0628\u0627",
+    "digits 3.14159 1,000,000 \u0663\u0664 \u00b2\u00b3 \u2167 year 2026",
+    "emoji \U0001f642\U0001f44d\U0001f3fd family \U0001f468\u200d\U0001f469\u200d\U0001f467!",
+    "combining e\u0301 and a\u0308, zero\u200bwidth, nbsp\u00a0here, ideographic\u3000space",
+    "   leading spaces and trailing ones   ",
+    "\n",
+    "",
+    "'''' ''s 'S 'LL '' ' 'd",
+]
+RANKED: dict[str, set[bytes]] = {}  # an encoding's name -> the bytes of its tokens
+
+
+@pytest.fixture(scope="module")
+def table() -> tuple[list[tuple[str, str]], str, tiktoken.Encoding]:
+    """2,000 merges of 300 kB of Shakespeare, the next 100 kB held out, and tiktoken."""
+    text = shakespeare_text(max_bytes=400_000)
+    train, heldout = text[:300_000], text[300_000:]
+    merges = learn_merges(chunk_counts(train), 2000)
+    RANKED["shakespeare"] = set(tiktoken_ranks(merges))
+    return merges, heldout, tiktoken_encoding(merges, name="shakespeare")
+
+
+@pytest.fixture(scope="module")
+def awkward_table() -> tuple[list[tuple[str, str]], tiktoken.Encoding]:
+    """300 merges of random ASCII rich in whitespace, digits, quotes and punctuation.
+
+    Shakespeare's table holds few merges across these characters, so a chunk split in the
+    wrong place there rarely changes a token; this table joins them wherever they meet.
+    """
+    alphabet = " \t\n\r\x0b\x0c\x1c\x00\x7f0123'sStdlL,.!-ab"
+    rng = random.Random(47)
+    text = "".join(rng.choice(alphabet) for _ in range(60_000))
+    merges = learn_merges(chunk_counts(text), 300)
+    RANKED["awkward"] = set(tiktoken_ranks(merges))
+    return merges, tiktoken_encoding(merges, name="awkward")
+
+
+def as_tiktoken_bytes(tokens: list[str], ranks: set[bytes]) -> list[bytes]:
+    """Our tokens in tiktoken's unit: a character the table never met splits into its bytes."""
+    out = []
+    for token in tokens:
+        spelled = token.encode()
+        if spelled in ranks:
+            out.append(spelled)
+        else:
+            assert len(token) == 1, f"{token!r} is no single unranked character"
+            out += [bytes([byte]) for byte in spelled]
+    return out
+
+
+def assert_same_tokens(encoder: Encoder, encoding: tiktoken.Encoding, text: str) -> None:
+    ours = encoder.encode(text)
+    assert "".join(ours) == text
+    theirs = [encoding.decode_single_token_bytes(t) for t in encoding.encode_ordinary(text)]
+    assert as_tiktoken_bytes(ours, RANKED[encoding.name]) == theirs, text
+
+
+@pytest.mark.parametrize("text", VARIED)
+def test_a_fresh_encoder_gives_tiktokens_tokens(table, text):
+    merges, _, encoding = table
+    assert_same_tokens(Encoder(merges), encoding, text)
+
+
+def test_held_out_text_gives_tiktokens_tokens_cold_and_after_other_text(table):
+    merges, heldout, encoding = table
+    assert_same_tokens(Encoder(merges), encoding, heldout)  # thousands of new chunks at once
+    warmed = Encoder(merges)
+    warmed.encode(" ".join(VARIED) + heldout[: len(heldout) // 2])
+    assert_same_tokens(warmed, encoding, heldout)
+    assert_same_tokens(warmed, encoding, heldout)  # every chunk cached now
+    mixed = "\n".join(VARIED) + heldout
+    assert_same_tokens(Encoder(merges), encoding, mixed)
+
+
+@SETTINGS
+@given(st.text(alphabet=AWKWARD, max_size=80))
+def test_awkward_characters_give_tiktokens_tokens(table, awkward_table, text):
+    for merges, encoding in (table[::2], awkward_table):
+        assert_same_tokens(Encoder(merges), encoding, text)
+
+
+@SETTINGS
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=80))
+def test_ascii_text_gives_tiktokens_tokens(table, awkward_table, text):
+    # Pure ASCII takes the pre-tokenizer's own faster pattern: it must split as GPT-2's does.
+    for merges, encoding in (table[::2], awkward_table):
+        assert_same_tokens(Encoder(merges), encoding, text)
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(st.lists(st.text(st.characters(exclude_categories=["Cs"]), max_size=40), max_size=8))
+def test_any_text_gives_tiktokens_tokens_through_one_encoder(table, texts):
+    # One encoder for all the pieces: what it cached from one must not change the next.
+    merges, heldout, encoding = table
+    encoder = Encoder(merges)
+    for text in [*texts, heldout[:2000], "".join(texts)]:
+        assert_same_tokens(encoder, encoding, text)
