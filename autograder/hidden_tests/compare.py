@@ -1,12 +1,10 @@
 """What counts as right: the reference's answer, and whether an outcome agrees with it.
 
-``where_gaps`` and ``where_problem`` (what an answer's ``where`` misses) come from
-``bpe_course.outcomes``, which the visible tests share.
-
 ``agrees`` compares plain-data outcomes exactly (types included); for merge_and_update,
 ``where`` only has to list every word that now holds each pair (stale indices are allowed).
 
-But: it never runs student code; outcomes come from ``run.run_case``.
+But: it never runs student code; outcomes, ``same`` and ``where_problem`` come from
+``bpe_course.outcomes``, the outcome model the visible tests share.
 """
 
 from __future__ import annotations
@@ -15,9 +13,7 @@ from collections.abc import Callable
 
 import solutions
 from autograder.course import EXERCISES
-from autograder.hidden_tests.plain import same
-from autograder.hidden_tests.run import Outcome
-from bpe_course.outcomes import where_gaps, where_problem  # noqa: F401 - re-exported
+from bpe_course.outcomes import Outcome, same, where_problem
 
 
 def reference(name: str) -> Callable:

@@ -23,7 +23,7 @@ from autograder.course import EXERCISES
 from autograder.hidden_tests.cases import cases
 from autograder.hidden_tests.compare import agrees, reference
 from autograder.hidden_tests.mistakes import MISTAKES
-from autograder.hidden_tests.run import Outcome, run_case
+from bpe_course.outcomes import Outcome, run_case
 
 CASES_FILE = "autograder/hidden_tests/cases.py"
 

@@ -5,7 +5,7 @@ when the evidence of a whole group singles it out.
 But: student code is never run here, only plain-data outcomes compared; the message a
 student reads is written by ``bpe_course.feedback``.
 
->>> from autograder.hidden_tests.run import run_case
+>>> from bpe_course.outcomes import run_case
 >>> from autograder.hidden_tests.variants import encode_leftmost
 >>> from autograder.hidden_tests.cases import cases
 >>> group = cases("encode_bpe", "core")
@@ -19,9 +19,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from autograder.hidden_tests.compare import agrees, reference
-from autograder.hidden_tests.run import run_case
 from bpe_course.mistakes import MISTAKES, Mistake, Trial, mistake_names
 from bpe_course.mistakes import diagnose as diagnose_trials
+from bpe_course.outcomes import run_case
 
 __all__ = ["MISTAKES", "Mistake", "Trial", "diagnose", "mistake_names", "trials_of"]
 
