@@ -14,9 +14,9 @@ import solutions
 from autograder.course import EXERCISES
 from autograder.hidden_tests.cases import GROUPS, cases
 from autograder.hidden_tests.judge import check, judge
-from autograder.hidden_tests.messages import named_mistake
-from autograder.hidden_tests.mistakes import MISTAKES, mistake_names
 from bpe_course.examples import EXAMPLES, check_examples
+from bpe_course.feedback import named_mistake
+from bpe_course.mistakes import MISTAKES, mistake_names
 from bpe_course.outcomes import Outcome, Unplain, dumps, loads, run, run_case, same, to_plain
 from course_fixtures.catalogue import CORRECT, MORE_WRONG, WRONG
 from tests.conftest import ROOT

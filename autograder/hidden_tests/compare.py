@@ -2,6 +2,8 @@
 
 ``agrees`` compares plain-data outcomes exactly (types included); for merge_and_update,
 ``where`` only has to list every word that now holds each pair (stale indices are allowed).
+``trials_of`` pairs a group's outcomes with the reference's, as the ``Trial`` records from
+which ``bpe_course.feedback`` writes messages and ``bpe_course.mistakes`` names a mistake.
 
 But: it never runs student code; outcomes, ``same`` and ``where_problem`` come from
 ``bpe_course.outcomes``, the outcome model the visible tests share.
@@ -9,10 +11,12 @@ But: it never runs student code; outcomes, ``same`` and ``where_problem`` come f
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import solutions
 from autograder.course import EXERCISES
+from bpe_course.mistakes import Trial
 from bpe_course.outcomes import Outcome, same, where_problem
 
 
@@ -34,3 +38,14 @@ def agrees(name: str, expected: Outcome, got: Outcome) -> bool:
             and where_problem(got.after, expected.after) is None
         )
     return same(expected.value, got.value) and same(expected.after, got.after)
+
+
+def trials_of(
+    name: str, all_args: Sequence[tuple], outcomes: Sequence[Any], expected: Sequence[Any]
+) -> list[Trial]:
+    """The group's trials: each case with the reference's and the answer's outcome, and
+    whether the answer agrees with the reference there."""
+    return [
+        Trial(tuple(args), want, got, agrees(name, want, got))
+        for args, want, got in zip(all_args, expected, outcomes)
+    ]

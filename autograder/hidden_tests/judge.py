@@ -20,9 +20,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from autograder.hidden_tests.cases import EXAMPLES, GROUPS, cases
-from autograder.hidden_tests.compare import reference
-from autograder.hidden_tests.messages import describe
-from autograder.hidden_tests.mistakes import trials_of
+from autograder.hidden_tests.compare import reference, trials_of
+from bpe_course.feedback import describe
 from bpe_course.outcomes import Outcome, run_case
 
 
