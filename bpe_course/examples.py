@@ -28,7 +28,7 @@ from typing import Any
 
 from bpe_course.feedback import describe, not_written
 from bpe_course.mistakes import Trial
-from bpe_course.outcomes import Result, run, same
+from bpe_course.outcomes import Outcome, run, same
 
 TOY = {"tea": 6, "teas": 2, "eat": 5, "eats": 3, "seat": 4, "set": 3}
 TOY_SYMBOLS = {tuple(word): count for word, count in TOY.items()}
@@ -129,7 +129,7 @@ def check_examples(name: str, func: Callable) -> None:
         raise AssertionError(f"{name} should be a function, but it is a {type(func).__name__}")
     trials = []
     for args, value in EXAMPLES[name]:
-        expected = Result(value, None, args)
+        expected = Outcome(value, None, args)
         got = run(func, args)
         passed = got.error is None and same(value, got.value) and same(args, got.after)
         trials.append(Trial(args, expected, got, passed))

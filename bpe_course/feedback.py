@@ -4,7 +4,7 @@ words, and the mistake by name when the evidence singles one out (``mistakes.dia
 
 But: it decides nothing about right or wrong; it is handed the trials and which failed.
 
->>> from bpe_course.outcomes import Result
+>>> from bpe_course.outcomes import Outcome
 >>> print(table_lines("stats afterwards", {("a", "b"): 2}, {("a", "t"): 12, ("a", "b"): 2}))
 ['stats afterwards: 1 pair differs:', "    ('a', 't'): should be gone (count 0), is 12"]
 """

@@ -23,7 +23,7 @@ But: it runs only our own variants, never the answer; outcomes come to it as pla
 >>> right = [("steat", toy, ["s", "t", "eat"]), ("seat", toy, ["seat"]),
 ...          ("ccb", [("cc", "b")], ["c", "c", "b"]),  # not a longest match: no merge makes cc
 ...          ("abc", [("a", "b"), ("b", "c")], ["ab", "c"])]  # not the merge learned last
->>> trials = [Trial((w, table), Result(want, None, (w, table)),
+>>> trials = [Trial((w, table), Outcome(want, None, (w, table)),
 ...                 run(encode_leftmost, (w, table)), w != "steat") for w, table, want in right]
 >>> diagnose("encode_bpe", trials).name
 'leftmost pair instead of lowest rank'
@@ -35,7 +35,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bpe_course.outcomes import Result, is_plain, run, same, where_problem
+from bpe_course.outcomes import Outcome, is_plain, run, same, where_problem
 from bpe_course.variants import (
     FIRST_LEFT_ENCODERS,
     STRING_MERGES,
@@ -744,7 +744,7 @@ def _variant_fits(name: str, variant: Callable, trials: Sequence[Trial]) -> bool
     )
 
 
-def run_variant(name: str, variant: Callable, args: tuple) -> Result:
+def run_variant(name: str, variant: Callable, args: tuple) -> Outcome:
     """One of our variants on ``args``, recorded like an answer."""
     return run(variant, args)
 

@@ -1,73 +1,144 @@
-"""What one call of an exercise function did, and comparing such outcomes exactly.
+"""What one call of an exercise function did, as plain data, and comparing such outcomes exactly.
 
-Shared by the notebooks' visible tests and the hidden tests, so that both judge and describe
-an answer the same way:
+The one outcome model of the course: the notebooks' visible tests, the hidden tests and the
+judge's sandbox (which loads this file's text on its own, so it imports only the standard
+library) all record and compare answers with it, so a mistake reads the same everywhere.
 
-- :class:`Result` is one call: the value, the error text and the arguments afterwards;
-- :func:`run` calls a function on deep copies of its arguments and records a ``Result``;
+- :func:`run_case` calls a function on deep copies of its arguments and records an
+  :class:`Outcome`: the value, the error text and the arguments afterwards; for
+  merge_and_update, ``words`` is a list that refuses to be looped over. :func:`run` is the
+  same call without that guard (the visible examples and our own wrong answers).
+- :func:`to_plain` turns whatever came back into plain data: objects whose type is exactly
+  ``bool``, ``int``, ``float``, ``str``, ``None``, ``tuple``, ``list``, ``dict``, ``set`` or
+  ``frozenset``. The standard library's dict types (exactly ``Counter``, ``defaultdict`` and
+  ``OrderedDict``) become the plain ``dict`` they hold, read through ``dict``'s own methods;
+  anything else becomes an :class:`Unplain` marker that equals nothing the reference returns.
 - :func:`same` compares plain data with every type included (``1`` is not ``True``);
-- :func:`where_problem` and :func:`where_gaps` say what a merge_and_update answer left wrong in
-  ``where``.
+  :func:`dumps` and :func:`loads` carry it through JSON to and from another process.
+- :func:`where_problem` and :func:`where_gaps` say what a merge_and_update answer left wrong
+  in ``where``.
 
-But: it knows no right answer and decides no score; the graded run of an answer happens
-outside the student's kernel, with its own runner.
+But: it knows no right answer and decides no score, and never calls a method of a student's
+object (nor of its class, which an answer may have patched).
 
 >>> run(lambda symbols, pair: list(symbols), (("a", "b"), ("a", "b"))).value
 ['a', 'b']
 >>> same({("a", "b"): 1}, {("a", "b"): True}), same([("a", "b")], [("a", "b")])
 (False, True)
+>>> class Yes(str):
+...     def __eq__(self, other):
+...         return True
+>>> to_plain(Yes("x"))
+Unplain(type_name='Yes')
+>>> from collections import Counter
+>>> to_plain(Counter({("a", "b"): 2}))
+{('a', 'b'): 2}
+>>> loads(dumps({("a", "b"): {1, 2}}))
+{('a', 'b'): {1, 2}}
 """
 
 from __future__ import annotations
 
 import copy
+import json
 from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
-
-from bpe_course.engine import index_pairs
+from typing import Any, NoReturn
 
 SCALARS = (bool, int, float, str, type(None))
-CONTAINERS = (tuple, list, set, frozenset, dict)
-DICT_TYPES = (Counter, OrderedDict, defaultdict)  # read as the plain dict they hold
-ERROR_LIMIT = 500
+# Read as the dict they hold. Bound when this module loads, before any answer runs (the
+# judge's sandbox loads it first), and matched by identity, so a dict subclass of the
+# answer's own, or one planted under a standard name later, is not one of them.
+DICT_TYPES = (dict, Counter, OrderedDict, defaultdict)
+# Deeper than any answer to these exercises; stops a list that contains itself.
+MAX_DEPTH = 12
+MAX_ITEMS = 200_000
+ERROR_LIMIT = 500  # characters of an error's message kept: a huge one would swamp the feedback
 
 
 @dataclass(frozen=True)
-class Result:
-    """One call: ``value`` returned (None if it raised), ``error`` as ``"Type: message"``
-    (None if it returned), ``after`` every argument as it was after the call."""
+class Unplain:
+    """Stands for an object that is not plain data; it equals only another ``Unplain``."""
+
+    type_name: str
+
+    def __repr__(self) -> str:
+        return f"Unplain(type_name={self.type_name!r})"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One call of an exercise function, as plain data.
+
+    ``value`` is what it returned (``None`` if it raised), ``error`` is ``"TypeName: message"``
+    if it raised (else ``None``), and ``after`` holds every argument as it was after the call.
+    """
 
     value: Any
     error: str | None
     after: tuple
 
 
-def typed(value: Any) -> Any:
-    """A form of ``value`` in which equal means equal in value and in every type; an object
-    that is not plain data equals only itself."""
+def _one_of(cls: type, types: tuple[type, ...]) -> bool:
+    # Identity, not ``in``: a metaclass could make ``==`` between classes say yes.
+    return any(cls is allowed for allowed in types)
+
+
+class _Budget:
+    """Counts the items converted so far, so a huge answer cannot stall the checker."""
+
+    def __init__(self) -> None:
+        self.left = MAX_ITEMS
+
+    def spend(self) -> bool:
+        self.left -= 1
+        return self.left >= 0
+
+
+def type_name(value: object) -> str:
+    """The name of ``value``'s type, read without running any code of that type."""
     cls = type(value)
-    if any(cls is t for t in SCALARS):
-        return (cls.__name__, value)
-    if cls is tuple or cls is list:
-        return (cls.__name__, tuple(typed(item) for item in value))
+    try:
+        name = type.__getattribute__(cls, "__qualname__")
+    except Exception:  # a class can make attribute lookups fail
+        name = "unknown type"
+    return name if isinstance(name, str) and type(name) is str else "unknown type"
+
+
+def to_plain(value: Any) -> Any:
+    """``value`` as plain data with exact types; anything else becomes an ``Unplain``."""
+    return _convert(value, 0, _Budget())
+
+
+def _convert(value: Any, depth: int, budget: _Budget) -> Any:
+    cls = type(value)
+    if not budget.spend():
+        return Unplain("answer too large to check")
+    if _one_of(cls, SCALARS):
+        return value
+    if depth >= MAX_DEPTH:
+        return Unplain("answer nested too deeply to check")
+    if cls is tuple:
+        return tuple(_convert(item, depth + 1, budget) for item in tuple.__iter__(value))
+    if cls is list:
+        return [_convert(item, depth + 1, budget) for item in list.__iter__(value)]
     if cls is set or cls is frozenset:
-        return (cls.__name__, frozenset(typed(item) for item in value))
-    if cls is dict:
-        return ("dict", frozenset((typed(k), typed(v)) for k, v in value.items()))
-    return ("other", cls.__qualname__, id(value))
-
-
-def same(expected: Any, got: Any) -> bool:
-    """True when two pieces of plain data are equal, with exactly the same types throughout."""
-    return typed(expected) == typed(got)
+        items = [_convert(item, depth + 1, budget) for item in cls.__iter__(value)]
+        return cls(items)
+    if _one_of(cls, DICT_TYPES):
+        # dict.items of the base type: whatever the answer's class overrides is never called.
+        return {
+            _convert(key, depth + 1, budget): _convert(item, depth + 1, budget)
+            for key, item in dict.items(value)
+        }
+    return Unplain(type_name(value))
 
 
 def is_plain(value: Any) -> bool:
-    """True when ``value`` is built only of plain types (no object of a class of its own)."""
+    """True when ``value`` is built only of plain types (an ``Unplain`` marker is not)."""
     cls = type(value)
-    if any(cls is t for t in SCALARS):
+    if _one_of(cls, SCALARS):
         return True
     if cls is tuple or cls is list or cls is set or cls is frozenset:
         return all(is_plain(item) for item in value)
@@ -76,44 +147,180 @@ def is_plain(value: Any) -> bool:
     return False
 
 
-def plain(value: Any) -> Any:
-    """``value`` with the standard library's dict types read as the dict they hold (a
-    Counter answer earns what a dict does); everything else is left as it is."""
+def typed(value: Any) -> Any:
+    """A form of plain data in which equal means equal in value and in every type."""
     cls = type(value)
-    if any(cls is t for t in DICT_TYPES):
-        return {plain(k): plain(v) for k, v in dict.items(value)}
-    if cls is dict:
-        return {plain(k): plain(v) for k, v in value.items()}
+    if _one_of(cls, SCALARS):
+        return (cls.__name__, value)
+    if cls is Unplain:
+        return ("Unplain", value.type_name)
     if cls is tuple or cls is list:
-        return cls(plain(item) for item in value)
-    return value
+        return (cls.__name__, tuple(typed(item) for item in value))
+    if cls is set or cls is frozenset:
+        return (cls.__name__, frozenset(typed(item) for item in value))
+    if cls is dict:
+        return ("dict", frozenset((typed(k), typed(v)) for k, v in value.items()))
+    raise TypeError(f"typed() takes plain data; got a {cls.__name__} (run to_plain first)")
+
+
+def same(expected: Any, got: Any) -> bool:
+    """True when two pieces of plain data are equal, with exactly the same types throughout."""
+    return typed(expected) == typed(got)
+
+
+# ---- running one case --------------------------------------------------------------------
+
+
+class WordsLoopError(RuntimeError):
+    """Raised when merge_and_update reads words that ``where`` does not point it to."""
+
+
+LOOP_HINT = (
+    "merge_and_update must not loop over all the words: read only the words that where[pair] lists"
+)
+
+
+class GuardedWords(list):
+    """The ``words`` list merge_and_update receives: it refuses to be looped over or measured
+    with ``len()`` (as the visible test's list does), and any read of a word that
+    ``where[pair]`` does not list counts as looping over all words."""
+
+    def __init__(self, words: list, allowed: set[int]) -> None:
+        super().__init__(words)
+        self._allowed = frozenset(allowed)
+
+    def _refuse(self, *args: object, **kwargs: object) -> NoReturn:
+        raise WordsLoopError(LOOP_HINT)
+
+    __iter__ = __reversed__ = __contains__ = _refuse
+    index = count = _refuse
+
+    def __len__(self) -> NoReturn:  # the number of words is only needed to visit them all
+        raise WordsLoopError(LOOP_HINT + " (len(words) is a step towards visiting every word)")
+
+    def copy(self) -> NoReturn:  # a copy would be looped over next
+        raise WordsLoopError(LOOP_HINT)
+
+    def __getitem__(self, i):
+        if type(i) is not int:
+            raise WordsLoopError(LOOP_HINT + f" (words[{i!r}] reads many words at once)")
+        if i < 0:
+            i += list.__len__(self)
+        if i not in self._allowed:
+            raise WordsLoopError(LOOP_HINT + f" (words[{i}] is not in where[pair])")
+        return list.__getitem__(self, i)
+
+    def as_plain_list(self) -> list:
+        return to_plain(list(list.__iter__(self)))
 
 
 def error_text(error: BaseException) -> str:
     """``"Type: message"`` for an exception, its message cut to ``ERROR_LIMIT`` characters."""
+    name = type(error).__name__
     try:
         message = str(error)
-    except Exception:  # an exception class may fail to print itself
+    except Exception:  # a student's exception class may fail to print itself
+        message = ""
+    if type(message) is not str:
         message = ""
     if len(message) > ERROR_LIMIT:
         message = message[:ERROR_LIMIT] + " ..."
-    return f"{type(error).__name__}: {message}" if message else type(error).__name__
+    return f"{name}: {message}" if message else name
 
 
-def run(func: Callable, args: Sequence[Any]) -> Result:
-    """Call ``func`` on deep copies of ``args``; what it returned or raised, and the
-    arguments afterwards."""
-    call_args = copy.deepcopy(tuple(args))
+def run_case(name: str, func: Callable, args: Sequence[Any]) -> Outcome:
+    """Call ``func`` on fresh deep copies of ``args`` and record what happened, as plain data;
+    merge_and_update gets its ``words`` as a :class:`GuardedWords`."""
+    call_args = list(copy.deepcopy(tuple(args)))
+    if name == "merge_and_update":
+        words, _counts, _stats, where, pair = call_args
+        call_args[0] = GuardedWords(words, set(where.get(pair, ())))
+    return _call(func, call_args)
+
+
+def run(func: Callable, args: Sequence[Any]) -> Outcome:
+    """Call ``func`` on fresh deep copies of ``args`` and record what happened, as plain data,
+    with no argument guarded."""
+    return _call(func, list(copy.deepcopy(tuple(args))))
+
+
+def _call(func: Callable, call_args: list) -> Outcome:
     try:
-        value, error = func(*call_args), None
-    except Exception as exc:
+        value = func(*call_args)
+        error = None
+    except KeyboardInterrupt:  # the grader's time limit, or the student's stop button
+        raise
+    except BaseException as exc:  # a student's bug (even SystemExit) is a result to judge
         value, error = None, error_text(exc)
-    return Result(plain(value), error, tuple(plain(arg) for arg in call_args))
+    after = tuple(
+        arg.as_plain_list() if isinstance(arg, GuardedWords) else to_plain(arg) for arg in call_args
+    )
+    return Outcome(value=to_plain(value), error=error, after=after)
+
+
+# ---- carrying plain data to another process ------------------------------------------------
+
+
+# JSON cannot hold tuples, sets or tuple keys, so each container is tagged with its type.
+def _encode(value: Any) -> Any:
+    cls = type(value)
+    if _one_of(cls, SCALARS):
+        return value
+    if cls is Unplain:
+        return {"unplain": value.type_name}
+    if cls is list:
+        return {"list": [_encode(item) for item in value]}
+    if cls is tuple:
+        return {"tuple": [_encode(item) for item in value]}
+    if cls is set or cls is frozenset:
+        ordered = sorted(value, key=lambda item: repr(typed(item)))
+        return {cls.__name__: [_encode(item) for item in ordered]}
+    if cls is dict:
+        return {"dict": [[_encode(k), _encode(v)] for k, v in value.items()]}
+    raise TypeError(f"dumps() takes plain data; got a {cls.__name__} (run to_plain first)")
+
+
+def _decode(value: Any) -> Any:
+    if type(value) is not dict:
+        return value
+    ((tag, body),) = value.items()
+    if tag == "unplain":
+        return Unplain(body)
+    if tag == "list":
+        return [_decode(item) for item in body]
+    if tag == "tuple":
+        return tuple(_decode(item) for item in body)
+    if tag == "set":
+        return {_decode(item) for item in body}
+    if tag == "frozenset":
+        return frozenset(_decode(item) for item in body)
+    if tag == "dict":
+        return {_decode(k): _decode(v) for k, v in body}
+    raise ValueError(f"unknown tag {tag!r} in plain-data JSON")
+
+
+def dumps(value: Any) -> str:
+    """Plain data (``Unplain`` markers included) as JSON text that :func:`loads` restores."""
+    return json.dumps(_encode(value))
+
+
+def loads(text: str) -> Any:
+    """The plain data that :func:`dumps` wrote."""
+    return _decode(json.loads(text))
+
+
+# ---- what merge_and_update left wrong in where ---------------------------------------------
 
 
 def true_where(words: list) -> dict:
-    """Each pair the words hold, with the indices of the words holding it."""
-    return index_pairs(words, [1] * len(words))[1]
+    """Each pair the words hold, with the indices of the words holding it (as
+    ``bpe_course.engine.index_pairs`` builds it; written here so this module needs only the
+    standard library)."""
+    where: dict = {}
+    for i, symbols in enumerate(words):
+        for pair in zip(symbols, symbols[1:]):
+            where.setdefault(pair, set()).add(i)
+    return where
 
 
 def where_gaps(after: tuple, expected_after: tuple) -> list[tuple[Any, list[int]]]:

@@ -40,6 +40,7 @@ from bpe_course.lesson_cells import LessonMarks, definitions_only
 if TYPE_CHECKING:  # nbformat takes a second to import: the check cell of every lesson pays it
     import nbformat
 
+# The hidden-test markers (nbgrader's ClearHiddenTests delimiters): the graders import them here.
 BEGIN_HIDDEN = "BEGIN HIDDEN TESTS"
 END_HIDDEN = "END HIDDEN TESTS"
 # The grader's per-cell limit (nbgrader_config.py): a cell that passes here in 15 s would

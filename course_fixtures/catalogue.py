@@ -3,7 +3,7 @@ and correct ones written in different styles.
 
 Every entry is source code, exactly what a student would type into an answer cell, so the
 same text can be run in-process by the unit tests and pasted into a notebook for the real
-nbgrader pipeline. ``WRONG[name]`` maps each mistake name (as ``hidden_tests.mistakes`` names it)
+nbgrader pipeline. ``WRONG[name]`` maps each mistake name (as ``bpe_course.mistakes`` names it)
 to an answer making that mistake; ``CORRECT[name]`` maps a label to a correct answer;
 ``DELEGATING[name]`` holds answers that call the course's demonstration engine instead of
 doing the work (right values in the student's kernel, 0 in the verified grade).

@@ -33,11 +33,11 @@ from autograder.course import EXERCISES
 from autograder.hidden_tests.came_back import CAME_BACK_LIMIT
 from autograder.hidden_tests.cases import GROUPS, cases
 from autograder.hidden_tests.judge import judge
-from autograder.hidden_tests.messages import named_mistake
-from autograder.hidden_tests.run import run_case
 from autograder.isolation import bwrap
 from autograder.judging.judge_answers import expected_outcomes, judge_notebook
 from autograder.judging.sandbox import run_answers
+from bpe_course.feedback import named_mistake
+from bpe_course.outcomes import run_case
 from course_fixtures.catalogue import CORRECT, MORE_WRONG, WRONG
 from tests.conftest import ROOT
 from tests.test_checkers import load

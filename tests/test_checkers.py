@@ -14,12 +14,10 @@ import solutions
 from autograder.course import EXERCISES
 from autograder.hidden_tests.cases import GROUPS, cases
 from autograder.hidden_tests.judge import check, judge
-from autograder.hidden_tests.messages import named_mistake
-from autograder.hidden_tests.mistakes import MISTAKES, mistake_names
-from autograder.hidden_tests.plain import Unplain, dumps, loads, same, to_plain
-from autograder.hidden_tests.run import Outcome, run_case
-from bpe_course import outcomes
 from bpe_course.examples import EXAMPLES, check_examples
+from bpe_course.feedback import named_mistake
+from bpe_course.mistakes import MISTAKES, mistake_names
+from bpe_course.outcomes import Outcome, Unplain, dumps, loads, run, run_case, same, to_plain
 from course_fixtures.catalogue import CORRECT, MORE_WRONG, WRONG
 from tests.conftest import ROOT
 
@@ -249,7 +247,7 @@ def test_judge_never_runs_what_it_is_given() -> None:
 def test_cases_are_plain_deterministic_and_hashseed_free() -> None:
     script = (
         "from autograder.hidden_tests.cases import cases, EXERCISES;"
-        "from autograder.hidden_tests.plain import dumps;"
+        "from bpe_course.outcomes import dumps;"
         "print(dumps([cases(n, g) for n in EXERCISES for g in ('core', 'random')]))"
     )
     runs = {
@@ -467,14 +465,10 @@ def test_the_cases_tell_every_two_known_mistakes_apart(name: str, group: str) ->
 
     args_list = cases(name, group)
     right = [run_case(name, getattr(solutions, name), a) for a in args_list]
-    runs = [
-        (m.name, [outcomes.run(v, a) for a in args_list])
-        for m in MISTAKES[name]
-        for v in m.variants
-    ]
+    runs = [(m.name, [run(v, a) for a in args_list]) for m in MISTAKES[name] for v in m.variants]
     # A variant right on every case of the group can never be named there (a variant names an
     # answer only when it does what the answer did on a failing case too): leave those out.
-    reference = [outcomes.run(getattr(solutions, name), a) for a in args_list]
+    reference = [run(getattr(solutions, name), a) for a in args_list]
     runs = [
         (mistake, outs)
         for mistake, outs in runs
@@ -552,11 +546,30 @@ def test_the_visible_and_hidden_messages_speak_with_one_voice() -> None:
     assert "Likely mistake: overlapping merges." in str(visible.value)
 
 
-@pytest.mark.parametrize(
-    "value",
-    [{("a", "b"): 1}, {("a", "b"): True}, [("a",)], (["a"],), {1, 2}, frozenset({1}), 1.0, None],
-)
-def test_the_two_comparisons_agree(value) -> None:
-    # bpe_course.outcomes.same (the visible tests') and plain.same (the graded run's).
-    for other in ({("a", "b"): 1}, {("a", "b"): True}, [("a",)], (["a"],), {1, 2}, 1, None):
-        assert outcomes.same(value, other) == same(value, other)
+class _Pairs:
+    """A merge_pair answer's own class of result: not plain data."""
+
+    def __repr__(self) -> str:
+        return "_Pairs()"
+
+
+def _returns_own_class(symbols, pair):
+    return _Pairs()
+
+
+def _raises_system_exit(symbols, pair):
+    raise SystemExit("bye")
+
+
+@pytest.mark.parametrize("wrong", [_returns_own_class, _raises_system_exit])
+def test_the_visible_check_words_an_odd_answer_as_the_hidden_one_does(wrong) -> None:
+    # One outcome model: an object of the answer's own class reads as Unplain, not its repr,
+    # and SystemExit is a result to judge, in the notebook as in the graded run.
+    with pytest.raises(AssertionError) as visible:
+        check_examples("merge_pair", wrong)
+    with pytest.raises(AssertionError) as hidden:
+        check("merge_pair", "examples", wrong)
+    visible_text, hidden_text = (
+        str(e.value).replace(" examples", " test inputs") for e in (visible, hidden)
+    )
+    assert visible_text == hidden_text

@@ -26,12 +26,12 @@ from autograder.hidden_tests import cases as cases_module
 from autograder.hidden_tests.cases import GROUPS, cases
 from autograder.hidden_tests.compare import agrees, reference
 from autograder.hidden_tests.fairness import uncaught, why_unfair
-from autograder.hidden_tests.mistakes import MISTAKES
-from autograder.hidden_tests.run import Outcome, run_case
 from autograder.judging import judge_answers
 from autograder.judging.judge_answers import exercises_of
 from autograder.nbgrader_steps import hidden_tests_outside
 from autograder.nbgrader_steps.hidden_tests_outside import JudgeHiddenTests
+from bpe_course.mistakes import MISTAKES
+from bpe_course.outcomes import Outcome, run_case
 from course_fixtures.catalogue import CORRECT, MORE_WRONG, WRONG
 from tests.conftest import ROOT
 from tests.test_checkers import load

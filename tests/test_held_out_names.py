@@ -33,11 +33,10 @@ import pytest
 import solutions
 from autograder.hidden_tests.cases import cases
 from autograder.hidden_tests.judge import judge
-from autograder.hidden_tests.run import run_case
 from bpe_course import mistakes as catalogue
 from bpe_course.examples import EXAMPLES, check_examples
 from bpe_course.feedback import named_mistake
-from bpe_course.outcomes import run, same
+from bpe_course.outcomes import run, run_case, same
 from tests.conftest import ROOT
 
 GROUPS = ("core", "random", "examples")

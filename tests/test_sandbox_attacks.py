@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from autograder.hidden_tests.run import ERROR_LIMIT
 from autograder.isolation import bwrap
 from autograder.judging import sandbox
 from autograder.judging.sandbox import run_answers
+from bpe_course.outcomes import ERROR_LIMIT
 from tests.conftest import ROOT
 from tests.support.attacks import FORK_LOOP, SEND_EVERYWHERE
 

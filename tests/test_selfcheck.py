@@ -132,6 +132,15 @@ def test_the_default_limit_is_the_graders() -> None:
     assert f"c.Execute.timeout = {CELL_TIMEOUT}\n" in config
 
 
+def test_the_hidden_markers_are_the_ones_nbgrader_clears() -> None:
+    from nbgrader.preprocessors import ClearHiddenTests
+
+    from bpe_course.selfcheck import BEGIN_HIDDEN, END_HIDDEN
+
+    clear = ClearHiddenTests()
+    assert (clear.begin_test_delimeter, clear.end_test_delimeter) == (BEGIN_HIDDEN, END_HIDDEN)
+
+
 def test_bad_paths_are_explained(tmp_path: Path) -> None:
     (tmp_path / "broken.ipynb").write_text("{ not json")
     result = selfcheck("missing.ipynb", "broken.ipynb", cwd=tmp_path)

@@ -8,7 +8,7 @@ it says what type came back where that is not the expected one.
 But: it decides nothing about right or wrong, and it does not hide the failing input, which
 is the one case of the term (``drawn``) this message shows.
 
->>> from autograder.hidden_tests.run import Outcome
+>>> from bpe_course.outcomes import Outcome
 >>> from bpe_course.mistakes import Trial
 >>> want, got = Outcome(("a",), None, ()), Outcome("x" * 999, None, ())
 >>> text = shorten("wrong:\\n    f('a')\\nexpected: ('a',)\\ngot: '" + "x" * 999 + "'", Trial(
@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from autograder.hidden_tests.plain import Unplain
+from bpe_course.outcomes import Unplain
 
 CAME_BACK_LIMIT = 200  # characters of an answer's own output that one message may show
 TYPE_NAME_LIMIT = 40  # an answer's class name is its own text too

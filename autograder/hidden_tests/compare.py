@@ -1,23 +1,23 @@
 """What counts as right: the reference's answer, and whether an outcome agrees with it.
 
-``where_gaps`` and ``where_problem`` (what an answer's ``where`` misses) come from
-``bpe_course.outcomes``, which the visible tests share.
-
 ``agrees`` compares plain-data outcomes exactly (types included); for merge_and_update,
 ``where`` only has to list every word that now holds each pair (stale indices are allowed).
+``trials_of`` pairs a group's outcomes with the reference's, as the ``Trial`` records from
+which ``bpe_course.feedback`` writes messages and ``bpe_course.mistakes`` names a mistake.
 
-But: it never runs student code; outcomes come from ``run.run_case``.
+But: it never runs student code; outcomes, ``same`` and ``where_problem`` come from
+``bpe_course.outcomes``, the outcome model the visible tests share.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import solutions
 from autograder.course import EXERCISES
-from autograder.hidden_tests.plain import same
-from autograder.hidden_tests.run import Outcome
-from bpe_course.outcomes import where_gaps, where_problem  # noqa: F401 - re-exported
+from bpe_course.mistakes import Trial
+from bpe_course.outcomes import Outcome, same, where_problem
 
 
 def reference(name: str) -> Callable:
@@ -38,3 +38,14 @@ def agrees(name: str, expected: Outcome, got: Outcome) -> bool:
             and where_problem(got.after, expected.after) is None
         )
     return same(expected.value, got.value) and same(expected.after, got.after)
+
+
+def trials_of(
+    name: str, all_args: Sequence[tuple], outcomes: Sequence[Any], expected: Sequence[Any]
+) -> list[Trial]:
+    """The group's trials: each case with the reference's and the answer's outcome, and
+    whether the answer agrees with the reference there."""
+    return [
+        Trial(tuple(args), want, got, agrees(name, want, got))
+        for args, want, got in zip(all_args, expected, outcomes)
+    ]

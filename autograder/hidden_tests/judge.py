@@ -1,8 +1,8 @@
 """The hidden tests' checker: judge a student's outcomes on every case of a group.
 
-- :func:`judge` compares outcomes (from ``run.run_case``) with the reference's and returns
-  failure messages, smallest failing input first, with the mistake by name only when the
-  whole group's outcomes single it out (``bpe_course.mistakes.diagnose``).
+- :func:`judge` compares outcomes (from ``bpe_course.outcomes.run_case``) with the
+  reference's and returns failure messages, smallest failing input first, with the mistake
+  by name only when the whole group's outcomes single it out (``bpe_course.mistakes.diagnose``).
 - :func:`check` is what a master notebook's hidden test cell calls: run, judge, and raise
   ``AssertionError`` with the first message.
 
@@ -20,10 +20,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from autograder.hidden_tests.cases import EXAMPLES, GROUPS, cases
-from autograder.hidden_tests.compare import reference
-from autograder.hidden_tests.messages import describe
-from autograder.hidden_tests.mistakes import trials_of
-from autograder.hidden_tests.run import Outcome, run_case
+from autograder.hidden_tests.compare import reference, trials_of
+from bpe_course.feedback import describe
+from bpe_course.outcomes import Outcome, run_case
 
 
 def size(args: Sequence[Any]) -> int:

@@ -24,12 +24,11 @@ import nbformat
 from autograder.course import ASSIGNMENT, EXERCISES
 from autograder.hidden_tests.came_back import shorten
 from autograder.hidden_tests.cases import EXAMPLES, cases
-from autograder.hidden_tests.compare import agrees, reference
+from autograder.hidden_tests.compare import agrees, reference, trials_of
 from autograder.hidden_tests.judge import judge, size
-from autograder.hidden_tests.mistakes import trials_of
-from autograder.hidden_tests.run import Outcome, run_case
 from autograder.judging.sandbox import DEFAULT_MEMORY_GB, DEFAULT_SECONDS, run_answers
 from autograder.shared.cells import answer_statements, engine_uses, example_calls
+from bpe_course.outcomes import Outcome, run_case
 
 GROUP_OF_CELL = {"examples": "examples", "hidden_core": "core", "hidden_random": "random"}
 # Errors that mean the answer could not run on its own, outside the student's kernel.

@@ -10,7 +10,7 @@ in one at a time, each after the previous one's outcome: the child holds only th
 the case it runs, never another case, group or expected result.
 Each group of cases has a time limit, started only by the step line the job says comes next;
 a group that runs out or dies fails from the case that was running, and the rest go to a fresh
-process, within one deadline for the whole call. Only ``plain.loads`` data comes back.
+process, within one deadline for the whole call. Only ``outcomes.loads`` data comes back.
 
 But: it never runs student code in this process and does not judge the outcomes.
 
@@ -34,14 +34,13 @@ import time
 from pathlib import Path
 
 from autograder.course import CODE_ROOT, ENGINE_MODULES, ENGINE_PARTS
-from autograder.hidden_tests.plain import dumps, loads
-from autograder.hidden_tests.run import ERROR_LIMIT, Outcome
 from autograder.isolation import bwrap, syscall_filter
 from autograder.isolation.bwrap import Sandbox, python_and_library
+from bpe_course.outcomes import ERROR_LIMIT, Outcome, dumps, loads
 
 HERE = Path(__file__).resolve().parent
 CHILD = HERE / "sandbox_child.py"
-HIDDEN_TESTS = CODE_ROOT / "autograder" / "hidden_tests"
+OUTCOMES = CODE_ROOT / "bpe_course" / "outcomes.py"  # the judge's child loads its text
 DEFAULT_SECONDS = 10.0  # per group of cases, like nbgrader's per-cell timeout
 DEFAULT_MEMORY_GB = 2.0
 _STARTUP_SECONDS = 5.0  # Python's own start, on a busy machine
@@ -305,8 +304,7 @@ def run_answers(
     The sandbox shows them Python and the course library, and nothing else of the machine."""
     sandbox = _answer_sandbox()
     tools = {
-        "plain_src": (HIDDEN_TESTS / "plain.py").read_text(),
-        "run_src": (HIDDEN_TESTS / "run.py").read_text(),
+        "outcomes_src": OUTCOMES.read_text(),
         "engine_modules": list(ENGINE_MODULES),
         "engine_parts": list(ENGINE_PARTS),
     }

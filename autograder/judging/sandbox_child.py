@@ -1,13 +1,13 @@
 """The program that runs inside the judge's sandbox: it defines a student's answer and calls it.
 
 It first limits itself (memory, as its one argument says; file size; no core files), then
-reads one JSON job line on stdin: the text of ``hidden_tests/plain.py`` and
-``hidden_tests/run.py`` (loaded under private names, so this process calls the very
-``run_case`` the hidden tests call), the engine's parts to refuse, and per exercise the
-student's statements and the indices of its cases by group; then each case, one line at a
-time, sent by the parent only after the previous case's outcome. It writes one JSON line per
-case, on a copy of stdout made before any student code ran, plus ``{"setup": name}`` and
-``{"start": [name, group]}`` lines from which the parent times each step.
+reads one JSON job line on stdin: the text of ``bpe_course/outcomes.py`` (loaded under a
+private name, so this process calls the very ``run_case`` the hidden tests call), the
+engine's parts to refuse, and per exercise the student's statements and the indices of its
+cases by group; then each case, one line at a time, sent by the parent only after the
+previous case's outcome. It writes one JSON line per case, on a copy of stdout made before
+any student code ran, plus ``{"setup": name}`` and ``{"start": [name, group]}`` lines from
+which the parent times each step.
 Before any student code runs, ``bpe_course.engine`` is replaced by a stand-in that refuses.
 
 But: it judges nothing, and uses only the standard library, run as ``python -I``.
@@ -89,19 +89,10 @@ def _load(name: str, source: str) -> types.ModuleType:
     return module
 
 
-def load_tools(plain_src: str, run_src: str) -> tuple:
-    """The plain-data and run_case modules, with nothing of the project left importable."""
-    plain = _load("_sandbox_plain", plain_src)
-    # run.py imports plain by its package name; serve it for that one import only.
-    names = ("autograder", "autograder.hidden_tests", "autograder.hidden_tests.plain")
-    sys.modules.update({name: types.ModuleType(name) for name in names[:-1]})
-    sys.modules[names[-1]] = plain
-    try:
-        run = _load("_sandbox_run", run_src)
-    finally:
-        for name in names:
-            sys.modules.pop(name, None)
-    return plain, run
+def load_tools(outcomes_src: str) -> types.ModuleType:
+    """The outcome model (run_case, plain data to and from JSON), loaded from its text: it
+    imports only the standard library, so nothing of the project need be importable."""
+    return _load("_sandbox_outcomes", outcomes_src)
 
 
 def run_statements(statements: list, namespace: dict) -> list:
@@ -125,17 +116,18 @@ def limit_self(memory_bytes: int) -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
-def run_one(name: str, func: object, missing: str, case_text: bytes, tools: tuple) -> str:
+def run_one(
+    name: str, func: object, missing: str, case_text: bytes, outcomes: types.ModuleType
+) -> str:
     """One case's outcome as text. Its data lives only in this call, so while the answer
     runs on the next case, nothing of this one is left to find."""
-    run, plain = tools
-    args = plain.loads(case_text.decode())
+    args = outcomes.loads(case_text.decode())
     if callable(func):
-        outcome = run.run_case(name, func, args)
+        outcome = outcomes.run_case(name, func, args)
         value, error, after = outcome.value, outcome.error, list(outcome.after)
     else:
         value, error, after = None, missing, list(args)
-    return plain.dumps([value, error, after])
+    return outcomes.dumps([value, error, after])
 
 
 def main() -> None:
@@ -150,7 +142,7 @@ def main() -> None:
     os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
     sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
     sys.stdin = open(os.devnull)  # noqa: SIM115
-    plain, run = load_tools(job["plain_src"], job["run_src"])
+    outcomes = load_tools(job["outcomes_src"])
     refuse_engine(job["engine_modules"], job["engine_parts"])
 
     def send(line: dict) -> None:
@@ -169,7 +161,7 @@ def main() -> None:
                 case_text = cases_in.readline()
                 if not case_text:  # the parent has stopped sending
                     return
-                outcome_text = run_one(name, func, missing, case_text, (run, plain))
+                outcome_text = run_one(name, func, missing, case_text, outcomes)
                 del case_text  # the next case must not find this one
                 send({"name": name, "group": group, "index": index, "outcome": outcome_text})
                 del outcome_text

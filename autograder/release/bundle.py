@@ -21,6 +21,7 @@ import zipfile
 from pathlib import Path
 
 from autograder.course import CODE_ROOT
+from bpe_course.selfcheck import BEGIN_HIDDEN
 
 ROOT = CODE_ROOT
 NAME = "bpe-course-student"
@@ -28,7 +29,7 @@ NAME = "bpe-course-student"
 # instructors'); the bundle ships it as it is, under the same name, as the README installs it.
 STUDENT_REQUIREMENTS = "requirements-student.txt"
 # Markers nbgrader leaves only in the instructors' masters.
-NOTEBOOK_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION", "### BEGIN HIDDEN TESTS")
+NOTEBOOK_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION", f"### {BEGIN_HIDDEN}")
 PRIVATE_IMPORT = re.compile(r"^\s*(from|import)\s+(solutions|autograder)\b", re.MULTILINE)
 
 README = """\

@@ -27,9 +27,10 @@ import nbformat
 
 from autograder.course import ASSIGNMENT, SOLUTIONS
 from autograder.release.bundle import leak
+from bpe_course.selfcheck import BEGIN_HIDDEN
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
-HIDDEN_MARKERS = ("BEGIN HIDDEN TESTS", "hidden_tests")
+HIDDEN_MARKERS = (BEGIN_HIDDEN, "hidden_tests")
 BANNER_ID = "bpe-solutions-not-for-submission"
 BANNER = f"""**Worked solutions, for reading: not for submission.**
 
@@ -52,7 +53,7 @@ def _nbgrader(cell: nbformat.NotebookNode) -> dict:
 
 def is_hidden_test(master_cell: nbformat.NotebookNode) -> bool:
     """A test cell whose master holds hidden tests: left out whole."""
-    return "BEGIN HIDDEN TESTS" in master_cell.source
+    return BEGIN_HIDDEN in master_cell.source
 
 
 def solution_notebook(master: Path, released: Path) -> nbformat.NotebookNode:

@@ -33,9 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from autograder.course import EXERCISES, RECORDS, exercise_of
-from autograder.hidden_tests.messages import named_mistake, not_written
-from autograder.hidden_tests.mistakes import mistake_names
 from autograder.reports.safe_csv import write_csv as write_csv_safely
+from bpe_course.feedback import named_mistake, not_written
+from bpe_course.mistakes import mistake_names
 
 NAMED, NOT_WRITTEN, UNEXPLAINED = "named", "not written", "unexplained"
 # Where a named mistake is looked for first: the core cases are built to trip each one.
