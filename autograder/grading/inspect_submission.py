@@ -11,6 +11,7 @@ But: it does not grade and does not touch the gradebook.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from pathlib import Path
@@ -18,13 +19,18 @@ from pathlib import Path
 import nbformat
 
 from autograder.nbgrader_steps.guarded_execute import KERNEL_LOST
-from autograder.nbgrader_steps.owned_collect import EntryBudget, TooManyEntriesError  # noqa: F401
 from autograder.shared.problems import (  # noqa: F401 - the names grading reads from here
     NBGRADER_FILES,
     NOT_GRADED_KIND,
     REFUSED_KIND,
     Problem,
     printable,
+)
+from autograder.shared.safe_walk import (  # noqa: F401 - grading catches TooManyEntriesError
+    FOLDER,
+    ChangedWhileWalkedError,
+    TooManyEntriesError,
+    walk,
 )
 from bpe_course.lesson_cells import is_tracked
 
@@ -63,24 +69,29 @@ def unsafe_entries(submitted: Path) -> list[str]:
     folders themselves included. nbgrader follows links when it copies and writes, so a
     submission holding one is not graded (``grade_one.record_refused`` records it).
 
-    Raises ``TooManyEntriesError`` past collect's bounds (``owned_collect.MAX_ENTRIES`` files
+    Raises ``TooManyEntriesError`` past collect's bounds (``safe_walk.MAX_ENTRIES`` files
     and folders, ``MAX_DEPTH`` deep), having listed no further: a ``submitted/`` filled by
-    hand is bounded as collect bounds an entry."""
+    hand is bounded as collect bounds an entry. A part that changes while walked (made a link
+    since it was listed) is listed as unsafe too."""
     if submitted.is_symlink() or submitted.parent.is_symlink():
         return ["."]
     if not submitted.is_dir():
         return []
-    found = []
-    budget = EntryBudget()
-    folders = [(str(submitted), "", 0)]
-    while folders:
-        folder, where, depth = folders.pop()
-        for entry in budget.listing(folder, where, depth):
-            path = os.path.join(where, entry.name)
-            if entry.is_dir(follow_symlinks=False):
-                folders.append((entry.path, path, depth + 1))
-            elif not entry.is_file(follow_symlinks=False):  # a link, fifo, socket or device
-                found.append(path)
+    try:
+        top = os.open(submitted, FOLDER)
+    except OSError as error:
+        if error.errno == errno.ELOOP:  # it became a link since
+            return ["."]
+        raise
+    found: list[str] = []
+    try:
+        for entry in walk(top):
+            if not (entry.is_dir or entry.is_regular):  # a link, fifo, socket or device
+                found.append(entry.path)
+    except ChangedWhileWalkedError as changed:
+        found.append(changed.path)
+    finally:
+        os.close(top)
     return sorted(found)
 
 
