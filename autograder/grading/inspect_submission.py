@@ -32,7 +32,7 @@ from autograder.shared.safe_walk import (  # noqa: F401 - grading catches TooMan
     TooManyEntriesError,
     walk,
 )
-from bpe_course.lesson_cells import is_tracked
+from bpe_course.lesson_cells import is_tracked, nbgrader_meta
 
 # A lesson has about 30 cells and 50 KB; an answered one with every output a few MB. Far past
 # that, a notebook only holds a grading worker (and everyone's feedback) for minutes.
@@ -44,14 +44,14 @@ def graded_ids(notebook: nbformat.NotebookNode) -> dict[str, nbformat.NotebookNo
     """The cells nbgrader tracks (grade, solution or locked), by grade_id."""
     out = {}
     for cell in notebook.cells:
-        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        grade_id = nbgrader_meta(cell).get("grade_id")
         if grade_id and is_tracked(cell):
             out[grade_id] = cell
     return out
 
 
 def has_graded_cells(notebook: nbformat.NotebookNode) -> bool:
-    return any(c.get("metadata", {}).get("nbgrader", {}).get("grade") for c in notebook.cells)
+    return any(nbgrader_meta(c).get("grade") for c in notebook.cells)
 
 
 def read_notebook(path: Path) -> nbformat.NotebookNode:
@@ -142,14 +142,14 @@ def _locked_cell_problems(
     theirs = graded_ids(notebook)
     ours = graded_ids(master)
     for grade_id, cell in ours.items():
-        meta = cell.metadata.nbgrader
+        meta = nbgrader_meta(cell)
         if meta.get("grade") and not meta.get("solution") and grade_id not in theirs:
             problems.append(Problem("deleted_test_cell", name, grade_id))
     release_path = released / f"{name}.ipynb" if released else None
     if release_path and release_path.exists():
         release = graded_ids(nbformat.read(release_path, as_version=4))
         for grade_id, cell in release.items():
-            locked = cell.metadata.nbgrader.get("locked") and grade_id in theirs
+            locked = nbgrader_meta(cell).get("locked") and grade_id in theirs
             if locked and theirs[grade_id].source.strip() != cell.source.strip():
                 problems.append(Problem("edited_locked_cell", name, grade_id))
     return problems
@@ -175,7 +175,7 @@ def read_outcomes(autograded: Path, names: list[str]) -> list[Problem]:
         for cell in notebook.cells:
             if cell.cell_type != "code":
                 continue
-            meta = cell.get("metadata", {}).get("nbgrader", {})
+            meta = nbgrader_meta(cell)
             errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
             if not errors:
                 continue
