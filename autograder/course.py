@@ -1,7 +1,8 @@
 """The bottom layer of the grading code: the course's facts and where its files live.
 
 One place for the assignment's name, its five exercises, the parts of the demonstration
-engine an answer may not use, the records a grading run leaves, and a student's status.
+engine an answer may not use, the records a grading run leaves, a student's status, and the
+reading of the course's ``nbgrader_config.py`` (``course_config``).
 
 But: it reads no notebook and grades nothing; every other module of ``autograder`` may
 import it, and it imports none of them.
@@ -11,6 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from traitlets.config import Config
 
 CODE_ROOT = Path(__file__).resolve().parent.parent
 ASSIGNMENT = "bpe"
@@ -54,11 +59,17 @@ def exercise_of(cell: str) -> str | None:
     return None
 
 
-def class_db_path(course_root: Path) -> Path:
-    """The SQLite gradebook that ``nbgrader_config.py`` names."""
+def course_config(course_root: Path) -> Config:
+    """The configuration that the course's ``nbgrader_config.py`` (in ``course_root``) sets,
+    as nbgrader reads it: every reader of the course's settings starts here."""
     from traitlets.config.loader import PyFileConfigLoader
 
-    config = PyFileConfigLoader("nbgrader_config.py", path=str(course_root)).load_config()
+    return PyFileConfigLoader("nbgrader_config.py", path=str(course_root)).load_config()
+
+
+def class_db_path(course_root: Path) -> Path:
+    """The SQLite gradebook that ``nbgrader_config.py`` names."""
+    config = course_config(course_root)
     url = str(config.CourseDirectory.get("db_url", f"sqlite:///{course_root / 'gradebook.db'}"))
     if not url.startswith("sqlite:///"):
         raise SystemExit(f"grading needs an SQLite gradebook; nbgrader_config.py says {url}")

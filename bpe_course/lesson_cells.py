@@ -10,7 +10,8 @@ A lean run (grading, and the self-check) runs a lesson's own cells for their ``i
   master notebook, the self-check from the marks (``MARK``) the release put on each
   lesson code cell;
 - ``is_tracked`` names the cells nbgrader tracks (answers, tests, locked cells), which
-  always run whole.
+  always run whole; ``nbgrader_meta`` is a cell's nbgrader metadata, the one reading of it
+  that the course and the grader share.
 
 >>> definitions_only("import re\\nprint('slow demo')\\ndef f():\\n    return 1\\nf()")
 'import re\\n\\ndef f():\\n    return 1'
@@ -82,9 +83,20 @@ def source_sha256(source: str | list[str]) -> str:
     return hashlib.sha256(text.strip().encode("utf-8")).hexdigest()
 
 
+def nbgrader_meta(cell: Cell) -> Mapping[str, Any]:
+    """A cell's nbgrader metadata (``grade``, ``solution``, ``locked``, ``grade_id``,
+    ``points``), empty for a cell nbgrader does not know.
+
+    >>> nbgrader_meta({"metadata": {"nbgrader": {"grade_id": "t1"}}}), nbgrader_meta({})
+    ({'grade_id': 't1'}, {})
+    """
+    meta: Mapping[str, Any] = cell.get("metadata", {}).get("nbgrader", {})
+    return meta
+
+
 def is_tracked(cell: Cell) -> bool:
     """True for the cells nbgrader tracks: graded, solution or locked."""
-    meta = cell.get("metadata", {}).get("nbgrader", {})
+    meta = nbgrader_meta(cell)
     return bool(meta.get("grade") or meta.get("solution") or meta.get("locked"))
 
 

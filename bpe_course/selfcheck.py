@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bpe_course.lesson_cells import LessonMarks, definitions_only
+from bpe_course.lesson_cells import LessonMarks, definitions_only, nbgrader_meta
 
 if TYPE_CHECKING:  # nbformat takes a second to import: the check cell of every lesson pays it
     import nbformat
@@ -82,7 +82,7 @@ def visible_source(source: str) -> str:
 
 
 def is_test_cell(cell: nbformat.NotebookNode) -> bool:
-    meta = cell.get("metadata", {}).get("nbgrader", {})
+    meta = nbgrader_meta(cell)
     return cell.cell_type == "code" and bool(meta.get("grade")) and "grade_id" in meta
 
 
@@ -152,9 +152,7 @@ def run_notebook(path: Path, timeout: int = CELL_TIMEOUT, whole: bool = False) -
     # student's business: keep them out of the report.
     client.execute(stderr=subprocess.DEVNULL, env={**os.environ, INSIDE_SELFCHECK: "1"})
     results = [
-        TestResult(
-            cell.metadata["nbgrader"]["grade_id"], first_error(cell, timeout), index in hidden
-        )
+        TestResult(nbgrader_meta(cell)["grade_id"], first_error(cell, timeout), index in hidden)
         for index, cell in enumerate(notebook.cells)
         if is_test_cell(cell)
     ]

@@ -29,9 +29,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from traitlets.config.loader import PyFileConfigLoader
-
-from autograder.course import SOLUTIONS
+from autograder.course import SOLUTIONS, course_config
 from autograder.nbgrader_steps import private_submit
 
 # What the instructor's copy holds: enough to generate, release, grade and give feedback with
@@ -124,7 +122,7 @@ class HubFolder:
 def course_settings(course_root: Path) -> tuple[str, str]:
     """The course id and the gradebook's URL that the course's own ``nbgrader_config.py``
     sets (one place for them)."""
-    config = PyFileConfigLoader("nbgrader_config.py", path=str(course_root)).load_config()
+    config = course_config(course_root)
     return str(config.CourseDirectory.course_id), str(config.CourseDirectory.db_url)
 
 

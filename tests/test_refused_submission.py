@@ -6,7 +6,7 @@ symbolic link to a-honest's, whose ``notes.txt`` links to a file outside the cou
 ``solutions/bpe.py`` (a unique marker in it) and whose second notebook is their own; and
 ``c-piper``, whose last notebook is a FIFO (nbgrader would block on it) and whose first is their
 own; and ``d-crowd``, whose own first notebook sits beside 60,000 empty files (over
-``owned_collect.MAX_ENTRIES``: set aside unopened past the bound, ``test_submission_bounds``
+``safe_walk.MAX_ENTRIES``: set aside unopened past the bound, ``test_submission_bounds``
 counts how far). Each refused student has a student row and a submission in
 ``gradebook.db``, with the regular-file notebooks recorded and shown in ``autograded/``, every
 automatic score unset and every cell flagged for a person; nbgrader's export lists them (0,

@@ -2,7 +2,7 @@
 
 Sixty thousand empty files (under every size cap) once made the class's ``make autograde`` take
 155 s instead of 18–20 s. A submission is now bounded before it is copied: at most
-``MAX_ENTRIES`` files and folders, ``MAX_DEPTH`` deep (``owned_collect``). Here the walks of
+``MAX_ENTRIES`` files and folders, ``MAX_DEPTH`` deep (``safe_walk``). Here the walks of
 collect (``copy_plain``) and of grading (``unsafe_entries``) refuse such a folder having listed
 no more than the bound (counted at ``os.scandir``), and ``nbgrader collect`` takes an honest
 entry beside a crowded one. No time is measured: the count of entries read is what does not
@@ -19,12 +19,8 @@ from pathlib import Path
 import pytest
 
 from autograder.grading.inspect_submission import unsafe_entries
-from autograder.nbgrader_steps.owned_collect import (
-    MAX_DEPTH,
-    MAX_ENTRIES,
-    TooManyEntriesError,
-    copy_plain,
-)
+from autograder.nbgrader_steps.owned_collect import copy_plain
+from autograder.shared.safe_walk import MAX_DEPTH, MAX_ENTRIES, TooManyEntriesError
 from tests.test_exchange_collect import COURSE_ID, GHOST, collect, stamp
 
 CROWD = 60_000

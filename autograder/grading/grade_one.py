@@ -30,9 +30,8 @@ import nbformat
 from nbgrader.converters import Autograde
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.utils import capture_log
-from traitlets.config.loader import PyFileConfigLoader
 
-from autograder.course import ASSIGNMENT, CODE_ROOT, RECORDS
+from autograder.course import ASSIGNMENT, CODE_ROOT, RECORDS, course_config
 from autograder.grading.gradebook_rows import (
     Rows,
     flag_refused,
@@ -118,7 +117,7 @@ def _nbgrader_config(
 ) -> Any:
     """nbgrader_config.py's configuration for grading one student into ``db_path``; the
     judge's verdicts go to ``record``, the repaired outputs beside it."""
-    config = PyFileConfigLoader("nbgrader_config.py", path=str(course_root)).load_config()
+    config = course_config(course_root)
     config.CourseDirectory.root = str(course_root)
     config.CourseDirectory.db_url = f"sqlite:///{db_path}"
     # nbgrader_config.py's steps; in lean grading, lesson cells cut to their definitions
@@ -459,7 +458,7 @@ def _sanitize(
 ) -> tuple[bool, str]:
     """nbgrader's autograde of the copy in ``submitted`` with nothing executed or scored, into
     ``autograded/<student>/<assignment>``; returns whether it succeeded, and its log."""
-    config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
+    config = course_config(root)
     config.CourseDirectory.root = str(root)
     config.CourseDirectory.db_url = f"sqlite:///{db_path}"
     # Relative: nbgrader puts the folder, unescaped, into a pattern after the escaped root.

@@ -11,6 +11,7 @@ But: it does not grade and does not touch the gradebook.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from pathlib import Path
@@ -18,7 +19,6 @@ from pathlib import Path
 import nbformat
 
 from autograder.nbgrader_steps.guarded_execute import KERNEL_LOST
-from autograder.nbgrader_steps.owned_collect import EntryBudget, TooManyEntriesError  # noqa: F401
 from autograder.shared.problems import (  # noqa: F401 - the names grading reads from here
     NBGRADER_FILES,
     NOT_GRADED_KIND,
@@ -26,7 +26,13 @@ from autograder.shared.problems import (  # noqa: F401 - the names grading reads
     Problem,
     printable,
 )
-from bpe_course.lesson_cells import is_tracked
+from autograder.shared.safe_walk import (  # noqa: F401 - grading catches TooManyEntriesError
+    FOLDER,
+    ChangedWhileWalkedError,
+    TooManyEntriesError,
+    walk,
+)
+from bpe_course.lesson_cells import is_tracked, nbgrader_meta
 
 # A lesson has about 30 cells and 50 KB; an answered one with every output a few MB. Far past
 # that, a notebook only holds a grading worker (and everyone's feedback) for minutes.
@@ -38,14 +44,14 @@ def graded_ids(notebook: nbformat.NotebookNode) -> dict[str, nbformat.NotebookNo
     """The cells nbgrader tracks (grade, solution or locked), by grade_id."""
     out = {}
     for cell in notebook.cells:
-        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        grade_id = nbgrader_meta(cell).get("grade_id")
         if grade_id and is_tracked(cell):
             out[grade_id] = cell
     return out
 
 
 def has_graded_cells(notebook: nbformat.NotebookNode) -> bool:
-    return any(c.get("metadata", {}).get("nbgrader", {}).get("grade") for c in notebook.cells)
+    return any(nbgrader_meta(c).get("grade") for c in notebook.cells)
 
 
 def read_notebook(path: Path) -> nbformat.NotebookNode:
@@ -63,24 +69,29 @@ def unsafe_entries(submitted: Path) -> list[str]:
     folders themselves included. nbgrader follows links when it copies and writes, so a
     submission holding one is not graded (``grade_one.record_refused`` records it).
 
-    Raises ``TooManyEntriesError`` past collect's bounds (``owned_collect.MAX_ENTRIES`` files
+    Raises ``TooManyEntriesError`` past collect's bounds (``safe_walk.MAX_ENTRIES`` files
     and folders, ``MAX_DEPTH`` deep), having listed no further: a ``submitted/`` filled by
-    hand is bounded as collect bounds an entry."""
+    hand is bounded as collect bounds an entry. A part that changes while walked (made a link
+    since it was listed) is listed as unsafe too."""
     if submitted.is_symlink() or submitted.parent.is_symlink():
         return ["."]
     if not submitted.is_dir():
         return []
-    found = []
-    budget = EntryBudget()
-    folders = [(str(submitted), "", 0)]
-    while folders:
-        folder, where, depth = folders.pop()
-        for entry in budget.listing(folder, where, depth):
-            path = os.path.join(where, entry.name)
-            if entry.is_dir(follow_symlinks=False):
-                folders.append((entry.path, path, depth + 1))
-            elif not entry.is_file(follow_symlinks=False):  # a link, fifo, socket or device
-                found.append(path)
+    try:
+        top = os.open(submitted, FOLDER)
+    except OSError as error:
+        if error.errno == errno.ELOOP:  # it became a link since
+            return ["."]
+        raise
+    found: list[str] = []
+    try:
+        for entry in walk(top):
+            if not (entry.is_dir or entry.is_regular):  # a link, fifo, socket or device
+                found.append(entry.path)
+    except ChangedWhileWalkedError as changed:
+        found.append(changed.path)
+    finally:
+        os.close(top)
     return sorted(found)
 
 
@@ -131,14 +142,14 @@ def _locked_cell_problems(
     theirs = graded_ids(notebook)
     ours = graded_ids(master)
     for grade_id, cell in ours.items():
-        meta = cell.metadata.nbgrader
+        meta = nbgrader_meta(cell)
         if meta.get("grade") and not meta.get("solution") and grade_id not in theirs:
             problems.append(Problem("deleted_test_cell", name, grade_id))
     release_path = released / f"{name}.ipynb" if released else None
     if release_path and release_path.exists():
         release = graded_ids(nbformat.read(release_path, as_version=4))
         for grade_id, cell in release.items():
-            locked = cell.metadata.nbgrader.get("locked") and grade_id in theirs
+            locked = nbgrader_meta(cell).get("locked") and grade_id in theirs
             if locked and theirs[grade_id].source.strip() != cell.source.strip():
                 problems.append(Problem("edited_locked_cell", name, grade_id))
     return problems
@@ -164,7 +175,7 @@ def read_outcomes(autograded: Path, names: list[str]) -> list[Problem]:
         for cell in notebook.cells:
             if cell.cell_type != "code":
                 continue
-            meta = cell.get("metadata", {}).get("nbgrader", {})
+            meta = nbgrader_meta(cell)
             errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
             if not errors:
                 continue

@@ -1,10 +1,11 @@
 """The readable part of a refused submission (a link, a special file, too many files), copied.
 
 ``safe_copy`` copies the named files of ``submitted/<student>/<assignment>`` that are regular
-files into a scratch folder without following any link: each folder is opened relative to
-the one above it with ``O_NOFOLLOW``, and each file only after ``lstat`` says it is regular,
-with ``O_NOFOLLOW | O_NONBLOCK`` (a FIFO swapped in cannot block), checked again with
-``fstat`` (same file, still regular) and read by descriptor up to a size limit.
+files into a scratch folder without following any link, through ``autograder.shared.safe_walk``:
+each folder is opened relative to the one above it with ``O_NOFOLLOW``, and each file only
+after ``lstat`` says it is regular, with ``O_NOFOLLOW | O_NONBLOCK`` (a FIFO swapped in cannot
+block), checked again with ``fstat`` (same file, still regular) and read by descriptor up to
+a size limit.
 ``reason`` is what the gradebook's comments tell the person who grades it.
 
 But: it runs no student code, gives no score and writes no gradebook (``grade_one`` hands
@@ -16,13 +17,17 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 from pathlib import Path
 
-from autograder.nbgrader_steps.owned_collect import MAX_DEPTH, MAX_ENTRIES
+from autograder.shared.safe_walk import (
+    MAX_DEPTH,
+    MAX_ENTRIES,
+    UntrustedEntryError,
+    entry_of,
+    open_below,
+    open_regular,
+)
 
-_FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 TIMESTAMP = "timestamp.txt"
 MAX_TIMESTAMP_BYTES = 1024
 
@@ -31,17 +36,13 @@ def read_regular(folder: int, name: str, limit: int) -> bytes | None:
     """The bytes of the regular file ``name`` in the open folder ``folder``, or None when it
     is anything else (a link, a FIFO, a folder), changed while opened, or over ``limit``."""
     try:
-        seen = os.stat(name, dir_fd=folder, follow_symlinks=False)
-        if not stat.S_ISREG(seen.st_mode) or seen.st_size > limit:
+        found = entry_of(folder, name)
+        if not found.is_regular or found.info.st_size > limit:
             return None
-        fd = os.open(name, _FILE, dir_fd=folder)
-    except OSError:
+        fd = open_regular(found)
+    except (OSError, UntrustedEntryError):
         return None
     try:
-        opened = os.fstat(fd)
-        same = (opened.st_dev, opened.st_ino) == (seen.st_dev, seen.st_ino)
-        if not (stat.S_ISREG(opened.st_mode) and same):
-            return None
         chunks: list[bytes] = []
         size = 0
         while size <= limit:
@@ -57,32 +58,14 @@ def read_regular(folder: int, name: str, limit: int) -> bytes | None:
         os.close(fd)
 
 
-def _open_submission(submitted: Path, student: str, assignment: str) -> int | None:
-    """A descriptor of ``submitted/<student>/<assignment>``, reached through no link."""
-    try:
-        fd = os.open(submitted, _FOLDER & ~os.O_NOFOLLOW)  # the instructor's own folder
-    except OSError:
-        return None
-    for part in (student, assignment):
-        try:
-            below: int | None = os.open(part, _FOLDER, dir_fd=fd)
-        except OSError:
-            below = None
-        finally:
-            os.close(fd)
-        if below is None:
-            return None
-        fd = below
-    return fd
-
-
 def safe_copy(
     submitted: Path, student: str, assignment: str, limits: dict[str, int], target: Path
 ) -> list[str]:
     """Copy each file named in ``limits`` (name -> most bytes) that is a regular file of the
     submission into ``target`` (created); return the names copied."""
-    folder = _open_submission(submitted, student, assignment)
-    if folder is None:
+    try:
+        folder = open_below(submitted, student, assignment)
+    except OSError:
         return []
     target.mkdir(parents=True, exist_ok=True)
     copied = []

@@ -28,6 +28,7 @@ from autograder.hidden_tests.compare import agrees, reference, trials_of
 from autograder.hidden_tests.judge import judge, size
 from autograder.judging.sandbox import DEFAULT_MEMORY_GB, DEFAULT_SECONDS, run_answers
 from autograder.shared.cells import answer_statements, engine_uses, example_calls
+from bpe_course.lesson_cells import nbgrader_meta
 from bpe_course.outcomes import Outcome, run_case
 
 GROUP_OF_CELL = {"examples": "examples", "hidden_core": "core", "hidden_random": "random"}
@@ -59,7 +60,7 @@ def exercises_of(course_root: Path, assignment: str = ASSIGNMENT) -> list[Exerci
     found = []
     for path in sorted((course_root / "source" / assignment).glob("*.ipynb")):
         notebook = nbformat.read(path, as_version=4)
-        metas = [(c, c.get("metadata", {}).get("nbgrader", {})) for c in notebook.cells]
+        metas = [(c, nbgrader_meta(c)) for c in notebook.cells]
         for name in EXERCISES:
             if not any(m.get("solution") and m.get("grade_id") == name for _, m in metas):
                 continue

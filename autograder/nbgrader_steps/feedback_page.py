@@ -34,6 +34,7 @@ from traitlets.config import Config
 
 from autograder.course import exercise_of
 from autograder.shared.math_as_mathml import markdown_to_html
+from bpe_course.lesson_cells import nbgrader_meta
 
 TEMPLATES = Path(__file__).with_name("feedback_template")  # holds bpe_feedback/
 NBGRADER_TEMPLATES = str(
@@ -68,7 +69,7 @@ class FeedbackPage(Preprocessor):
     def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
         titles = {}
         for cell in nb.cells:
-            meta = cell.get("metadata", {}).get("nbgrader", {})
+            meta = nbgrader_meta(cell)
             if meta.get("grade") and meta.get("grade_id") and not meta.get("solution"):
                 titles[meta["grade_id"]] = cell_title(meta["grade_id"])
         resources["bpe_feedback"] = {"titles": titles}

@@ -44,6 +44,7 @@ from autograder.shared.well_formed_outputs import (
     well_formed_cell,
     well_formed_metadata,
 )
+from bpe_course.lesson_cells import nbgrader_meta
 
 # Message types named in a note as they are; any other is "a message" (its type is the kernel's).
 _KNOWN_MESSAGES = (
@@ -100,7 +101,7 @@ class GuardedExecute(Execute):
         refuse_unconfined(self.kernel_name)
         self.kernel_lost_reason: str | None = None
         # Many cells that each run to the time limit would hold a worker for hours.
-        tests = sum(1 for c in nb.cells if c.get("metadata", {}).get("nbgrader", {}).get("grade"))
+        tests = sum(1 for c in nb.cells if nbgrader_meta(c).get("grade"))
         self.deadline = time.monotonic() + self.budget + (self.timeout or 10) * tests
         self.notebook_name = str((resources or {}).get("unique_key", ""))
         self.dropped: dict[int, list[str]] = {}

@@ -32,6 +32,7 @@ from autograder.judging.judge_answers import (
 )
 from autograder.nbgrader_steps.guarded_execute import KERNEL_LOST
 from autograder.nbgrader_steps.redact_feedback import TIME_LIMIT, time_limit_message
+from bpe_course.lesson_cells import nbgrader_meta
 from bpe_course.selfcheck import BEGIN_HIDDEN
 
 _STASH = "hidden_test_sources"  # resources key: cell index -> the hidden test cell's text
@@ -40,11 +41,11 @@ TIMED_OUT = "did not finish within"  # the sandbox's words for a step past its t
 
 
 def _grade_id(cell: NotebookNode) -> str:
-    return str(cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", ""))
+    return str(nbgrader_meta(cell).get("grade_id", ""))
 
 
 def _is_graded(cell: NotebookNode) -> bool:
-    return bool(cell.get("metadata", {}).get("nbgrader", {}).get("grade")) and bool(_grade_id(cell))
+    return bool(nbgrader_meta(cell).get("grade")) and bool(_grade_id(cell))
 
 
 def _printed(cell: NotebookNode) -> list[NotebookNode]:

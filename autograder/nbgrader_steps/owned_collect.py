@@ -16,7 +16,7 @@ On a hub every student may create entries in inbound (mode 2733), so an entry's 
   files, which leaves no trace to check. The course's submit (``private_submit``) never
   leaves an entry so; nbgrader's own leaves it 0777;
 - it holds at most ``MAX_ENTRIES`` files and folders, nested at most ``MAX_DEPTH`` deep. The
-  walk stops at the bound (``EntryBudget``: ``os.scandir`` read only that far), so sixty
+  walk stops at the bound (``safe_walk.EntryBudget``: ``os.scandir`` read only that far), so sixty
   thousand files cost no more than two hundred; grading walks ``submitted/`` with the same
   budget (``inspect_submission.unsafe_entries``).
 
@@ -73,77 +73,21 @@ from traitlets import Bool, Integer
 from autograder.course import SOLUTIONS
 from autograder.roster import read_roster, why_not_a_student
 from autograder.shared.problems import printable
+from autograder.shared.safe_walk import (
+    FILE,
+    FOLDER,
+    Found,
+    UntrustedEntryError,
+    kind,
+    open_regular,
+    walk,
+)
 
-FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
-# O_NONBLOCK: a fifo swapped in after the listing opens at once and is refused by its fstat.
-FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK
 NOT_FOR_SUBMISSION = (
     f"{SOLUTIONS} is the course's released solutions, for reading: nothing of it is collected "
     "or graded"
 )
-# The bounds of one submission, at collect and again at grading: the assignment is four
-# notebooks at its top, so a student's extra files and folders fit many times over.
-MAX_ENTRIES = 200  # files and folders, all told
-MAX_DEPTH = 8  # folders inside folders
 CHUNK = 1 << 20
-
-
-class UntrustedEntryError(Exception):
-    """Why an inbound entry is not collected."""
-
-
-class TooManyEntriesError(UntrustedEntryError):
-    """A submission past ``MAX_ENTRIES`` or ``MAX_DEPTH``: the walk stopped there."""
-
-
-class EntryBudget:
-    """The files and folders one walk of a submission has listed, stopping it at the bounds.
-
-    >>> import tempfile
-    >>> folder = tempfile.mkdtemp()
-    >>> for n in range(MAX_ENTRIES + 5):
-    ...     open(os.path.join(folder, str(n)), "w").close()
-    >>> EntryBudget().listing(folder, "", 0)
-    Traceback (most recent call last):
-    ...
-    autograder.nbgrader_steps.owned_collect.TooManyEntriesError: too many files (more than 200)
-    """
-
-    def __init__(self) -> None:
-        self.listed = 0
-
-    def listing(self, folder: int | str, where: str, depth: int) -> list[os.DirEntry]:
-        """The entries of ``folder`` (an open descriptor or a path) at ``depth`` below the
-        submission, sorted by name; raises ``TooManyEntriesError`` as soon as the walk passes
-        a bound, having read no further."""
-        if depth > MAX_DEPTH:
-            raise TooManyEntriesError(
-                f"folders nested more than {MAX_DEPTH} deep ({printable(where)[:80]})"
-            )
-        entries = []
-        with os.scandir(folder) as found:
-            for entry in found:
-                self.listed += 1
-                if self.listed > MAX_ENTRIES:
-                    raise TooManyEntriesError(f"too many files (more than {MAX_ENTRIES})")
-                entries.append(entry)
-        return sorted(entries, key=lambda entry: entry.name)
-
-
-def kind(mode: int) -> str:
-    """What a file that is neither a folder nor a regular file is.
-
-    >>> kind(stat.S_IFLNK | 0o777), kind(stat.S_IFIFO | 0o644)
-    ('symbolic link', 'fifo')
-    """
-    kinds = {
-        stat.S_IFLNK: "symbolic link",
-        stat.S_IFIFO: "fifo",
-        stat.S_IFSOCK: "socket",
-        stat.S_IFCHR: "character device",
-        stat.S_IFBLK: "block device",
-    }
-    return kinds.get(stat.S_IFMT(mode), "special file")
 
 
 def account_name(uid: int) -> str:
@@ -154,9 +98,9 @@ def account_name(uid: int) -> str:
 
 
 def copy_plain(entry: str, into: str | None, owner: int | None, max_bytes: int) -> int:
-    """Copy the folder ``entry`` to ``into`` (with ``None``: only look), opening each part
-    through its folder's descriptor with O_NOFOLLOW, so a link is refused even if it appears
-    during the copy. Returns the bytes of its files.
+    """Copy the folder ``entry`` to ``into`` (with ``None``: only look) by ``safe_walk``, which
+    opens each part through its folder's descriptor with O_NOFOLLOW, so a link is refused even
+    if it appears during the copy. Returns the bytes of its files.
 
     Raises ``UntrustedEntryError`` for a link, a fifo, socket or device, a part not owned by
     ``owner`` (any owner when ``None``), more than ``max_bytes`` in all, and
@@ -167,7 +111,7 @@ def copy_plain(entry: str, into: str | None, owner: int | None, max_bytes: int) 
     except OSError as error:
         raise UntrustedEntryError(f"it is not a plain folder ({error.strerror})") from None
     try:
-        return _copy_folder(top, "", into, owner, max_bytes, 0, EntryBudget())
+        return _copy_walked(top, into, owner, max_bytes)
     finally:
         os.close(top)
 
@@ -188,62 +132,40 @@ def _check_owner(info: os.stat_result, where: str, owner: int | None) -> None:
         )
 
 
-def _copy_folder(
-    fd: int,
-    where: str,
-    into: str | None,
-    owner: int | None,
-    room: int,
-    depth: int,
-    budget: EntryBudget,
-) -> int:
-    info = os.fstat(fd)
-    _check_owner(info, where, owner)
-    names = [entry.name for entry in budget.listing(fd, where, depth)]
+def _copy_walked(top: int, into: str | None, owner: int | None, room: int) -> int:
+    """Check (and with ``into``, copy) everything below the open folder ``top``; folders get
+    their modes and times once the walk has written all that is in them."""
+    info = os.fstat(top)
+    _check_owner(info, "", owner)
+    folders = [] if into is None else [(into, info)]
     if into is not None:
         os.mkdir(into, 0o700)
     used = 0
-    for name in names:
-        path = os.path.join(where, name)
-        mode = os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode
-        target = None if into is None else os.path.join(into, name)
-        if stat.S_ISDIR(mode):
-            child = _open(name, fd, FOLDER, path)
-            try:
-                used += _copy_folder(child, path, target, owner, room - used, depth + 1, budget)
-            finally:
-                os.close(child)
-        elif stat.S_ISREG(mode):
-            used += _copy_file(name, fd, path, target, owner, room - used)
+    for found in walk(top):
+        target = None if into is None else os.path.join(into, found.path)
+        if found.is_dir:
+            _check_owner(found.info, found.path, owner)
+            if target is not None:
+                os.mkdir(target, 0o700)
+                folders.append((target, found.info))
+        elif found.is_regular:
+            used += _copy_file(found, target, owner, room - used)
         else:
             raise UntrustedEntryError(
-                f"{path!r} is a {kind(mode)}, which collect neither follows nor copies"
+                f"{found.path!r} is a {kind(found.info.st_mode)}, which collect neither follows "
+                "nor copies"
             )
-    if into is not None:
-        os.chmod(into, (info.st_mode & 0o755) | 0o700)  # never writable by others
-        os.utime(into, ns=(info.st_atime_ns, info.st_mtime_ns))
+    for folder, seen in folders:
+        os.chmod(folder, (seen.st_mode & 0o755) | 0o700)  # never writable by others
+        os.utime(folder, ns=(seen.st_atime_ns, seen.st_mtime_ns))
     return used
 
 
-def _open(name: str, fd: int, flags: int, path: str) -> int:
-    try:
-        return os.open(name, flags, dir_fd=fd)
-    except OSError as error:  # ELOOP: it became a link since the listing
-        raise UntrustedEntryError(
-            f"{path!r} cannot be opened as listed ({error.strerror})"
-        ) from None
-
-
-def _copy_file(
-    name: str, fd: int, path: str, into: str | None, owner: int | None, room: int
-) -> int:
-    source = _open(name, fd, FILE, path)
+def _copy_file(found: Found, into: str | None, owner: int | None, room: int) -> int:
+    path = found.path
+    source = open_regular(found)
     try:
         info = os.fstat(source)
-        if not stat.S_ISREG(info.st_mode):
-            raise UntrustedEntryError(
-                f"{path!r} is a {kind(info.st_mode)}, which collect never copies"
-            )
         _check_owner(info, path, owner)
         if info.st_size > room:
             raise UntrustedEntryError(

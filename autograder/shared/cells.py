@@ -23,14 +23,11 @@ from autograder.course import ENGINE_PARTS
 from bpe_course.lesson_cells import (
     DEFINITIONS,
     LessonMarks,
+    nbgrader_meta,
     parse,
     source_sha256,
     statement_sources,
 )
-
-
-def _meta(cell: nbformat.NotebookNode) -> dict:
-    return cell.get("metadata", {}).get("nbgrader", {})
 
 
 class LessonCells(LessonMarks):
@@ -64,7 +61,7 @@ def cell_statements(source: str, whole: bool) -> list[str]:
 def find_answer_cell(notebook: nbformat.NotebookNode, name: str) -> int | None:
     """The index of the solution cell whose grade_id is ``name``."""
     for index, cell in enumerate(notebook.cells):
-        meta = _meta(cell)
+        meta = nbgrader_meta(cell)
         if cell.cell_type == "code" and meta.get("solution") and meta.get("grade_id") == name:
             return index
     return None
@@ -73,7 +70,7 @@ def find_answer_cell(notebook: nbformat.NotebookNode, name: str) -> int | None:
 def first_test_cell(notebook: nbformat.NotebookNode, name: str) -> int | None:
     """The index of the first graded test cell of exercise ``name``, or None."""
     for index, cell in enumerate(notebook.cells):
-        meta = _meta(cell)
+        meta = nbgrader_meta(cell)
         if meta.get("grade") and str(meta.get("grade_id", "")).startswith(f"test_{name}_"):
             return index
     return None
@@ -148,7 +145,7 @@ def _own_cells(
     return [
         (cell, at == index or not lesson.holds(cell))
         for at, cell in enumerate(notebook.cells[:end])
-        if cell.cell_type == "code" and not _meta(cell).get("grade")
+        if cell.cell_type == "code" and not nbgrader_meta(cell).get("grade")
     ]
 
 

@@ -21,7 +21,7 @@ NOT_GRADED_KIND = "not_graded"
 # A link or special file in the submission: nothing of it runs, its regular-file notebooks
 # reach the gradebook and the Formgrader unscored, for a person.
 REFUSED_KIND = "unsafe_file"
-# Too many files or folders in a submission (``owned_collect.MAX_ENTRIES``, ``MAX_DEPTH``): set
+# Too many files or folders in a submission (``safe_walk.MAX_ENTRIES``, ``MAX_DEPTH``): set
 # aside unopened like a refused one; the detail says it all ("too many files (more than 200)").
 CROWDED_KIND = "too_many_files"
 # Submissions set aside for a person with nothing of them run: in the gradebook, not failed.
