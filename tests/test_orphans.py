@@ -45,7 +45,7 @@ def test_a_new_worker_removes_what_a_killed_one_left_and_nothing_else() -> None:
     assert home.is_dir() and sockets.is_dir(), "the killed process could not remove them"
     assert cap is None or cap.is_dir()
     with student_home("alive") as live_home, bwrap.process_cap("alive", 10) as live_cap:
-        setup = "from autograder.grading.grade_one import prepare_worker; prepare_worker(0)"
+        setup = "from autograder.grading.grade_one import prepare_worker; prepare_worker()"
         subprocess.run([sys.executable, "-c", setup], cwd=ROOT, check=True)
         assert not home.exists() and not sockets.exists()
         assert cap is None or not cap.exists()

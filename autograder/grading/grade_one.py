@@ -2,7 +2,10 @@
 
 ``grade_submission`` is a plain function of one submission that returns plain data (a
 ``StudentResult``: the student's gradebook rows and what was found), so any engine can map it
-over students; ``prepare_worker`` sets up a grading process once (memory limit, environment).
+over students; ``prepare_worker`` sets up a grading process once (environment, logs).
+``command_config`` turns a run's options into the traitlets configuration every worker and
+every kernel launcher, judge and step reads (``GradingSandbox``, ``Execute.timeout``), laid
+over ``nbgrader_config.py``'s for each student.
 
 But: it never writes the class gradebook (``grade_class`` merges the rows) and judges
 nothing itself: nbgrader runs the notebooks with the steps of ``nbgrader_steps``.
@@ -15,7 +18,6 @@ import datetime
 import json
 import logging
 import os
-import resource
 import shutil
 import sys
 import tempfile
@@ -30,6 +32,7 @@ import nbformat
 from nbgrader.converters import Autograde
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.utils import capture_log
+from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
 from autograder.course import ASSIGNMENT, CODE_ROOT, RECORDS
@@ -48,7 +51,7 @@ from autograder.grading.inspect_submission import (
     read_outcomes,
     unsafe_entries,
 )
-from autograder.grading.options import DEFAULT_MEMORY_GB, GradingOptions
+from autograder.grading.options import GradingOptions
 from autograder.grading.refused import MAX_TIMESTAMP_BYTES, TIMESTAMP, reason, safe_copy
 from autograder.grading.student_result import StudentResult
 from autograder.isolation import bwrap
@@ -77,19 +80,32 @@ def scratch_root(course_root: Path) -> Path:
     return folder
 
 
-def prepare_worker(memory_gb: float = DEFAULT_MEMORY_GB, code_root: str = str(CODE_ROOT)) -> None:
-    """Set up a grading process: memory limit, the environment kernels inherit, quiet logs;
-    remove what grading processes that are gone left on this machine.
+def command_config(options: GradingOptions) -> Config:
+    """What the command line said, as configuration over ``nbgrader_config.py``'s: the
+    sandbox's settings and, when given, the per-cell timeout. It travels with each task.
+
+    >>> config = command_config(GradingOptions(Path("/c"), memory_gb=1.0, unconfined=True))
+    >>> config.GradingSandbox.kernel_memory_gb, config.GradingSandbox.unconfined
+    (1.0, True)
+    """
+    config = Config()
+    config.GradingSandbox.unconfined = options.unconfined
+    config.GradingSandbox.kernel_memory_gb = options.memory_gb
+    if options.judge_memory_gb is not None:
+        config.GradingSandbox.judge_memory_gb = options.judge_memory_gb
+    if options.timeout is not None:
+        config.Execute.timeout = options.timeout
+    return config
+
+
+def prepare_worker(code_root: str = str(CODE_ROOT)) -> None:
+    """Set up a grading process: the environment kernels inherit, quiet logs; remove what
+    grading processes that are gone left on this machine. Every setting of a student's
+    grading travels with that student's task instead (``command_config``).
 
     Call once per worker process before :func:`grade_submission` (``on_dask.GradingWorker``
     does, in every Dask worker).
     """
-    if memory_gb > 0:
-        limit = int(memory_gb * 2**30)
-        _, hard = resource.getrlimit(resource.RLIMIT_AS)
-        if hard != resource.RLIM_INFINITY:
-            limit = min(limit, hard)
-        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
     os.environ["PYTHONPATH"] = code_root
     # nbgrader runs `alembic` when it creates a gradebook; find it next to this Python.
     bin_dir = str(Path(sys.executable).parent)
@@ -114,11 +130,13 @@ def _masters(course_root: Path, assignment: str) -> dict[str, Any]:
 
 
 def _nbgrader_config(
-    course_root: Path, db_path: Path, timeout: int | None, lean: bool, record: Path
+    course_root: Path, db_path: Path, settings: Config, lean: bool, record: Path
 ) -> Any:
-    """nbgrader_config.py's configuration for grading one student into ``db_path``; the
-    judge's verdicts go to ``record``, the repaired outputs beside it."""
+    """nbgrader_config.py's configuration, with the run's ``settings`` over it, for grading
+    one student into ``db_path``; the judge's verdicts go to ``record``, the repaired
+    outputs beside it."""
     config = PyFileConfigLoader("nbgrader_config.py", path=str(course_root)).load_config()
+    config.merge(settings)
     config.CourseDirectory.root = str(course_root)
     config.CourseDirectory.db_url = f"sqlite:///{db_path}"
     # nbgrader_config.py's steps; in lean grading, lesson cells cut to their definitions
@@ -128,8 +146,6 @@ def _nbgrader_config(
         at = [str(step).rsplit(".", 1)[-1] for step in steps].index("GuardedExecute")
         steps[at : at + 1] = [TrimLessonCells, steps[at], RestoreLessonCells]
     config.Autograde.autograde_preprocessors = steps
-    if timeout is not None:
-        config.Execute.timeout = timeout
     config.JudgeHiddenTests.course_root = str(course_root)
     config.MarkupAsText.course_root = str(course_root)
     config.JudgeHiddenTests.record = str(record)
@@ -195,15 +211,21 @@ class SkippingAutograde(Autograde):
 
 
 def grade_submission(
-    options: GradingOptions, student: str, template_db: Path, assignment: str = ASSIGNMENT
+    options: GradingOptions,
+    student: str,
+    template_db: Path,
+    assignment: str = ASSIGNMENT,
+    settings: Config | None = None,
 ) -> StudentResult:
-    """Autograde one student's submission as ``options`` say (timeout, lean lessons).
+    """Autograde one student's submission as ``options`` say (lean lessons) and ``settings``
+    configure it (by default ``command_config(options)``: sandbox, memory, timeout).
 
     Grades into a private copy of ``template_db`` (an empty gradebook that knows the
     assignment) and returns that student's rows; never raises for a bad submission.
-    Run :func:`prepare_worker` once in the process first; the sandbox choice is the
-    process's (``on_dask.grade_task`` sets it).
+    Run :func:`prepare_worker` once in the process first; nothing of one student's
+    settings stays in the process for the next.
     """
+    settings = command_config(options) if settings is None else settings
     start = time.perf_counter()
     root = options.course_root
     masters = _masters(root, assignment)
@@ -232,7 +254,7 @@ def grade_submission(
         db_path = scratch / "gradebook.db"
         shutil.copyfile(template_db, db_path)
         record = scratch / "verdicts.jsonl"
-        config = _nbgrader_config(root, db_path, options.timeout, options.lean, record)
+        config = _nbgrader_config(root, db_path, settings, options.lean, record)
         jailed = jail_kernels(root, student, assignment, config, kernel_home, cap)
         if not jailed:
             why = "UNCONFINED=1" if bwrap.available() else bwrap.why_unavailable()
