@@ -59,8 +59,8 @@ from pathlib import Path
 from traitlets.config import Config
 from autograder.course import ASSIGNMENT
 from autograder.isolation import bwrap
-from autograder.isolation.kernel_home import runtime_folder, student_home
-from autograder.isolation.kernel_spec import KERNEL_PROCESSES, jail_kernels
+from autograder.isolation.kernel_home import student_home
+from autograder.isolation.kernel_spec import KERNEL_PROCESSES, give_kernels, jail_kernels
 from autograder.nbgrader_steps.guarded_execute import SandboxKernelManager
 
 cells = [nbformat.v4.new_code_cell(sys.argv[1]), nbformat.v4.new_code_cell("print(6 * 7)")]
@@ -68,13 +68,12 @@ notebook = nbformat.v4.new_notebook(cells=cells)
 with student_home("forks") as home, bwrap.process_cap("forks", KERNEL_PROCESSES) as cap:
     config = Config()
     config.GradingSandbox.kernel_memory_gb = {LIMIT_GB}
+    give_kernels(config, home)
     assert jail_kernels(Path({str(ROOT)!r}), "forks", ASSIGNMENT, config, home, cap)
-    config.KernelManager.transport = "ipc"
-    config.KernelManager.ip = os.path.join(runtime_folder(), "kernel")
     client = NotebookClient(
         notebook, timeout=60, startup_timeout=60, kernel_name=config.Execute.kernel_name,
         kernel_manager_class=SandboxKernelManager,
-        resources={{"metadata": {{"path": str(home)}}}}, config=config, allow_errors=True,
+        resources={{"metadata": {{"path": str(home.home)}}}}, config=config, allow_errors=True,
     )
     try:
         client.execute()

@@ -25,7 +25,7 @@ import contextlib, os, sys, time
 from autograder.isolation import bwrap
 from autograder.isolation.kernel_home import student_home
 with student_home("orphan") as home, bwrap.process_cap("orphan", 10) as cap:
-    print(home, cap, os.environ["JUPYTER_RUNTIME_DIR"], flush=True)
+    print(home.home, cap, home.sockets, flush=True)
     time.sleep(120)
 """
 
@@ -49,5 +49,5 @@ def test_a_new_worker_removes_what_a_killed_one_left_and_nothing_else() -> None:
         subprocess.run([sys.executable, "-c", setup], cwd=ROOT, check=True)
         assert not home.exists() and not sockets.exists()
         assert cap is None or not cap.exists()
-        assert live_home.is_dir()
+        assert live_home.home.is_dir()
         assert live_cap is None or live_cap.exists()

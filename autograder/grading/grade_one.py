@@ -35,7 +35,7 @@ from nbgrader.utils import capture_log
 from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
-from autograder.course import ASSIGNMENT, CODE_ROOT, RECORDS
+from autograder.course import ASSIGNMENT, RECORDS
 from autograder.grading.gradebook_rows import (
     Rows,
     flag_refused,
@@ -55,8 +55,8 @@ from autograder.grading.options import GradingOptions
 from autograder.grading.refused import MAX_TIMESTAMP_BYTES, TIMESTAMP, reason, safe_copy
 from autograder.grading.student_result import StudentResult
 from autograder.isolation import bwrap
-from autograder.isolation.kernel_home import remove_orphaned_homes, student_home
-from autograder.isolation.kernel_spec import KERNEL_PROCESSES, jail_kernels
+from autograder.isolation.kernel_home import KernelHome, remove_orphaned_homes, student_home
+from autograder.isolation.kernel_spec import KERNEL_PROCESSES, give_kernels, jail_kernels
 from autograder.nbgrader_steps.lean_lessons import RestoreLessonCells, TrimLessonCells
 from autograder.nbgrader_steps.markup_as_text import MarkupAsText
 from autograder.shared.problems import (
@@ -67,10 +67,6 @@ from autograder.shared.problems import (
     REPAIRED_KIND,
     Problem,
 )
-
-# Libraries in the kernels should not start a thread per core each: the workers already
-# use every core.
-_ONE_THREAD = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "RAYON_NUM_THREADS")
 
 
 def scratch_root(course_root: Path) -> Path:
@@ -98,23 +94,20 @@ def command_config(options: GradingOptions) -> Config:
     return config
 
 
-def prepare_worker(code_root: str = str(CODE_ROOT)) -> None:
-    """Set up a grading process: the environment kernels inherit, quiet logs; remove what
-    grading processes that are gone left on this machine. Every setting of a student's
-    grading travels with that student's task instead (``command_config``).
+def prepare_worker() -> None:
+    """Set up a grading process: ``alembic`` on its path, quiet logs; remove what grading
+    processes that are gone left on this machine. Every setting of a student's grading
+    travels with that student's task instead (``command_config``), and the kernels' own
+    environment is built for them (``kernel_spec.give_kernels``).
 
     Call once per worker process before :func:`grade_submission` (``on_dask.GradingWorker``
     does, in every Dask worker).
     """
-    os.environ["PYTHONPATH"] = code_root
-    # nbgrader runs `alembic` when it creates a gradebook; find it next to this Python.
+    # nbgrader runs `alembic` from its own process's PATH when it creates a gradebook, and
+    # takes no setting for it: find it next to this Python.
     bin_dir = str(Path(sys.executable).parent)
     if bin_dir not in os.environ.get("PATH", "").split(os.pathsep):
         os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
-    for name in _ONE_THREAD:
-        os.environ.setdefault(name, "1")
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    os.environ.setdefault("MPLBACKEND", "Agg")
     logging.getLogger().setLevel(logging.CRITICAL)
     # What a worker killed mid-student left on this machine: its kernels' homes, its caps.
     # Tidying up never stops grading.
@@ -130,11 +123,16 @@ def _masters(course_root: Path, assignment: str) -> dict[str, Any]:
 
 
 def _nbgrader_config(
-    course_root: Path, db_path: Path, settings: Config, lean: bool, record: Path
+    course_root: Path,
+    db_path: Path,
+    settings: Config,
+    lean: bool,
+    record: Path,
+    kernels: KernelHome,
 ) -> Any:
     """nbgrader_config.py's configuration, with the run's ``settings`` over it, for grading
-    one student into ``db_path``; the judge's verdicts go to ``record``, the repaired
-    outputs beside it."""
+    one student into ``db_path``, their kernels at home in ``kernels``; the judge's verdicts
+    go to ``record``, the repaired outputs beside it."""
     config = PyFileConfigLoader("nbgrader_config.py", path=str(course_root)).load_config()
     config.merge(settings)
     config.CourseDirectory.root = str(course_root)
@@ -156,11 +154,7 @@ def _nbgrader_config(
     config.Execute.shutdown_kernel = "immediate"
     # UNIX sockets, not TCP ports: two workers (or another Jupyter on the machine) can pick
     # the same free port, and the kernel then dies at start ("Address already in use").
-    config.KernelManager.transport = "ipc"
-    # The sockets' path prefix; relative, it would differ between the kernel's working folder
-    # and this process's. grade_submission points the runtime folder at the student's home.
-    runtime = os.environ.get("JUPYTER_RUNTIME_DIR") or tempfile.gettempdir()
-    config.KernelManager.ip = os.path.join(runtime, "kernel")
+    give_kernels(config, kernels)
     return config
 
 
@@ -247,15 +241,15 @@ def grade_submission(
     # Kernels get a fresh home, deleted below; the sandbox shows them no other.
     home = ExitStack()
     try:
-        kernel_home = home.enter_context(student_home(student))
+        kernels = home.enter_context(student_home(student))
         # "student-" keeps a student's caps apart from the judge's, the probe's and the
         # check's, whatever id the student has (an id may be "judge-<this pid>").
         cap = home.enter_context(bwrap.process_cap(f"student-{student}", KERNEL_PROCESSES))
         db_path = scratch / "gradebook.db"
         shutil.copyfile(template_db, db_path)
         record = scratch / "verdicts.jsonl"
-        config = _nbgrader_config(root, db_path, settings, options.lean, record)
-        jailed = jail_kernels(root, student, assignment, config, kernel_home, cap)
+        config = _nbgrader_config(root, db_path, settings, options.lean, record, kernels)
+        jailed = jail_kernels(root, student, assignment, config, kernels, cap)
         if not jailed:
             why = "UNCONFINED=1" if bwrap.available() else bwrap.why_unavailable()
             problems.append(Problem("unconfined", "", why))

@@ -15,8 +15,9 @@ the caller stays the gradebook's one writer.
 But: it writes no gradebook and judges nothing. A task whose worker dies is run again by
 Dask's scheduler elsewhere (up to its ``allowed-failures``; then the student is reported as
 not graded, their earlier grades kept). Workers of an existing cluster must see the course
-folder at the same path; with more than one thread they grade one student at a time anyway,
-since a student's kernels get their home through the process's environment.
+folder at the same path; a worker with more than one thread grades students side by side,
+each with the settings and the kernels' home of its own task: nothing of a student's grading
+is kept in the process.
 
 >>> failed("ada", "the grading worker died").problems
 (Problem(kind='not_graded', notebook='', detail='the grading worker died'),)
@@ -29,7 +30,6 @@ import logging
 import os
 import shutil
 import tempfile
-import threading
 import time
 import traceback
 import uuid
@@ -54,7 +54,6 @@ from autograder.shared.problems import NOT_GRADED_KIND, Problem
 
 CONNECT_SECONDS = 5  # an unreachable scheduler is reported after this long
 WORKERS_SECONDS = 30  # a reachable scheduler must have a worker by then
-_ONE_STUDENT = threading.Lock()  # the kernels' home lives in os.environ (kernel_home)
 # A grading task is one long call; sampling its stack every 10 ms and the GIL every 1 ms
 # only takes time from it.
 _QUIET_WORKERS = {
@@ -112,8 +111,7 @@ def grade_task(
     ``settings`` (a traitlets ``Config``; by default ``command_config(options)``)."""
     if _SETUP_PROBLEM:
         raise WorkerCannotGradeError(_SETUP_PROBLEM[0])
-    with _ONE_STUDENT:
-        return grade_submission(options, student, template_db, settings=settings)
+    return grade_submission(options, student, template_db, settings=settings)
 
 
 def failed(student: str, why: str, log: str = "") -> StudentResult:

@@ -30,9 +30,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from autograder.course import CODE_ROOT
 from autograder.isolation import bwrap, syscall_filter
 from autograder.isolation.bwrap import GradingSandbox, Sandbox, memory_bytes, python_and_library
-from autograder.isolation.kernel_home import folder_names, runtime_folder
+from autograder.isolation.kernel_home import KernelHome, folder_names
 
 JAIL_KERNEL = "python3-jailed"
 JAIL_FILTER_FD = 3  # where kernel_jail puts the syscall filter for bwrap to read
@@ -44,6 +45,24 @@ KERNEL_ENVIRONMENT = (
     *("PATH", "LANG", "LANGUAGE", "TERM", "TZ", "PYTHONHASHSEED", "MPLBACKEND"),
     *("TOKENIZERS_PARALLELISM", "PYDEVD_DISABLE_FILE_VALIDATION", "NBGRADER_EXECUTION"),
 )
+
+
+# Libraries in the kernels should not start a thread per core each: the workers already
+# use every core.
+_ONE_THREAD = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "RAYON_NUM_THREADS")
+
+
+def give_kernels(config: Any, kernels: KernelHome) -> None:
+    """Make the kernels that ``config`` starts (``SandboxKernelManager``) use ``kernels``' home
+    and socket folder, the course library, one thread per library and no plot window: in
+    their own environment, built for them, so students graded side by side keep their own."""
+    # UNIX sockets, with a path prefix of their own folder; absolute, since the kernel's
+    # working folder differs from this process's.
+    config.KernelManager.transport = "ipc"
+    config.KernelManager.ip = str(kernels.sockets / "kernel")
+    quiet = {name: "1" for name in _ONE_THREAD}
+    quiet.update(TOKENIZERS_PARALLELISM="false", MPLBACKEND="Agg", PYTHONPATH=str(CODE_ROOT))
+    config.SandboxKernelManager.kernel_env = {**quiet, **kernels.environment()}
 
 
 @functools.cache
@@ -76,12 +95,13 @@ def jail_kernels(
     student: str,
     assignment: str,
     config: Any,
-    home: Path,
+    kernels: KernelHome,
     cap: Path | None = None,
 ) -> bool:
     """Make nbgrader, configured by ``config``, start this student's kernels in the sandbox;
     False where the machine cannot or ``config`` says ``GradingSandbox.unconfined``.
-    ``home``: the student's fresh home (its files are shown); ``cap``: the process cap's
+    ``kernels``: the student's fresh home (its files are shown) and socket folder; ``cap``:
+    the process cap's
     ``cgroup.procs``, which also gets a memory limit over all of the kernels' processes
     together: ``GradingSandbox.kernel_memory_gb`` (none where it is 0), also each kernel
     process's own address-space limit."""
@@ -91,6 +111,7 @@ def jail_kernels(
     limit = memory_bytes(settings.kernel_memory_gb)
     caps = _whole_sandbox_caps(cap, limit)
     own = course_root.resolve() / "autograded" / student / assignment
+    home = kernels.home
     sandbox = Sandbox(
         visible=python_and_library(),  # of the course, only the library the lessons import
         # Its working folder and its home are capped in-memory folders, gone when it ends;
@@ -98,7 +119,7 @@ def jail_kernels(
         scratch=(own, home),
         pinned=tuple(sorted(p for p in home.rglob("*") if p.is_file())),
         # The kernel's sockets are files in the runtime folder: the grader must see them.
-        writable=(runtime_folder(),),
+        writable=(kernels.sockets,),
         cwd=own,
         max_processes=KERNEL_PROCESSES,
     )

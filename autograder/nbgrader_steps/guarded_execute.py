@@ -28,6 +28,7 @@ the kernels' sandbox, and nothing here grades or trims cells (``lean_lessons`` d
 from __future__ import annotations
 
 import json
+import os
 import signal
 import time
 from typing import Any
@@ -37,7 +38,7 @@ from nbclient.exceptions import CellExecutionComplete, CellTimeoutError, DeadKer
 from nbclient.util import run_sync
 from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import Execute
-from traitlets import Float, List, Unicode, default
+from traitlets import Dict, Float, List, Unicode, default
 from traitlets.config import Config
 
 from autograder.isolation.bwrap import UNCONFINED_FLAG, GradingSandbox
@@ -103,11 +104,22 @@ def cell_timeout(config: Config) -> float:
 class SandboxKernelManager(PromptKernelManager):
     """``PromptKernelManager`` whose kernel specs are looked up where the configuration says
     (``kernel_dirs``, which ``kernel_spec.jail_kernels`` sets): jupyter_client's own spec
-    manager takes its folders from ``JUPYTER_PATH``, an environment variable."""
+    manager takes its folders from ``JUPYTER_PATH``, an environment variable. Its kernels get
+    ``kernel_env`` (the student's home, ``kernel_spec.give_kernels``) in their environment."""
 
     kernel_dirs = List(
         Unicode(), help="folders holding the kernel specs to start (empty: Jupyter's own)"
     ).tag(config=True)
+    kernel_env = Dict(
+        value_trait=Unicode(),
+        help="variables set in the kernel's environment, over this process's (its home)",
+    ).tag(config=True)
+
+    async def start_kernel(self, **kw: Any) -> None:
+        """Start the kernel with ``kernel_env`` in its environment (built for it alone)."""
+        if self.kernel_env:
+            kw["env"] = {**kw.get("env", os.environ), **self.kernel_env}
+        await super().start_kernel(**kw)
 
     @default("kernel_spec_manager")
     def _configured_spec_manager(self) -> KernelSpecManager:
