@@ -25,7 +25,7 @@ from autograder.isolation import bwrap
 from tests.conftest import ROOT
 
 PRODUCTION = ("autograder", "bpe_course", "hub")
-# Variables production code may read, each listed in the README's "Environment variables".
+# Variables production code may read, each listed in the README's "Settings" paragraph.
 READ = {
     "BPE_COURSE_HIDE_TORCH",  # a lesson runs as if PyTorch were missing (the lessons' check)
     "BPE_COURSE_SELFCHECK",  # set for the self-check's own kernel, which then skips itself
