@@ -55,7 +55,9 @@ _ONE_THREAD = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "RA
 def give_kernels(config: Any, kernels: KernelHome) -> None:
     """Make the kernels that ``config`` starts (``SandboxKernelManager``) use ``kernels``' home
     and socket folder, the course library, one thread per library and no plot window: in
-    their own environment, built for them, so students graded side by side keep their own."""
+    their own environment, built for them, so students graded side by side keep their own;
+    and hold each of their processes to ``GradingSandbox.kernel_memory_gb``. Call it after
+    the run's settings are in ``config``."""
     # UNIX sockets, with a path prefix of their own folder; absolute, since the kernel's
     # working folder differs from this process's.
     config.KernelManager.transport = "ipc"
@@ -63,6 +65,9 @@ def give_kernels(config: Any, kernels: KernelHome) -> None:
     quiet = {name: "1" for name in _ONE_THREAD}
     quiet.update(TOKENIZERS_PARALLELISM="false", MPLBACKEND="Agg", PYTHONPATH=str(CODE_ROOT))
     config.SandboxKernelManager.kernel_env = {**quiet, **kernels.environment()}
+    # Each kernel process's own memory limit, sandbox or not.
+    limit = memory_bytes(GradingSandbox(config=config).kernel_memory_gb)
+    config.SandboxKernelManager.memory_bytes = limit or 0
 
 
 @functools.cache

@@ -38,7 +38,7 @@ from nbclient.exceptions import CellExecutionComplete, CellTimeoutError, DeadKer
 from nbclient.util import run_sync
 from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import Execute
-from traitlets import Dict, Float, List, Unicode, default
+from traitlets import Dict, Float, Integer, List, Unicode, default
 from traitlets.config import Config
 
 from autograder.isolation.bwrap import UNCONFINED_FLAG, GradingSandbox
@@ -114,6 +114,18 @@ class SandboxKernelManager(PromptKernelManager):
         value_trait=Unicode(),
         help="variables set in the kernel's environment, over this process's (its home)",
     ).tag(config=True)
+
+    memory_bytes = Integer(
+        0, help="address-space limit of the kernel's process, set by prlimit (0: none)"
+    ).tag(config=True)
+
+    def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
+        """The kernel's command, under ``memory_bytes`` (an unconfined kernel has no other
+        limit; the sandbox's launcher sets the same one again)."""
+        command = super().format_kernel_cmd(extra_arguments)
+        if self.memory_bytes > 0:
+            return ["prlimit", f"--as={self.memory_bytes}", "--", *command]
+        return command
 
     async def start_kernel(self, **kw: Any) -> None:
         """Start the kernel with ``kernel_env`` in its environment (built for it alone)."""
