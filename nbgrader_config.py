@@ -30,9 +30,18 @@ if importlib.util.find_spec("autograder") is not None:
         "autograder.nbgrader_steps.lesson_marks.MarkLessonCells",
     ]
 
-# A cell that loops forever costs this many seconds, then grading moves on to the next cell.
-c.Execute.timeout = 10
+# A cell that loops forever costs this many seconds, then grading moves on to the next cell;
+# the judge holds each group of hidden cases to the same limit.
 c.ExecutePreprocessor.timeout = 10
+
+# Student code runs in the sandbox (autograder/isolation/bwrap.py): one student's kernels
+# together, and the judge running one notebook's answers, hold at most this much memory.
+# The grading command's --memory-gb sets the kernels' for one run. A bare `nbgrader autograde`
+# refuses to run a student's kernel outside the sandbox unless given
+# --GradingSandbox.unconfined=True.
+c.GradingSandbox.kernel_memory_gb = 4.0
+c.GradingSandbox.judge_memory_gb = 2.0
+c.GradingSandbox.unconfined = False
 
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 

@@ -3,7 +3,7 @@ student's notebook outside the sandbox, as the instructor.
 
 A student's answer writes a marker file naming the folder of the reference it could list. With
 the course's steps, a bare ``nbgrader autograde`` refuses to start the kernel and says how to
-grade; told ``BPE_GRADING_UNCONFINED=1`` (the control), it runs the code, which writes the
+grade; told ``--GradingSandbox.unconfined=True`` (the control), it runs the code, which writes the
 marker as the instructor.
 """
 
@@ -16,17 +16,16 @@ from pathlib import Path
 
 import pytest
 
-from autograder.isolation.bwrap import UNCONFINED
+from autograder.isolation.bwrap import UNCONFINED_FLAG
 from tests.conftest import ROOT
 
 pytestmark = [pytest.mark.nbgrader, pytest.mark.slow]
 
 
-def _autograde(course: Path, **extra: str) -> subprocess.CompletedProcess:
+def _autograde(course: Path, *flags: str) -> subprocess.CompletedProcess:
     bin_dir = str(Path(sys.executable).parent)
     env = dict(os.environ, PYTHONPATH=str(ROOT), PATH=bin_dir + os.pathsep + os.environ["PATH"])
-    env.update(extra)
-    command = [sys.executable, "-m", "nbgrader", "autograde", "bpe", "--force"]
+    command = [sys.executable, "-m", "nbgrader", "autograde", "bpe", "--force", *flags]
     return subprocess.run(
         [*command, "--notebook", "01_bpe_by_hand"], cwd=course, env=env,
         capture_output=True, text=True, timeout=600,
@@ -46,5 +45,5 @@ def test_a_bare_autograde_refuses_to_run_a_notebook_unconfined(tmp_path: Path) -
     said = refused.stdout + refused.stderr
     assert "refusing to run a student's notebook outside the sandbox" in said, said
     assert "make autograde" in said and not marker.exists()
-    allowed = _autograde(course, **{UNCONFINED: "1"})
+    allowed = _autograde(course, UNCONFINED_FLAG)
     assert marker.exists(), allowed.stdout + allowed.stderr

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.isolation.bwrap import UNCONFINED
+from autograder.isolation.bwrap import UNCONFINED_FLAG
 from course_fixtures.catalogue import CORRECT, WRONG
 from course_fixtures.scratch_course import make_scratch_course
 from course_fixtures.synthetic import write_submission
@@ -66,9 +66,10 @@ def feedback_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     write_submission(root, "ada", wrong_answers(), [LESSON])
     bin_dir = str(Path(sys.executable).parent)
     env = dict(os.environ, PYTHONPATH=str(ROOT), PATH=bin_dir + os.pathsep + os.environ["PATH"])
-    env[UNCONFINED] = "1"  # a bare nbgrader autograde refuses to run kernels unconfined
-    for step in ("autograde", "generate_feedback"):
+    # A bare nbgrader autograde refuses to run kernels unconfined unless told to.
+    for step, *flags in (("autograde", UNCONFINED_FLAG), ("generate_feedback",)):
         command = [sys.executable, "-m", "nbgrader", step, "bpe", "--force", "--log-level=WARN"]
+        command += flags
         subprocess.run(command, cwd=root, env=env, check=True, capture_output=True, timeout=600)
     return root / "feedback" / "ada" / "bpe" / LESSON.replace(".ipynb", ".html")
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.isolation.bwrap import UNCONFINED
+from autograder.isolation.bwrap import UNCONFINED_FLAG
 from course_fixtures.catalogue import CORRECT
 from course_fixtures.scratch_course import make_scratch_course
 from course_fixtures.synthetic import write_submission
@@ -34,9 +34,10 @@ def test_a_cell_past_the_time_limit_gets_a_plain_message(tmp_path: Path) -> None
     write_submission(root, "looper", answers, ["01_bpe_by_hand.ipynb"])
     bin_dir = str(Path(sys.executable).parent)
     env = dict(os.environ, PYTHONPATH=str(REPO), PATH=bin_dir + os.pathsep + os.environ["PATH"])
-    env[UNCONFINED] = "1"  # a bare nbgrader autograde refuses to run kernels unconfined
-    for step in ("autograde", "generate_feedback"):
+    # A bare nbgrader autograde refuses to run kernels unconfined unless told to.
+    for step, *flags in (("autograde", UNCONFINED_FLAG), ("generate_feedback",)):
         command = [sys.executable, "-m", "nbgrader", step, "bpe", "--force", "--log-level=WARN"]
+        command += flags
         subprocess.run(command, cwd=root, env=env, check=True, capture_output=True, timeout=600)
 
     page = root / "feedback" / "looper" / "bpe" / "01_bpe_by_hand.html"

@@ -1,10 +1,10 @@
 """A student's grading kernels are capped together: memory over all their processes at once.
 
 A hostile answer cell forks children that each stay under the per-process limit a grading
-worker gives its kernels (``RLIMIT_AS``, its ``--memory-gb``) but together exceed it: in the
-sandbox one of them is stopped, and the kernel goes on to run the next cell. Where no memory
-cgroup can be made, the fallback is said (on the worker's stderr, its log, and by
-``python -m autograder.isolation.bwrap``), never silent; the v1 memory group made for a cap
+run gives its kernels (``GradingSandbox.kernel_memory_gb``, ``--memory-gb``) but together
+exceed it: in the sandbox one of them is stopped, and the kernel goes on to run the next cell.
+Where no memory cgroup can be made, the fallback is said (on the worker's stderr, its log, and
+by ``python -m autograder.isolation.bwrap``), never silent; the v1 memory group made for a cap
 goes when the cap does.
 """
 
@@ -49,31 +49,31 @@ ends = [os.waitpid(pid, 0)[1] for pid in kids]
 print({{"held": held, "killed": sum(end != 0 for end in ends)}})
 """
 
-# A grading worker's kernel: its per-process limit set as prepare_worker sets it, its caps
+# A grading worker's kernel: its memory setting as the grading command gives it, its caps
 # made as grade_one makes them, the jail as grade_one asks for it; then two cells.
 KERNEL = f"""
-import json, os, resource, sys
+import json, os, sys
 import nbformat
 from nbclient import NotebookClient
 from pathlib import Path
 from traitlets.config import Config
 from autograder.course import ASSIGNMENT
 from autograder.isolation import bwrap
-from autograder.isolation.kernel_home import runtime_folder, student_home
-from autograder.isolation.kernel_spec import KERNEL_PROCESSES, jail_kernels
+from autograder.isolation.kernel_home import student_home
+from autograder.isolation.kernel_spec import KERNEL_PROCESSES, give_kernels, jail_kernels
+from autograder.nbgrader_steps.guarded_execute import SandboxKernelManager
 
-limit = int({LIMIT_GB} * 2**30)
-resource.setrlimit(resource.RLIMIT_AS, (limit, resource.RLIM_INFINITY))
 cells = [nbformat.v4.new_code_cell(sys.argv[1]), nbformat.v4.new_code_cell("print(6 * 7)")]
 notebook = nbformat.v4.new_notebook(cells=cells)
 with student_home("forks") as home, bwrap.process_cap("forks", KERNEL_PROCESSES) as cap:
     config = Config()
+    config.GradingSandbox.kernel_memory_gb = {LIMIT_GB}
+    give_kernels(config, home)
     assert jail_kernels(Path({str(ROOT)!r}), "forks", ASSIGNMENT, config, home, cap)
-    config.KernelManager.transport = "ipc"
-    config.KernelManager.ip = os.path.join(runtime_folder(), "kernel")
     client = NotebookClient(
         notebook, timeout=60, startup_timeout=60, kernel_name=config.Execute.kernel_name,
-        resources={{"metadata": {{"path": str(home)}}}}, config=config, allow_errors=True,
+        kernel_manager_class=SandboxKernelManager,
+        resources={{"metadata": {{"path": str(home.home)}}}}, config=config, allow_errors=True,
     )
     try:
         client.execute()

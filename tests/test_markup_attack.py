@@ -27,7 +27,7 @@ from traitlets.config import Config
 
 import autograder.nbgrader_steps.markup_as_text
 from autograder.grading.grade_one import _nbgrader_config
-from autograder.isolation.bwrap import UNCONFINED
+from autograder.isolation.bwrap import UNCONFINED_FLAG
 from autograder.nbgrader_steps.feedback_page import FeedbackExporter
 from course_fixtures.catalogue import CORRECT
 from course_fixtures.scratch_course import make_scratch_course
@@ -86,9 +86,10 @@ def grade_course(root: Path, students: dict[str, bool]) -> None:
             add_hostile_cells(folder / LESSON)
     bin_dir = str(Path(sys.executable).parent)
     env = dict(os.environ, PYTHONPATH=str(ROOT), PATH=bin_dir + os.pathsep + os.environ["PATH"])
-    env[UNCONFINED] = "1"  # a bare nbgrader autograde refuses to run kernels unconfined
-    for step in ("autograde", "generate_feedback"):
+    # A bare nbgrader autograde refuses to run kernels unconfined unless told to.
+    for step, *flags in (("autograde", UNCONFINED_FLAG), ("generate_feedback",)):
         command = [sys.executable, "-m", "nbgrader", step, "bpe", "--force", "--log-level=WARN"]
+        command += flags
         subprocess.run(command, cwd=root, env=env, check=True, capture_output=True, timeout=600)
 
 

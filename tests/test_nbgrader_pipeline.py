@@ -30,7 +30,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.isolation.bwrap import UNCONFINED
+from autograder.isolation.bwrap import UNCONFINED_FLAG
 from course_fixtures.catalogue import CORRECT, WRONG
 from course_fixtures.synthetic import answer_cells, write_submission
 from tests.conftest import ROOT
@@ -63,8 +63,7 @@ class GradedCourse:
 def nbgrader_env() -> dict[str, str]:
     # Hidden tests import autograder from ROOT; nbgrader runs `alembic` from PATH.
     path = f"{Path(NBGRADER).parent}{os.pathsep}{os.environ.get('PATH', '')}"
-    # A bare nbgrader autograde refuses to run kernels unconfined unless told to.
-    return dict(os.environ, PYTHONPATH=str(ROOT), PATH=path, **{UNCONFINED: "1"})
+    return dict(os.environ, PYTHONPATH=str(ROOT), PATH=path)
 
 
 def nbgrader_everywhere(courses: list[Path], *args: str) -> list[str]:
@@ -181,7 +180,8 @@ def graded_course(tmp_path_factory: pytest.TempPathFactory) -> GradedCourse:
     for course, group in zip(courses, split(students, SHARDS)):
         for student in group:
             write_submission(course, student.name, student.answers, student.notebooks)
-    logs += nbgrader_everywhere(courses, "autograde", "bpe", "--force")
+    # A bare nbgrader autograde refuses to run kernels unconfined unless told to.
+    logs += nbgrader_everywhere(courses, "autograde", "bpe", "--force", UNCONFINED_FLAG)
     logs += nbgrader_everywhere(courses, "generate_feedback", "bpe", "--force")
     logs += nbgrader_everywhere(courses, "export")
 

@@ -84,19 +84,20 @@ from pathlib import Path
 from traitlets.config import Config
 from autograder.course import ASSIGNMENT
 from autograder.isolation import bwrap
-from autograder.isolation.kernel_home import runtime_folder, student_home
-from autograder.isolation.kernel_spec import KERNEL_PROCESSES, jail_kernels
+from autograder.isolation.kernel_home import student_home
+from autograder.isolation.kernel_spec import KERNEL_PROCESSES, give_kernels, jail_kernels
+from autograder.nbgrader_steps.guarded_execute import SandboxKernelManager
 
 cells = [nbformat.v4.new_code_cell(source) for source in json.loads(sys.argv[1])]
 notebook = nbformat.v4.new_notebook(cells=cells)
 with student_home("probe") as home, bwrap.process_cap("probe", KERNEL_PROCESSES) as cap:
     config = Config()
+    give_kernels(config, home)
     assert jail_kernels(Path({str(ROOT)!r}), "probe", ASSIGNMENT, config, home, cap)
-    config.KernelManager.transport = "ipc"
-    config.KernelManager.ip = os.path.join(runtime_folder(), "kernel")
     client = NotebookClient(
         notebook, timeout=120, startup_timeout=60, kernel_name=config.Execute.kernel_name,
-        resources={{"metadata": {{"path": str(home)}}}}, config=config, allow_errors=True,
+        kernel_manager_class=SandboxKernelManager,
+        resources={{"metadata": {{"path": str(home.home)}}}}, config=config, allow_errors=True,
     )
     client.execute()
 print(json.dumps(notebook))
@@ -181,7 +182,7 @@ def test_no_filter_means_no_grading(monkeypatch, tmp_path) -> None:
     monkeypatch.setattr(bwrap, "_problem", bwrap._problem.__wrapped__)  # not the cached
     assert not bwrap.available()
     assert "libseccomp is not installed (test)" in bwrap.why_unavailable()
-    assert not bwrap.in_use()
+    assert not bwrap.GradingSandbox().in_use()
     (tmp_path / "submitted" / "ada" / "bpe").mkdir(parents=True)
     shutil.copy(ROOT / "nbgrader_config.py", tmp_path)
     with pytest.raises(SystemExit) as refused:
@@ -198,8 +199,8 @@ def test_a_kernel_is_not_started_without_the_filter(tmp_path) -> None:
     spec = {"prefix": ["/bin/sh", "-c", f"touch {ran}", "--"], "caps": [], "environment": []}
     spec["landlock"] = {"writable": [], "devices": [], "sockets": []}
     done = subprocess.run(
-        [sys.executable, "-I", "-S", str(jail), str(tmp_path / "kernel.json")],
-        env={"GRADING_JAIL": json.dumps(spec), "PATH": "/usr/bin:/bin"},
+        [sys.executable, "-I", "-S", str(jail), str(tmp_path / "kernel.json"), json.dumps(spec)],
+        env={"PATH": "/usr/bin:/bin"},
         capture_output=True,
         text=True,
         timeout=60,

@@ -158,8 +158,7 @@ def grade_in_process(
     on_result: Callable[[StudentResult], None],
 ) -> None:
     """Grade one student after another in this process, without Dask: the baseline the
-    cluster is measured against. The caller has run ``ready_to_grade`` (its memory limit
-    stays on this process)."""
+    cluster is measured against. The caller has run ``ready_to_grade``."""
     for student in students:
         on_result(grade_task(options, student, template))
 

@@ -2,7 +2,10 @@
 
 ``grade_submission`` is a plain function of one submission that returns plain data (a
 ``StudentResult``: the student's gradebook rows and what was found), so any engine can map it
-over students; ``prepare_worker`` sets up a grading process once (memory limit, environment).
+over students; ``prepare_worker`` sets up a grading process once (environment, logs).
+``command_config`` turns a run's options into the traitlets configuration every worker and
+every kernel launcher, judge and step reads (``GradingSandbox``, ``Execute.timeout``), laid
+over ``nbgrader_config.py``'s for each student.
 
 But: it never writes the class gradebook (``grade_class`` merges the rows) and judges
 nothing itself: nbgrader runs the notebooks with the steps of ``nbgrader_steps``.
@@ -15,7 +18,6 @@ import datetime
 import json
 import logging
 import os
-import resource
 import shutil
 import sys
 import tempfile
@@ -30,8 +32,9 @@ import nbformat
 from nbgrader.converters import Autograde
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.utils import capture_log
+from traitlets.config import Config
 
-from autograder.course import ASSIGNMENT, CODE_ROOT, RECORDS, course_config
+from autograder.course import ASSIGNMENT, RECORDS, course_config
 from autograder.grading.gradebook_rows import (
     Rows,
     flag_refused,
@@ -47,12 +50,12 @@ from autograder.grading.inspect_submission import (
     read_outcomes,
     unsafe_entries,
 )
-from autograder.grading.options import DEFAULT_MEMORY_GB, GradingOptions
+from autograder.grading.options import GradingOptions
 from autograder.grading.refused import MAX_TIMESTAMP_BYTES, TIMESTAMP, reason, safe_copy
 from autograder.grading.student_result import StudentResult
 from autograder.isolation import bwrap
-from autograder.isolation.kernel_home import remove_orphaned_homes, student_home
-from autograder.isolation.kernel_spec import KERNEL_PROCESSES, jail_kernels
+from autograder.isolation.kernel_home import KernelHome, remove_orphaned_homes, student_home
+from autograder.isolation.kernel_spec import KERNEL_PROCESSES, give_kernels, jail_kernels
 from autograder.nbgrader_steps.lean_lessons import RestoreLessonCells, TrimLessonCells
 from autograder.nbgrader_steps.markup_as_text import MarkupAsText
 from autograder.shared.problems import (
@@ -64,10 +67,6 @@ from autograder.shared.problems import (
     Problem,
 )
 
-# Libraries in the kernels should not start a thread per core each: the workers already
-# use every core.
-_ONE_THREAD = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "RAYON_NUM_THREADS")
-
 
 def scratch_root(course_root: Path) -> Path:
     """Where private gradebooks live during a run: inside a folder kernels cannot see."""
@@ -76,28 +75,38 @@ def scratch_root(course_root: Path) -> Path:
     return folder
 
 
-def prepare_worker(memory_gb: float = DEFAULT_MEMORY_GB, code_root: str = str(CODE_ROOT)) -> None:
-    """Set up a grading process: memory limit, the environment kernels inherit, quiet logs;
-    remove what grading processes that are gone left on this machine.
+def command_config(options: GradingOptions) -> Config:
+    """What the command line said, as configuration over ``nbgrader_config.py``'s: the
+    sandbox's settings and, when given, the per-cell timeout. It travels with each task.
+
+    >>> config = command_config(GradingOptions(Path("/c"), memory_gb=1.0, unconfined=True))
+    >>> config.GradingSandbox.kernel_memory_gb, config.GradingSandbox.unconfined
+    (1.0, True)
+    """
+    config = Config()
+    config.GradingSandbox.unconfined = options.unconfined
+    config.GradingSandbox.kernel_memory_gb = options.memory_gb
+    if options.judge_memory_gb is not None:
+        config.GradingSandbox.judge_memory_gb = options.judge_memory_gb
+    if options.timeout is not None:
+        config.Execute.timeout = options.timeout
+    return config
+
+
+def prepare_worker() -> None:
+    """Set up a grading process: ``alembic`` on its path, quiet logs; remove what grading
+    processes that are gone left on this machine. Every setting of a student's grading
+    travels with that student's task instead (``command_config``), and the kernels' own
+    environment is built for them (``kernel_spec.give_kernels``).
 
     Call once per worker process before :func:`grade_submission` (``on_dask.GradingWorker``
     does, in every Dask worker).
     """
-    if memory_gb > 0:
-        limit = int(memory_gb * 2**30)
-        _, hard = resource.getrlimit(resource.RLIMIT_AS)
-        if hard != resource.RLIM_INFINITY:
-            limit = min(limit, hard)
-        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
-    os.environ["PYTHONPATH"] = code_root
-    # nbgrader runs `alembic` when it creates a gradebook; find it next to this Python.
+    # nbgrader runs `alembic` from its own process's PATH when it creates a gradebook, and
+    # takes no setting for it: find it next to this Python.
     bin_dir = str(Path(sys.executable).parent)
     if bin_dir not in os.environ.get("PATH", "").split(os.pathsep):
         os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
-    for name in _ONE_THREAD:
-        os.environ.setdefault(name, "1")
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    os.environ.setdefault("MPLBACKEND", "Agg")
     logging.getLogger().setLevel(logging.CRITICAL)
     # What a worker killed mid-student left on this machine: its kernels' homes, its caps.
     # Tidying up never stops grading.
@@ -113,11 +122,18 @@ def _masters(course_root: Path, assignment: str) -> dict[str, Any]:
 
 
 def _nbgrader_config(
-    course_root: Path, db_path: Path, timeout: int | None, lean: bool, record: Path
+    course_root: Path,
+    db_path: Path,
+    settings: Config,
+    lean: bool,
+    record: Path,
+    kernels: KernelHome,
 ) -> Any:
-    """nbgrader_config.py's configuration for grading one student into ``db_path``; the
-    judge's verdicts go to ``record``, the repaired outputs beside it."""
+    """nbgrader_config.py's configuration, with the run's ``settings`` over it, for grading
+    one student into ``db_path``, their kernels at home in ``kernels``; the judge's verdicts
+    go to ``record``, the repaired outputs beside it."""
     config = course_config(course_root)
+    config.merge(settings)
     config.CourseDirectory.root = str(course_root)
     config.CourseDirectory.db_url = f"sqlite:///{db_path}"
     # nbgrader_config.py's steps; in lean grading, lesson cells cut to their definitions
@@ -127,8 +143,6 @@ def _nbgrader_config(
         at = [str(step).rsplit(".", 1)[-1] for step in steps].index("GuardedExecute")
         steps[at : at + 1] = [TrimLessonCells, steps[at], RestoreLessonCells]
     config.Autograde.autograde_preprocessors = steps
-    if timeout is not None:
-        config.Execute.timeout = timeout
     config.JudgeHiddenTests.course_root = str(course_root)
     config.MarkupAsText.course_root = str(course_root)
     config.JudgeHiddenTests.record = str(record)
@@ -139,11 +153,7 @@ def _nbgrader_config(
     config.Execute.shutdown_kernel = "immediate"
     # UNIX sockets, not TCP ports: two workers (or another Jupyter on the machine) can pick
     # the same free port, and the kernel then dies at start ("Address already in use").
-    config.KernelManager.transport = "ipc"
-    # The sockets' path prefix; relative, it would differ between the kernel's working folder
-    # and this process's. grade_submission points the runtime folder at the student's home.
-    runtime = os.environ.get("JUPYTER_RUNTIME_DIR") or tempfile.gettempdir()
-    config.KernelManager.ip = os.path.join(runtime, "kernel")
+    give_kernels(config, kernels)
     return config
 
 
@@ -194,15 +204,21 @@ class SkippingAutograde(Autograde):
 
 
 def grade_submission(
-    options: GradingOptions, student: str, template_db: Path, assignment: str = ASSIGNMENT
+    options: GradingOptions,
+    student: str,
+    template_db: Path,
+    assignment: str = ASSIGNMENT,
+    settings: Config | None = None,
 ) -> StudentResult:
-    """Autograde one student's submission as ``options`` say (timeout, lean lessons).
+    """Autograde one student's submission as ``options`` say (lean lessons) and ``settings``
+    configure it (by default ``command_config(options)``: sandbox, memory, timeout).
 
     Grades into a private copy of ``template_db`` (an empty gradebook that knows the
     assignment) and returns that student's rows; never raises for a bad submission.
-    Run :func:`prepare_worker` once in the process first; the sandbox choice is the
-    process's (``on_dask.grade_task`` sets it).
+    Run :func:`prepare_worker` once in the process first; nothing of one student's
+    settings stays in the process for the next.
     """
+    settings = command_config(options) if settings is None else settings
     start = time.perf_counter()
     root = options.course_root
     masters = _masters(root, assignment)
@@ -224,15 +240,15 @@ def grade_submission(
     # Kernels get a fresh home, deleted below; the sandbox shows them no other.
     home = ExitStack()
     try:
-        kernel_home = home.enter_context(student_home(student))
+        kernels = home.enter_context(student_home(student))
         # "student-" keeps a student's caps apart from the judge's, the probe's and the
         # check's, whatever id the student has (an id may be "judge-<this pid>").
         cap = home.enter_context(bwrap.process_cap(f"student-{student}", KERNEL_PROCESSES))
         db_path = scratch / "gradebook.db"
         shutil.copyfile(template_db, db_path)
         record = scratch / "verdicts.jsonl"
-        config = _nbgrader_config(root, db_path, options.timeout, options.lean, record)
-        jailed = jail_kernels(root, student, assignment, config, kernel_home, cap)
+        config = _nbgrader_config(root, db_path, settings, options.lean, record, kernels)
+        jailed = jail_kernels(root, student, assignment, config, kernels, cap)
         if not jailed:
             why = "UNCONFINED=1" if bwrap.available() else bwrap.why_unavailable()
             problems.append(Problem("unconfined", "", why))

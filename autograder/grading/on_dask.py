@@ -8,14 +8,16 @@ stops within seconds with one line naming the address when it cannot. Either way
 process is checked before anyone is graded: no folder it imports from may be another
 account's, and each worker proves at setup that it can start a grading kernel
 (``ready_to_grade``, which ``grade_class --in-process`` runs too). ``grade_on_cluster``
-submits ``grade_submission`` for every student and calls back in this process for each
-result, so the caller stays the gradebook's one writer.
+submits ``grade_submission`` for every student, with the run's configuration
+(``command_config``) as data of each task, and calls back in this process for each result, so
+the caller stays the gradebook's one writer.
 
 But: it writes no gradebook and judges nothing. A task whose worker dies is run again by
 Dask's scheduler elsewhere (up to its ``allowed-failures``; then the student is reported as
 not graded, their earlier grades kept). Workers of an existing cluster must see the course
-folder at the same path; with more than one thread they grade one student at a time anyway,
-since a student's kernels are set up through the process's environment.
+folder at the same path; a worker with more than one thread grades students side by side,
+each with the settings and the kernels' home of its own task: nothing of a student's grading
+is kept in the process.
 
 >>> failed("ada", "the grading worker died").problems
 (Problem(kind='not_graded', notebook='', detail='the grading worker died'),)
@@ -28,7 +30,6 @@ import logging
 import os
 import shutil
 import tempfile
-import threading
 import time
 import traceback
 import uuid
@@ -44,17 +45,15 @@ from distributed.scheduler import KilledWorker
 from distributed.security import Security
 
 from autograder.grading.cluster import HTTP_OFF, security
-from autograder.grading.grade_one import grade_submission, prepare_worker
+from autograder.grading.grade_one import command_config, grade_submission, prepare_worker
 from autograder.grading.options import GradingOptions
 from autograder.grading.ready import why_cannot_grade
 from autograder.grading.student_result import StudentResult
 from autograder.grading.trusted_paths import refusal, untrusted_entries
-from autograder.isolation import bwrap
 from autograder.shared.problems import NOT_GRADED_KIND, Problem
 
 CONNECT_SECONDS = 5  # an unreachable scheduler is reported after this long
 WORKERS_SECONDS = 30  # a reachable scheduler must have a worker by then
-_ONE_STUDENT = threading.Lock()  # the kernels' sandbox and home live in os.environ
 # A grading task is one long call; sampling its stack every 10 ms and the GIL every 1 ms
 # only takes time from it.
 _QUIET_WORKERS = {
@@ -72,12 +71,11 @@ _SETUP_PROBLEM: list[str] = []  # why this worker process cannot grade, once set
 
 
 def ready_to_grade(options: GradingOptions, process: str) -> str | None:
-    """Set this process up to grade as ``options`` say (memory limit, environment, sandbox
-    choice), then prove that it can (``ready``): None, or why it cannot. Every Dask worker
+    """Set this process up to grade (environment, logs), then prove that it can, with the
+    sandbox ``options`` ask for (``ready``): None, or why it cannot. Every Dask worker
     runs it at setup; ``grade_class --in-process`` before its first student."""
-    prepare_worker(options.memory_gb)
-    _set_unconfined(options.unconfined)
-    return why_cannot_grade(options.course_root, process)
+    prepare_worker()
+    return why_cannot_grade(options.course_root, process, command_config(options))
 
 
 class GradingWorker(WorkerPlugin):
@@ -106,20 +104,14 @@ def setup_problem() -> str | None:
     return _SETUP_PROBLEM[0] if _SETUP_PROBLEM else None
 
 
-def _set_unconfined(unconfined: bool) -> None:
-    if unconfined:
-        os.environ[bwrap.UNCONFINED] = "1"
-    else:
-        os.environ.pop(bwrap.UNCONFINED, None)
-
-
-def grade_task(options: GradingOptions, student: str, template_db: Path) -> StudentResult:
-    """One student, graded in a worker: ``grade_submission`` with the run's sandbox choice."""
+def grade_task(
+    options: GradingOptions, student: str, template_db: Path, settings: Any = None
+) -> StudentResult:
+    """One student, graded in a worker: ``grade_submission`` with the run's configuration
+    ``settings`` (a traitlets ``Config``; by default ``command_config(options)``)."""
     if _SETUP_PROBLEM:
         raise WorkerCannotGradeError(_SETUP_PROBLEM[0])
-    with _ONE_STUDENT:
-        _set_unconfined(options.unconfined)
-        return grade_submission(options, student, template_db)
+    return grade_submission(options, student, template_db, settings=settings)
 
 
 def failed(student: str, why: str, log: str = "") -> StudentResult:
@@ -288,10 +280,11 @@ def grade_on_cluster(
     order results arrive. A task whose worker died is retried by the scheduler; one that
     killed its workers too often, or raised, comes back as a failed result."""
     run = uuid.uuid4().hex[:8]  # keys unique on a cluster that other runs share
+    settings = command_config(options)  # data of every task: no worker keeps a run's settings
     futures = {
-        client.submit(grade_task, options, student, template, key=f"grade-{student}-{run}"): (
-            student
-        )
+        client.submit(
+            grade_task, options, student, template, settings, key=f"grade-{student}-{run}"
+        ): student
         for student in students
     }
     try:

@@ -32,13 +32,14 @@ class GradingOptions:
 
     course_root: Path  # absolute, links resolved: workers must see it at the same path
     jobs: int = 1  # worker processes of a local cluster
-    memory_gb: float = DEFAULT_MEMORY_GB  # per kernel; 0: no limit
+    memory_gb: float = DEFAULT_MEMORY_GB  # one student's kernels; 0: no limit
     timeout: int | None = None  # per cell, seconds; None: nbgrader_config.py's
     lean: bool = False  # lesson cells run only their definitions
     unconfined: bool = False  # student code runs without the sandbox, and grades say so
     scheduler: str | None = None  # an existing cluster's address; None: a local one
     in_process: bool = False  # grade in the command's own process, without Dask
     progress: bool = True  # a progress bar on stderr
+    judge_memory_gb: float | None = None  # the judge's; None: nbgrader_config.py's
 
     def where(self) -> str:
         """Where the students are graded, as the command's last line says it."""

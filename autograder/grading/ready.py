@@ -14,7 +14,6 @@ that student's outcome.
 from __future__ import annotations
 
 import atexit
-import os
 import sys
 from pathlib import Path
 
@@ -25,36 +24,39 @@ from traitlets.config import Config
 from autograder.course import ASSIGNMENT
 from autograder.grading.trusted_paths import refusal, untrusted_entries
 from autograder.isolation import bwrap
-from autograder.isolation.kernel_home import runtime_folder, student_home
-from autograder.isolation.kernel_spec import KERNEL_PROCESSES, jail_kernels
-from autograder.nbgrader_steps.prompt_kernel import PromptKernelManager
+from autograder.isolation.kernel_home import student_home
+from autograder.isolation.kernel_spec import KERNEL_PROCESSES, give_kernels, jail_kernels
+from autograder.nbgrader_steps.guarded_execute import SandboxKernelManager
 
 PROBE = "import bpe_course, sys\nprint(sys.executable, bpe_course.__file__)"
 PROBE_SECONDS = 60
 
 
-def why_cannot_grade(course_root: Path, process: str = "this grading process") -> str | None:
-    """Why this process cannot grade (one paragraph), or None when it can."""
+def why_cannot_grade(
+    course_root: Path, process: str = "this grading process", settings: Config | None = None
+) -> str | None:
+    """Why this process cannot grade (one paragraph), or None when it can, with the
+    sandbox ``settings`` of the run (``GradingSandbox``; by default its own defaults)."""
     lines = untrusted_entries()
     if lines:
         return refusal(process, lines)
-    return _kernel_round_trip(course_root, process)
+    return _kernel_round_trip(course_root, process, settings or Config())
 
 
-def _kernel_round_trip(course_root: Path, process: str) -> str | None:
+def _kernel_round_trip(course_root: Path, process: str, settings: Config) -> str | None:
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(PROBE)])
     with student_home("probe") as home, bwrap.process_cap("probe", KERNEL_PROCESSES) as cap:
         config = Config()
+        config.merge(settings)
+        give_kernels(config, home)
         jailed = jail_kernels(course_root, "probe", ASSIGNMENT, config, home, cap)
-        config.KernelManager.transport = "ipc"
-        config.KernelManager.ip = os.path.join(runtime_folder(), "kernel")
         client = NotebookClient(
             notebook,
             timeout=PROBE_SECONDS,
             startup_timeout=PROBE_SECONDS,
             kernel_name=config.Execute.kernel_name if jailed else "python3",
-            kernel_manager_class=PromptKernelManager,
-            resources={"metadata": {"path": str(home)}},
+            kernel_manager_class=SandboxKernelManager,
+            resources={"metadata": {"path": str(home.home)}},
             config=config,
             allow_errors=True,
         )

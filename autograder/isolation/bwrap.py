@@ -37,10 +37,12 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from traitlets import Bool, Float
+from traitlets.config import Configurable
+
 from autograder.isolation import syscall_filter
 
 THROWAWAY_UID = 65534  # "nobody" inside the sandbox; it owns nothing there
-UNCONFINED = "BPE_GRADING_UNCONFINED"  # "1": run student code without the sandbox
 SCRATCH_BYTES = 64 * 2**20  # a writable tmpfs holds this much, and is memory
 SHM_BYTES = 4 * 2**20  # /dev/shm: enough for semaphores, not for filling memory
 _TMP, _SHM = "/tmp", "/dev/shm"  # each sandbox's own, in memory
@@ -172,10 +174,48 @@ def _problem() -> str | None:
     return None
 
 
-def in_use() -> bool:
-    """True when student code is to run in the sandbox: it works here and nobody said
-    UNCONFINED (``grade_class --unconfined``, ``make autograde UNCONFINED=1``)."""
-    return os.environ.get(UNCONFINED) != "1" and available()
+# A bare nbgrader command's flag for running student code unconfined, on purpose.
+UNCONFINED_FLAG = "--GradingSandbox.unconfined=True"
+
+
+class GradingSandbox(Configurable):
+    """How student code is confined, read from the configuration by every process that runs
+    it (the kernels' launcher, the judge, the check that refuses unconfined kernels): set in
+    ``nbgrader_config.py``, overridden per run by the grading command's flags.
+
+    >>> from traitlets.config import Config
+    >>> config = Config()
+    >>> config.GradingSandbox.judge_memory_gb = 1.5
+    >>> settings = GradingSandbox(config=config)
+    >>> settings.judge_memory_gb, settings.kernel_memory_gb, settings.unconfined
+    (1.5, 4.0, False)
+    """
+
+    unconfined = Bool(
+        False,
+        help="run student code without the sandbox, as the instructor, on purpose (where "
+        "bubblewrap cannot run); every grade says so",
+    ).tag(config=True)
+    kernel_memory_gb = Float(
+        4.0, help="memory of one student's kernels together, GB (each process too; 0: none)"
+    ).tag(config=True)
+    judge_memory_gb = Float(
+        2.0, help="memory of the judge's process running one notebook's answers, GB (0: none)"
+    ).tag(config=True)
+
+    def in_use(self) -> bool:
+        """True when student code is to run in the sandbox: it works here and these settings
+        do not say unconfined."""
+        return not self.unconfined and available()
+
+
+def memory_bytes(gb: float) -> int | None:
+    """A memory setting in bytes; None for 0 (no limit).
+
+    >>> memory_bytes(2.0), memory_bytes(0)
+    (2147483648, None)
+    """
+    return int(gb * 2**30) if gb > 0 else None
 
 
 def why_unavailable() -> str:

@@ -1,10 +1,12 @@
 """Give one student's grading kernels a home folder of their own, deleted afterwards.
 
-``student_home`` points ``HOME``, ``IPYTHONDIR``, the ``JUPYTER_*`` and ``XDG_*`` folders and
-``MPLCONFIGDIR`` at a fresh folder with an IPython profile that keeps no history, so no
-startup file or history one student's code leaves reaches the next.
+``student_home`` makes a fresh folder with an IPython profile that keeps no history, and
+gives the environment that points a kernel's ``HOME``, ``IPYTHONDIR``, the ``JUPYTER_*`` and
+``XDG_*`` folders and ``MPLCONFIGDIR`` at it (``KernelHome.environment``, for the kernel's own
+environment: this process's is left alone), so no startup file or history one student's code
+leaves reaches the next.
 
-The kernels' connection files and sockets go in a folder of their own (``runtime_folder``),
+The kernels' connection files and sockets go in a folder of their own (``KernelHome.sockets``),
 in ``/var/tmp``, outside the home, under a name of its own. ``remove_orphaned_homes`` deletes
 both folders of grading processes that are gone (a worker killed mid-student cannot clean
 up): their names hold the process's id.
@@ -12,10 +14,10 @@ up): their names hold the process's id.
 But: it does not start or confine kernels; without the sandbox a kernel can still write to
 the instructor's home by its absolute path.
 
->>> with student_home("ada") as home:
-...     os.environ["HOME"] == str(home), (home / ".ipython").is_dir()
+>>> with student_home("ada") as kernels:
+...     kernels.environment()["HOME"] == str(kernels.home), (kernels.home / ".ipython").is_dir()
 (True, True)
->>> home.exists()
+>>> kernels.home.exists()
 False
 """
 
@@ -28,6 +30,7 @@ import stat
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.isolation.bwrap import process_alive
@@ -56,10 +59,16 @@ def folder_names() -> tuple[str, ...]:
     return tuple(_folders(Path("/"), Path("/")))
 
 
-def runtime_folder() -> Path:
-    """Where the kernels started within :func:`student_home` put their connection files and
-    sockets."""
-    return Path(os.environ["JUPYTER_RUNTIME_DIR"])
+@dataclass(frozen=True)
+class KernelHome:
+    """One student's kernels' fresh home, and the folder of their sockets."""
+
+    home: Path
+    sockets: Path
+
+    def environment(self) -> dict[str, str]:
+        """The variables that point a kernel at this home, for its own environment."""
+        return {name: str(folder) for name, folder in _folders(self.home, self.sockets).items()}
 
 
 def _sockets_root() -> Path:
@@ -92,8 +101,9 @@ def _copy_font_cache(into: Path) -> None:
 
 
 @contextmanager
-def student_home(student: str) -> Iterator[Path]:
-    """Within the block, kernels started from this process get a fresh, empty home."""
+def student_home(student: str) -> Iterator[KernelHome]:
+    """A fresh, empty home for one student's kernels, removed after the block; kernels get
+    it through their environment (``KernelHome.environment``)."""
     # The grading process's id in the name: a worker killed mid-student leaves the folder
     # behind, and the next worker knows it for an orphan (remove_orphaned_homes).
     prefix = f"{_HOME_PREFIX}{student[:12]}-{os.getpid()}-"
@@ -101,7 +111,6 @@ def student_home(student: str) -> Iterator[Path]:
     # A name of its own, not the home's: on a hub anyone can list /tmp and make a folder first.
     sockets = Path(tempfile.mkdtemp(prefix=prefix, suffix=".sockets", dir=_sockets_root()))
     folders = _folders(home, sockets)
-    saved = {name: os.environ.get(name) for name in folders}
     try:
         for folder in folders.values():
             folder.mkdir(parents=True, exist_ok=True)
@@ -110,14 +119,8 @@ def student_home(student: str) -> Iterator[Path]:
         for name in ("ipython_config.py", "ipython_kernel_config.py"):
             (profile / name).write_text(_NO_HISTORY)
         _copy_font_cache(folders["MPLCONFIGDIR"])
-        os.environ.update({name: str(folder) for name, folder in folders.items()})
-        yield home
+        yield KernelHome(home, sockets)
     finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
         _remove(home)
         _remove(sockets)
 

@@ -1,17 +1,19 @@
 """Start a grading kernel inside the sandbox: the kernelspec command of the grading workers.
 
-It puts itself under the student's caps, then replaces itself with the command prefix
-in the ``GRADING_JAIL`` environment variable (JSON: ``prefix``, the ``bwrap`` command that
-``kernel_spec`` built; ``caps``, the ``cgroup.procs`` files of the process and memory caps
-over all the student's kernels, maybe none; ``environment``, the names
-of the variables the kernel keeps; ``landlock``, the folders it may write to; ``seccomp``, the
-syscall filter's program and the descriptor the prefix tells bwrap to read it from) followed
+It puts itself under the student's caps and limits, then replaces itself with the command
+prefix in the jail, its second argument (JSON, which ``kernel_spec.jail_kernels`` puts into the
+grading configuration: ``prefix``, the ``bwrap`` command that ``kernel_spec`` built; ``caps``,
+the ``cgroup.procs`` files of the process and memory caps over all the student's kernels, maybe
+none; ``memory_bytes``, each process's own address-space limit, 0 for none; ``environment``,
+the names of the variables the kernel keeps; ``landlock``, the folders it may write to;
+``seccomp``, the syscall filter's program and the descriptor the prefix tells bwrap to read it
+from) followed
 by ``python -c <landlock.py> <those folders> -f <connection file>``, which restricts its
 writes and runs ipykernel.
 
-But: it decides nothing itself; without ``GRADING_JAIL`` or its syscall filter it refuses to
-start a kernel.
-Standard library only, run as ``python -I -S kernel_jail.py {connection_file}``.
+But: it decides nothing itself; without a jail or its syscall filter it refuses to start a
+kernel.
+Standard library only, run as ``python -I -S kernel_jail.py {connection_file} JAIL``.
 """
 
 import json
@@ -25,12 +27,11 @@ LAUNCH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "landlock.py")
 
 
 def main() -> None:
-    raw = os.environ.get("GRADING_JAIL")
-    if not raw:
-        sys.exit("kernel_jail: GRADING_JAIL is not set; refusing to start an unconfined kernel")
-    spec = json.loads(raw)
+    if len(sys.argv) < 3:
+        sys.exit("kernel_jail: no jail was given; refusing to start an unconfined kernel")
+    spec = json.loads(sys.argv[2])
     if not spec.get("seccomp"):
-        sys.exit("kernel_jail: GRADING_JAIL has no syscall filter; refusing to start a kernel")
+        sys.exit("kernel_jail: the jail has no syscall filter; refusing to start a kernel")
     for cap in spec["caps"]:
         # Joined before bwrap starts, so everything the kernel forks is inside; on stderr
         # (the worker's log, until _cut_ties) when it cannot be.
@@ -60,7 +61,7 @@ def main() -> None:
     # An interrupt (SIGINT to this process group) must reach the kernel, which handles it
     # while it runs a cell, and not end bwrap, which would take the kernel with it.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _cut_ties()
+    _cut_ties(spec.get("memory_bytes", 0))
     _place_filter(spec["seccomp"]["fd"], bytes.fromhex(spec["seccomp"]["program"]))
     os.execvpe(command[0], command, environment)
 
@@ -82,10 +83,13 @@ def _text(path: str) -> str:
         return source.read()
 
 
-def _cut_ties() -> None:
+def _cut_ties(memory_bytes: int) -> None:
     """Nothing the kernel writes outside its sockets reaches the grader: no inherited file
     (the workers' log, their stdout) stays open, its own output goes nowhere, and no file it
-    writes grows past 10 MB."""
+    writes grows past 10 MB; no process of it holds more than ``memory_bytes`` (0: no limit
+    of its own)."""
+    if memory_bytes > 0:
+        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
     quiet = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(quiet, fd)

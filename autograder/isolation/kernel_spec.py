@@ -1,17 +1,21 @@
 """Make nbgrader start one student's grading kernels inside the sandbox (``bwrap``).
 
-``jail_kernels`` writes a kernelspec whose command is ``kernel_jail.py`` and puts in
-``GRADING_JAIL`` the sandbox the kernel runs in: of the machine only the operating system,
+``jail_kernels`` writes a kernelspec whose command is ``kernel_jail.py`` and puts into the
+grading configuration it is given (``SandboxKernelManager.kernel_dirs``, ``Execute.kernel_name``,
+and the kernel's command-line arguments, ``NotebookClient.extra_arguments``) the sandbox the
+kernel runs in, as ``GradingSandbox`` settings say: of the machine only the operating system,
 Python and the course library, read-only; a home and a working folder, each an empty 64 MB
 folder in memory, with the files of the student's fresh home shown read-only in the first. The
 course folder is not there at all. Everything a student's kernels start is capped together:
-processes (the caller's ``process_cap``) and memory (``bwrap.memory_over`` on that cap: the
-worker's own per-process limit, now over the whole sandbox); and every call they make passes
-the syscall filter, built here (``syscall_filter``) and handed to ``kernel_jail`` to load.
+processes (the caller's ``process_cap``) and memory (``bwrap.memory_over`` on that cap:
+``GradingSandbox.kernel_memory_gb``, which ``kernel_jail`` also sets as each process's own
+limit); and every call they make passes the syscall filter, built here (``syscall_filter``) and
+handed to ``kernel_jail`` to load.
 
 But: where bubblewrap is missing the kernels are not started in it; the caller decides
 whether to grade unconfined (``grade_class --unconfined``). Where no cgroup can be made, it
-says so on stderr (the worker's log) and each process keeps only its own limits.
+says so on stderr (the worker's log) and each process keeps only its own limits. It writes
+nothing into this process's environment: two students graded side by side get their own.
 """
 
 from __future__ import annotations
@@ -20,16 +24,16 @@ import atexit
 import functools
 import json
 import os
-import resource
 import shutil
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from autograder.course import CODE_ROOT
 from autograder.isolation import bwrap, syscall_filter
-from autograder.isolation.bwrap import Sandbox, python_and_library
-from autograder.isolation.kernel_home import folder_names, runtime_folder
+from autograder.isolation.bwrap import GradingSandbox, Sandbox, memory_bytes, python_and_library
+from autograder.isolation.kernel_home import KernelHome, folder_names
 
 JAIL_KERNEL = "python3-jailed"
 JAIL_FILTER_FD = 3  # where kernel_jail puts the syscall filter for bwrap to read
@@ -41,6 +45,29 @@ KERNEL_ENVIRONMENT = (
     *("PATH", "LANG", "LANGUAGE", "TERM", "TZ", "PYTHONHASHSEED", "MPLBACKEND"),
     *("TOKENIZERS_PARALLELISM", "PYDEVD_DISABLE_FILE_VALIDATION", "NBGRADER_EXECUTION"),
 )
+
+
+# Libraries in the kernels should not start a thread per core each: the workers already
+# use every core.
+_ONE_THREAD = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "RAYON_NUM_THREADS")
+
+
+def give_kernels(config: Any, kernels: KernelHome) -> None:
+    """Make the kernels that ``config`` starts (``SandboxKernelManager``) use ``kernels``' home
+    and socket folder, the course library, one thread per library and no plot window: in
+    their own environment, built for them, so students graded side by side keep their own;
+    and hold each of their processes to ``GradingSandbox.kernel_memory_gb``. Call it after
+    the run's settings are in ``config``."""
+    # UNIX sockets, with a path prefix of their own folder; absolute, since the kernel's
+    # working folder differs from this process's.
+    config.KernelManager.transport = "ipc"
+    config.KernelManager.ip = str(kernels.sockets / "kernel")
+    quiet = {name: "1" for name in _ONE_THREAD}
+    quiet.update(TOKENIZERS_PARALLELISM="false", MPLBACKEND="Agg", PYTHONPATH=str(CODE_ROOT))
+    config.SandboxKernelManager.kernel_env = {**quiet, **kernels.environment()}
+    # Each kernel process's own memory limit, sandbox or not.
+    limit = memory_bytes(GradingSandbox(config=config).kernel_memory_gb)
+    config.SandboxKernelManager.memory_bytes = limit or 0
 
 
 @functools.cache
@@ -65,7 +92,7 @@ def kernels_folder() -> Path:
 
 def jail_available() -> bool:
     """True when kernels can be started in the sandbox here."""
-    return bwrap.in_use()
+    return bwrap.available()
 
 
 def jail_kernels(
@@ -73,25 +100,23 @@ def jail_kernels(
     student: str,
     assignment: str,
     config: Any,
-    home: Path,
+    kernels: KernelHome,
     cap: Path | None = None,
-    memory_bytes: int | None = None,
 ) -> bool:
-    """Make nbgrader start this student's kernels in the sandbox; False where the machine
-    cannot. ``home``: the student's fresh home (its files are shown); ``cap``: the process cap's
+    """Make nbgrader, configured by ``config``, start this student's kernels in the sandbox;
+    False where the machine cannot or ``config`` says ``GradingSandbox.unconfined``.
+    ``kernels``: the student's fresh home (its files are shown) and socket folder; ``cap``:
+    the process cap's
     ``cgroup.procs``, which also gets a memory limit over all of the kernels' processes
-    together: ``memory_bytes``, by default this process's own address-space limit (the
-    worker's ``--memory-gb``), none where that is unlimited."""
-    if not jail_available():
-        os.environ.pop("GRADING_JAIL", None)
+    together: ``GradingSandbox.kernel_memory_gb`` (none where it is 0), also each kernel
+    process's own address-space limit."""
+    settings = GradingSandbox(config=config)
+    if not settings.in_use():
         return False
-    caps = _whole_sandbox_caps(cap, memory_bytes)
-    kernels_root = str(kernels_folder())
-    if kernels_root not in os.environ.get("JUPYTER_PATH", "").split(os.pathsep):
-        os.environ["JUPYTER_PATH"] = os.pathsep.join(
-            p for p in (kernels_root, os.environ.get("JUPYTER_PATH", "")) if p
-        )
+    limit = memory_bytes(settings.kernel_memory_gb)
+    caps = _whole_sandbox_caps(cap, limit)
     own = course_root.resolve() / "autograded" / student / assignment
+    home = kernels.home
     sandbox = Sandbox(
         visible=python_and_library(),  # of the course, only the library the lessons import
         # Its working folder and its home are capped in-memory folders, gone when it ends;
@@ -99,7 +124,7 @@ def jail_kernels(
         scratch=(own, home),
         pinned=tuple(sorted(p for p in home.rglob("*") if p.is_file())),
         # The kernel's sockets are files in the runtime folder: the grader must see them.
-        writable=(runtime_folder(),),
+        writable=(kernels.sockets,),
         cwd=own,
         max_processes=KERNEL_PROCESSES,
     )
@@ -108,6 +133,7 @@ def jail_kernels(
         # Built by this trusted process; kernel_jail (standard library only) places it.
         "seccomp": {"fd": JAIL_FILTER_FD, "program": syscall_filter.compiled().hex()},
         "caps": [str(procs) for procs in caps],
+        "memory_bytes": limit or 0,
         "environment": KERNEL_ENVIRONMENT,
         # Inside, the kernel writes only to its folders in memory, to devices, and makes its
         # sockets: no file of its reaches the machine's disk.
@@ -117,17 +143,18 @@ def jail_kernels(
             "sockets": [str(folder) for folder in sandbox.writable],
         },
     }
-    os.environ["GRADING_JAIL"] = json.dumps(jail)
+    # The spec is found in this process's own folder, and its command gets the jail as its
+    # last argument: configuration of this student's grading, not of the process.
+    config.SandboxKernelManager.kernel_dirs = [str(kernels_folder() / "kernels")]
+    config.NotebookClient.extra_arguments = [json.dumps(jail)]
     config.Execute.kernel_name = JAIL_KERNEL
     return True
 
 
 def _whole_sandbox_caps(cap: Path | None, memory_bytes: int | None) -> list[Path]:
     """The ``cgroup.procs`` files a kernel joins: the process cap and, over the same
-    processes, a memory cap. What cannot be had is said (once per worker), never silent."""
-    if memory_bytes is None:
-        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
-        memory_bytes = None if soft == resource.RLIM_INFINITY else soft
+    processes, a memory cap of ``memory_bytes`` (none if None). What cannot be had is said
+    (once per worker), never silent."""
     if cap is None:
         bwrap.say_once(
             "grading kernels: no process cap (no pids cgroup can be made here): a kernel's "

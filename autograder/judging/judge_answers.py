@@ -189,12 +189,13 @@ def judge_notebook(
     secret: str | None = None,
     seconds: float = DEFAULT_SECONDS,
     memory_gb: float = DEFAULT_MEMORY_GB,
+    unconfined: bool = False,
 ) -> tuple[dict[str, dict[str, str | None]], Findings]:
     """For each exercise of one notebook and each of its test cells: "" if it passes outside
     the kernel, else why not; None where the kernel's verdict stands; and what a person
     should know about each exercise. The hidden cases are this term's (``secret``), the
     same for every student; one sandbox process serves the whole notebook, one case at a
-    time."""
+    time (``run_answers``, with ``memory_gb`` and ``unconfined``)."""
     verdicts: dict[str, dict[str, str | None]] = {}
     findings = Findings()
     jobs = []
@@ -208,7 +209,7 @@ def judge_notebook(
             uses = engine_uses(notebook, exercise.name, exercise.master)
             if uses:
                 findings.engine[exercise.name] = uses
-    outcomes = run_answers(jobs, seconds, memory_gb) if jobs else {}
+    outcomes = run_answers(jobs, seconds, memory_gb, unconfined) if jobs else {}
     for exercise in exercises:
         if exercise.name in outcomes:
             found = outcomes[exercise.name]

@@ -69,8 +69,8 @@ def _answer_sandbox() -> Sandbox:
 
 
 def confined() -> bool:
-    """True when answers run inside bubblewrap here; else only in a limited process."""
-    return bwrap.in_use()
+    """True when answers can run inside bubblewrap here; else only in a limited process."""
+    return bwrap.available()
 
 
 def _failed(args: tuple, why: str) -> Outcome:
@@ -94,12 +94,13 @@ def _decode(text: str, args: tuple) -> Outcome:
 
 
 def _run_child(
-    job: dict, plan: list, seconds: float, memory_gb: float, sandbox: Sandbox, until: float
+    job: dict, plan: list, seconds: float, memory_gb: float, sandbox: Sandbox | None, until: float
 ) -> tuple[list[dict], str]:
     """Run one child on ``job`` and the cases of ``plan``, sent one at a time; return the
     result lines it wrote and, if it did not finish cleanly, why. Each step (defining an
     exercise, each group of its cases) gets ``seconds``, and the child is stopped at
-    ``until`` (``time.monotonic``) whatever it writes."""
+    ``until`` (``time.monotonic``) whatever it writes. Without ``sandbox`` it runs in a
+    limited process only."""
     with tempfile.TemporaryDirectory(prefix="judge-sandbox-") as home:
         env = {"PATH": "/usr/bin:/bin", "HOME": home, "LANG": "C.UTF-8", "TMPDIR": home}
         # The child's own file is in a folder the child cannot see: pass its text instead. It
@@ -107,14 +108,14 @@ def _run_child(
         memory = str(int(memory_gb * 2**30)) if memory_gb > 0 else "0"
         command = [sys.executable, "-I", "-c", CHILD.read_text(), memory]
         cap_processes, seccomp = contextlib.nullcontext(None), contextlib.nullcontext(None)
-        if confined():
+        if sandbox is not None:
             env.update(HOME="/tmp", TMPDIR="/tmp")
             seccomp = syscall_filter.opened()
             # Processes and memory over everything the answer starts, where cgroups allow.
             whole = int(memory) or None
             cap_processes = bwrap.sandbox_cap(f"judge-{os.getpid()}", _MAX_PROCESSES, whole)
         with cap_processes as cap, seccomp as seccomp_fd:
-            if seccomp_fd is not None:
+            if sandbox is not None and seccomp_fd is not None:
                 command = sandbox.command(command, seccomp_fd)
             child = subprocess.Popen(
                 bwrap.in_cap(cap, command),
@@ -296,13 +297,15 @@ def run_answers(
     exercises: list[tuple[str, list[str], dict[str, list[tuple]]]],
     seconds: float = DEFAULT_SECONDS,
     memory_gb: float = DEFAULT_MEMORY_GB,
+    unconfined: bool = False,
 ) -> dict[str, dict[str, list[Outcome]]]:
     """For each ``(name, statements, groups)``: define the student's code from ``statements``
     (each exercise in a fresh namespace), call ``name`` on every case of every group, and return
     one Outcome per case, in order. One process serves them all until something stops it; the
     step that was running then loses its remaining cases and the rest go to a fresh process.
-    The sandbox shows them Python and the course library, and nothing else of the machine."""
-    sandbox = _answer_sandbox()
+    The sandbox shows them Python and the course library, and nothing else of the machine;
+    ``unconfined`` (or a machine without bubblewrap) leaves only the process's own limits."""
+    sandbox = _answer_sandbox() if not unconfined and confined() else None
     tools = {
         "outcomes_src": OUTCOMES.read_text(),
         "engine_modules": list(ENGINE_MODULES),
@@ -391,6 +394,7 @@ def run_answer(
     groups: dict[str, list[tuple]],
     seconds: float = DEFAULT_SECONDS,
     memory_gb: float = DEFAULT_MEMORY_GB,
+    unconfined: bool = False,
 ) -> dict[str, list[Outcome]]:
     """:func:`run_answers` for one exercise."""
-    return run_answers([(name, statements, groups)], seconds, memory_gb)[name]
+    return run_answers([(name, statements, groups)], seconds, memory_gb, unconfined)[name]

@@ -13,13 +13,16 @@ after each cell runs its outputs are made well-formed (``well_formed_outputs``) 
 nbconvert or nbgrader validates them, with a note in the cell and a line in ``record`` (the
 JSON lines ``grade_one`` reads to ask a person to look).
 
-Its kernels are started and stopped without idle waits (``prompt_kernel``). It runs a
-notebook only in the sandbox's kernel (``kernel_spec.JAIL_KERNEL``, which ``make autograde``
-sets up) unless grading unconfined was asked for, so a bare ``nbgrader autograde`` or the
-Formgrader's Autograde button cannot run a student's code as the instructor.
+Its kernels are started and stopped without idle waits (``prompt_kernel``), and found where
+the configuration says (``SandboxKernelManager.kernel_dirs``, which
+``kernel_spec.jail_kernels`` sets). It runs a notebook only in the sandbox's kernel
+(``kernel_spec.JAIL_KERNEL``, which ``make autograde`` sets up) unless the configuration says
+``GradingSandbox.unconfined``, so a bare ``nbgrader autograde`` or the Formgrader's Autograde
+button cannot run a student's code as the instructor.
 
-But: a single cell that loops is nbgrader's timeout's business, memory is limited by the
-grading worker, and nothing here grades or trims cells (``lean_lessons`` does that).
+But: a single cell that loops is nbgrader's timeout's business (``ExecutePreprocessor.timeout``
+in ``nbgrader_config.py``; ``cell_timeout`` reads it for the other steps), memory is limited by
+the kernels' sandbox, and nothing here grades or trims cells (``lean_lessons`` does that).
 """
 
 from __future__ import annotations
@@ -30,13 +33,15 @@ import signal
 import time
 from typing import Any
 
+from jupyter_client.kernelspec import KernelSpecManager
 from nbclient.exceptions import CellExecutionComplete, CellTimeoutError, DeadKernelError
 from nbclient.util import run_sync
 from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import Execute
-from traitlets import Float, Unicode
+from traitlets import Dict, Float, Integer, List, Unicode, default
+from traitlets.config import Config
 
-from autograder.isolation.bwrap import UNCONFINED
+from autograder.isolation.bwrap import UNCONFINED_FLAG, GradingSandbox
 from autograder.isolation.kernel_spec import JAIL_KERNEL
 from autograder.nbgrader_steps.prompt_kernel import PromptKernelManager
 from autograder.shared.well_formed_outputs import (
@@ -68,18 +73,72 @@ class UnconfinedKernelError(RuntimeError):
     """A student's notebook was about to run outside the sandbox, as the instructor."""
 
 
-def refuse_unconfined(kernel_name: str) -> None:
+def refuse_unconfined(kernel_name: str, unconfined: bool = False) -> None:
     """Stop unless the kernel is the sandboxed one ``make autograde`` sets up, or grading
     unconfined was asked for: a bare ``nbgrader autograde`` or the Formgrader's Autograde
     button would run the student's code as the instructor, beside the gradebook.
 
     >>> refuse_unconfined(JAIL_KERNEL)
     """
-    if kernel_name != JAIL_KERNEL and os.environ.get(UNCONFINED) != "1":
+    if kernel_name != JAIL_KERNEL and not unconfined:
         raise UnconfinedKernelError(
             "refusing to run a student's notebook outside the sandbox: grade with `make "
-            f"autograde` (or set {UNCONFINED}=1 to run it unconfined, as yourself, on purpose)"
+            f"autograde` (or pass {UNCONFINED_FLAG} to run it unconfined, as yourself, on "
+            "purpose)"
         )
+
+
+def cell_timeout(config: Config) -> float:
+    """Seconds a cell may run, as ``config`` gives them to nbgrader's Execute (its own
+    default where nothing is configured; nbgrader's default too where the limit is off),
+    for the steps that hold other work to the same limit.
+
+    >>> config = Config()
+    >>> config.ExecutePreprocessor.timeout = 7
+    >>> cell_timeout(config)
+    7.0
+    """
+    seconds = Execute(config=config).timeout
+    return float(seconds if seconds and seconds > 0 else Execute.timeout.default_value)
+
+
+class SandboxKernelManager(PromptKernelManager):
+    """``PromptKernelManager`` whose kernel specs are looked up where the configuration says
+    (``kernel_dirs``, which ``kernel_spec.jail_kernels`` sets): jupyter_client's own spec
+    manager takes its folders from ``JUPYTER_PATH``, an environment variable. Its kernels get
+    ``kernel_env`` (the student's home, ``kernel_spec.give_kernels``) in their environment."""
+
+    kernel_dirs = List(
+        Unicode(), help="folders holding the kernel specs to start (empty: Jupyter's own)"
+    ).tag(config=True)
+    kernel_env = Dict(
+        value_trait=Unicode(),
+        help="variables set in the kernel's environment, over this process's (its home)",
+    ).tag(config=True)
+
+    memory_bytes = Integer(
+        0, help="address-space limit of the kernel's process, set by prlimit (0: none)"
+    ).tag(config=True)
+
+    def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
+        """The kernel's command, under ``memory_bytes`` (an unconfined kernel has no other
+        limit; the sandbox's launcher sets the same one again)."""
+        command = super().format_kernel_cmd(extra_arguments)
+        if self.memory_bytes > 0:
+            return ["prlimit", f"--as={self.memory_bytes}", "--", *command]
+        return command
+
+    async def start_kernel(self, **kw: Any) -> None:
+        """Start the kernel with ``kernel_env`` in its environment (built for it alone)."""
+        if self.kernel_env:
+            kw["env"] = {**kw.get("env", os.environ), **self.kernel_env}
+        await super().start_kernel(**kw)
+
+    @default("kernel_spec_manager")
+    def _configured_spec_manager(self) -> KernelSpecManager:
+        if not self.kernel_dirs:
+            return KernelSpecManager(parent=self, data_dir=self.data_dir)
+        return KernelSpecManager(parent=self, data_dir=self.data_dir, kernel_dirs=self.kernel_dirs)
 
 
 class GuardedExecute(Execute):
@@ -94,15 +153,16 @@ class GuardedExecute(Execute):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         # nbgrader's Execute passes its own manager class the same way, over any configured.
-        kwargs.setdefault("kernel_manager_class", PromptKernelManager)
+        kwargs.setdefault("kernel_manager_class", SandboxKernelManager)
         super().__init__(*args, **kwargs)
 
     def preprocess(self, nb: NotebookNode, resources: Any = None, km: Any = None) -> Any:
-        refuse_unconfined(self.kernel_name)
+        refuse_unconfined(self.kernel_name, GradingSandbox(parent=self).unconfined)
         self.kernel_lost_reason: str | None = None
         # Many cells that each run to the time limit would hold a worker for hours.
         tests = sum(1 for c in nb.cells if nbgrader_meta(c).get("grade"))
-        self.deadline = time.monotonic() + self.budget + (self.timeout or 10) * tests
+        seconds = self.timeout if self.timeout and self.timeout > 0 else cell_timeout(Config())
+        self.deadline = time.monotonic() + self.budget + seconds * tests
         self.notebook_name = str((resources or {}).get("unique_key", ""))
         self.dropped: dict[int, list[str]] = {}
         nb, resources = super().preprocess(nb, resources, km)

@@ -24,13 +24,14 @@ from nbgrader.preprocessors.base import NbGraderPreprocessor
 from traitlets import Float, Unicode
 
 from autograder.course import term_secret
+from autograder.isolation.bwrap import GradingSandbox
 from autograder.judging.judge_answers import (
     Exercise,
     Findings,
     exercises_of,
     judge_notebook,
 )
-from autograder.nbgrader_steps.guarded_execute import KERNEL_LOST
+from autograder.nbgrader_steps.guarded_execute import KERNEL_LOST, cell_timeout
 from autograder.nbgrader_steps.redact_feedback import TIME_LIMIT, time_limit_message
 from bpe_course.lesson_cells import nbgrader_meta
 from bpe_course.selfcheck import BEGIN_HIDDEN
@@ -78,7 +79,6 @@ class JudgeHiddenTests(NbGraderPreprocessor):
     seconds = Float(0.0, help="time limit per group of cases (default: Execute.timeout)").tag(
         config=True
     )
-    memory_gb = Float(2.0, help="address-space limit of the sandbox").tag(config=True)
 
     def preprocess(self, nb: NotebookNode, resources: Any) -> tuple[NotebookNode, Any]:
         for index, source in resources.pop(_STASH, {}).items():
@@ -89,9 +89,12 @@ class JudgeHiddenTests(NbGraderPreprocessor):
         # id never reaches the judge, so the same answer earns the same score.
         secret = term_secret(root)
         seconds = self._time_limit()
+        # The judge's memory and sandbox, as configured for this run.
+        sandbox = GradingSandbox(parent=self)
+        memory_gb, unconfined = sandbox.judge_memory_gb, sandbox.unconfined
         broken = ""
         try:
-            verdicts, findings = judge_notebook(nb, mine, secret, seconds, self.memory_gb)
+            verdicts, findings = judge_notebook(nb, mine, secret, seconds, memory_gb, unconfined)
         except Exception as error:  # the judge's own failure: 0 for now, and a person looks
             broken = f"the judge could not run ({type(error).__name__}: {error})"[:200]
             verdicts = {e.name: dict.fromkeys(e.cells, broken) for e in mine}
@@ -141,7 +144,7 @@ class JudgeHiddenTests(NbGraderPreprocessor):
 
     def _time_limit(self) -> float:
         """The cell's time limit, so a hidden test gets what a cell gets."""
-        return self.seconds or float(self.config.get("Execute", {}).get("timeout", 10) or 10)
+        return self.seconds or cell_timeout(self.config)
 
     def _failure(self, message: str) -> NotebookNode:
         if TIMED_OUT in message:

@@ -1,0 +1,201 @@
+"""Every grading setting reaches the code that uses it as configuration, never the environment.
+
+The production code (``autograder/``, ``bpe_course/``, ``hub/``) reads ``os.environ`` only for
+the few user-facing variables the README lists, and writes it only where a library takes no
+setting (nbgrader's ``alembic`` on ``PATH``); an environment built for a child process (a
+``dict(os.environ, ...)``, an ``env=``) is fine. Two students graded side by side in one
+process each get their own kernels' home and memory limit, and the process's environment is
+left as it was; the judge's memory is the ``GradingSandbox`` setting of the run.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from traitlets.config import Config
+
+from autograder.grading.trusted_paths import SEARCHED
+from autograder.isolation import bwrap
+from tests.conftest import ROOT
+
+PRODUCTION = ("autograder", "bpe_course", "hub")
+# Variables production code may read, each listed in the README's "Settings" paragraph.
+READ = {
+    "BPE_COURSE_HIDE_TORCH",  # a lesson runs as if PyTorch were missing (the lessons' check)
+    "BPE_COURSE_SELFCHECK",  # set for the self-check's own kernel, which then skips itself
+    "NBGRADER_EXECUTION",  # nbgrader's own, set in its kernels: the self-check skips itself
+    "BPE_HUB_SETTINGS",  # the hub's settings file, which run_hub hands JupyterHub
+    "DASK_ROOT_CONFIG",  # where Dask reads settings: checked for other accounts' folders
+    "XDG_CACHE_HOME",  # where matplotlib's font list is copied from into a kernel's home
+    *SEARCHED,  # folders read for code or settings: checked for other accounts' folders
+}
+# Variables read in a loop over a named list: each name of the list.
+LOOPED = {("autograder/grading/trusted_paths.py", "name"): SEARCHED}
+# The one write: nbgrader runs `alembic` from its own PATH and takes no setting for it.
+WRITTEN = {("autograder/grading/grade_one.py", "PATH")}
+_CHILD = re.compile(r"\benv\b\s*=|\"env\"|\*\*os\.environ|dict\(os\.environ|os\.environ\.items\(\)")
+_USE = re.compile(r"\bos\.environ\b|\bgetenv\(|\bputenv\(")
+_KEY = re.compile(r"(?:os\.environ\[|os\.environ\.get\(|getenv\()\s*([\"']?)(\w+)\1")
+_WRITE = re.compile(
+    r"os\.environ\[[^\]]+\]\s*=[^=]|os\.environ\.(?:update|pop|setdefault|clear)\(|putenv|"
+    r"del os\.environ"
+)
+
+
+def _constants(source: str) -> dict[str, str]:
+    """The module's top-level ``NAME = "text"`` assignments."""
+    found = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
+            for target in node.targets:
+                if isinstance(target, ast.Name) and isinstance(node.value.value, str):
+                    found[target.id] = node.value.value
+    return found
+
+
+def environment_uses(root: Path) -> tuple[list[str], list[str]]:
+    """Each read of a variable not in ``READ`` and each write not in ``WRITTEN``, as
+    ``path:line: text``; lines that build an environment for a child are skipped."""
+    unlisted, writes = [], []
+    for package in PRODUCTION:
+        for path in sorted((root / package).rglob("*.py")):
+            source = path.read_text()
+            constants = _constants(source)
+            relative = str(path.relative_to(root))
+            for number, line in enumerate(source.splitlines(), 1):
+                if not _USE.search(line):
+                    continue
+                where = f"{relative}:{number}: {line.strip()}"
+                names = set()
+                for quote, key in _KEY.findall(line):
+                    looped = LOOPED.get((relative, key), ())
+                    names |= set(looped) if looped else {key if quote else constants.get(key, key)}
+                if _WRITE.search(line):
+                    if not names or any((relative, n) not in WRITTEN for n in names):
+                        writes.append(where)
+                elif _CHILD.search(line):
+                    continue
+                elif not names or not names <= READ:
+                    unlisted.append(where)
+    return unlisted, writes
+
+
+def test_production_code_reads_only_the_listed_variables_and_writes_none() -> None:
+    unlisted, writes = environment_uses(ROOT)
+    assert unlisted == [], "read but not in READ (and the README):\n" + "\n".join(unlisted)
+    assert writes == [], "os.environ written:\n" + "\n".join(writes)
+    readme = (ROOT / "README.md").read_text()
+    missing = sorted(name for name in READ if f"`{name}`" not in readme)
+    assert missing == [], f"not listed in the README: {missing}"
+
+
+def test_the_check_finds_a_setting_sent_through_the_environment(tmp_path: Path) -> None:
+    """The control: the side channel this project had is found, both ends of it."""
+    (tmp_path / "autograder").mkdir()
+    (tmp_path / "autograder" / "side.py").write_text(
+        'import os\nUNCONFINED = "BPE_GRADING_UNCONFINED"\n'
+        'os.environ[UNCONFINED] = "1"\n'
+        'confined = os.environ.get(UNCONFINED) != "1"\n'
+        'child = dict(os.environ, HOME="/tmp")\n'
+    )
+    unlisted, writes = environment_uses(tmp_path)
+    assert [w.split(":")[1] for w in writes] == ["3"]
+    assert [u.split(":")[1] for u in unlisted] == ["4"]
+
+
+def test_the_judge_gets_the_memory_the_run_configures(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``GradingSandbox.judge_memory_gb`` (and the sandbox choice) of the run's configuration
+    reach the judge; ``tests/test_sandbox_attacks.py`` shows the judge holds an answer to it."""
+    from autograder.nbgrader_steps import hidden_tests_outside
+
+    handed = []
+
+    def judge(nb, mine, secret, seconds, memory_gb, unconfined):  # noqa: ANN001, ANN202
+        handed.append((seconds, memory_gb, unconfined))
+        return {}, hidden_tests_outside.Findings()
+
+    monkeypatch.setattr(hidden_tests_outside, "judge_notebook", judge)
+    monkeypatch.setattr(hidden_tests_outside, "exercises_of", lambda root: [])
+    monkeypatch.setattr(hidden_tests_outside, "term_secret", lambda root: "term")
+    from nbformat.v4 import new_notebook
+
+    for memory_gb, unconfined in ((0.25, False), (3.0, True)):
+        config = Config()
+        config.GradingSandbox.judge_memory_gb = memory_gb
+        config.GradingSandbox.unconfined = unconfined
+        config.ExecutePreprocessor.timeout = 4
+        step = hidden_tests_outside.JudgeHiddenTests(config=config)
+        step.preprocess(new_notebook(), {"unique_key": "01_bpe_by_hand"})
+    default = hidden_tests_outside.JudgeHiddenTests(config=Config())
+    default.preprocess(new_notebook(), {"unique_key": "01_bpe_by_hand"})
+    assert handed == [(4.0, 0.25, False), (4.0, 3.0, True), (30.0, 2.0, False)]
+
+
+# Two students' kernels started at once from one process, each with its own settings: one in
+# the sandbox with 1.5 GB, one unconfined. Each prints its home and its memory limit.
+SIDE_BY_SIDE = f"""
+import json, os, sys
+from concurrent.futures import ThreadPoolExecutor
+import nbformat
+from nbclient import NotebookClient
+from traitlets.config import Config
+from autograder.course import ASSIGNMENT
+from pathlib import Path
+from autograder.isolation import bwrap
+from autograder.isolation.kernel_home import student_home
+from autograder.isolation.kernel_spec import KERNEL_PROCESSES, give_kernels, jail_kernels
+from autograder.nbgrader_steps.guarded_execute import SandboxKernelManager
+
+PROBE = "import os, resource\\nprint(os.environ['HOME'], resource.getrlimit(resource.RLIMIT_AS)[0])"
+before = dict(os.environ)
+
+def grade(student, memory_gb, unconfined):
+    cell = nbformat.v4.new_code_cell(PROBE)
+    notebook = nbformat.v4.new_notebook(cells=[cell])
+    with student_home(student) as home, bwrap.process_cap(student, KERNEL_PROCESSES) as cap:
+        config = Config()
+        config.GradingSandbox.kernel_memory_gb = memory_gb
+        config.GradingSandbox.unconfined = unconfined
+        give_kernels(config, home)
+        jailed = jail_kernels(Path({str(ROOT)!r}), student, ASSIGNMENT, config, home, cap)
+        client = NotebookClient(
+            notebook, timeout=120, startup_timeout=60,
+            kernel_name=config.Execute.kernel_name if jailed else "python3",
+            kernel_manager_class=SandboxKernelManager,
+            resources={{"metadata": {{"path": str(home.home)}}}}, config=config,
+        )
+        client.execute()
+        said_home, limit = cell.outputs[0]["text"].split()
+        return {{"jailed": jailed, "own_home": said_home == str(home.home), "limit": int(limit)}}
+
+with ThreadPoolExecutor(2) as pool:
+    ada = pool.submit(grade, "ada", 1.5, False)
+    bob = pool.submit(grade, "bob", 4.0, True)
+    results = {{"ada": ada.result(), "bob": bob.result()}}
+results["environ_kept"] = dict(os.environ) == before
+print(json.dumps(results))
+"""
+
+
+@pytest.mark.skipif(not bwrap.available(), reason="needs bubblewrap and the syscall filter")
+@pytest.mark.slow  # starts two kernels, one in the sandbox
+def test_two_students_side_by_side_keep_their_own_settings() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", SIDE_BY_SIDE],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    results = json.loads(done.stdout.strip().splitlines()[-1])
+    assert results["ada"] == {"jailed": True, "own_home": True, "limit": int(1.5 * 2**30)}
+    # Unconfined, and nothing of ada's reached bob: his own home and memory limit.
+    assert results["bob"] == {"jailed": False, "own_home": True, "limit": 4 * 2**30}
+    assert results["environ_kept"] is True
