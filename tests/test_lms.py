@@ -24,7 +24,7 @@ import pytest
 
 from autograder.course import Status
 from autograder.reports import canvas, lms, moodle
-from autograder.reports.canvas import split_records
+from autograder.reports.canvas import Record, joined, split_records
 from tests.support import doc_text
 from tests.support.lms import HERE, REPO, Spec, add_student, make_class, scores
 
@@ -96,14 +96,16 @@ def test_the_canvas_import_is_the_expected_file_cell_for_cell(course: Path, caps
 
 def test_every_other_column_is_copied_byte_for_byte(course: Path) -> None:
     assert run_canvas(course) == 0
-    before = split_records(EXPORT.read_text())
-    after = split_records((course / OUT).read_text())
+    before = split_records(EXPORT.read_bytes().decode("utf-8"))
+    after = split_records((course / OUT).read_bytes().decode("utf-8"))
     assert len(before) == len(after)
     for old, new in zip(before, after):
-        assert old.end == new.end
-        assert [c.raw for i, c in enumerate(old.cells) if i != TARGET] == [
-            c.raw for i, c in enumerate(new.cells) if i != TARGET
+        assert [c for i, c in enumerate(old.cells) if i != TARGET] == [
+            c for i, c in enumerate(new.cells) if i != TARGET
         ]
+        new.cells[TARGET : TARGET + 1] = old.cells[TARGET : TARGET + 1]
+    # The target column put back as exported: the export, byte for byte.
+    assert joined(after, "\n") == EXPORT.read_bytes().decode("utf-8")
 
 
 def test_a_new_column_when_canvas_has_none_bom_and_crlf_kept(course: Path, capsys) -> None:
@@ -113,7 +115,7 @@ def test_a_new_column_when_canvas_has_none_bom_and_crlf_kept(course: Path, capsy
     assert written.startswith(b"\xef\xbb\xbfStudent,") and b"\r\n" in written
     # Take the new last column away: the export, byte for byte.
     records = split_records(written.decode("utf-8")[1:])
-    stripped = "".join(",".join(c.raw for c in r.cells[:-1]) + r.end for r in records)
+    stripped = joined([Record(r.cells[:-1]) for r in records], "\r\n")
     assert "\ufeff" + stripped == EXPORT_NEW.read_bytes().decode("utf-8")
     header, points = cells(course / OUT)[0], cells(course / OUT)[2]
     assert header[-1] == "bpe" and points[-1] == "21.00"
@@ -423,3 +425,16 @@ def dry_run(command: str) -> list[str]:
     done = subprocess.run(argv, cwd=REPO, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     return done.stdout.replace("\\\n", " ").splitlines()
+
+
+def test_quoted_fields_newlines_in_fields_and_blank_lines_read_and_write_back() -> None:
+    text = 'Student,ID,Note\r\n"Lovelace, ""Ada""",1,"two\r\nlines"\r\n\r\n"Bo",2,"a\nb",\r\n'
+    records = split_records(text)
+    assert [r.cells for r in records] == [
+        ["Student", "ID", "Note"],
+        ['Lovelace, "Ada"', "1", "two\r\nlines"],
+        [],
+        ["Bo", "2", "a\nb", ""],
+    ]
+    # Written back as Canvas writes CSV: "Bo" needs no quotes, everything else is as read.
+    assert joined(records, "\r\n") == text.replace('"Bo"', "Bo")

@@ -3,8 +3,10 @@ and still honest about a kernel that dies or never answers."""
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import contextlib
+import inspect
 import json
 import sys
 from pathlib import Path
@@ -12,9 +14,11 @@ from queue import Empty
 
 import nbformat
 import pytest
-from jupyter_client.manager import AsyncKernelManager
+from jupyter_client.asynchronous import AsyncKernelClient
+from jupyter_client.manager import AsyncKernelManager, KernelManager
 from nbclient import NotebookClient
 
+from autograder.nbgrader_steps import prompt_kernel
 from autograder.nbgrader_steps.guarded_execute import GuardedExecute
 from autograder.nbgrader_steps.prompt_kernel import PromptKernelClient, PromptKernelManager
 
@@ -176,3 +180,41 @@ def test_a_status_lost_before_iopub_connected_is_asked_for_again(monkeypatch) ->
     assert len(lost) == 1
     taken = lost[0]["parent_header"]["msg_id"]
     assert taken in requests and requests[-1] != taken
+
+
+REVIEW = (
+    "jupyter_client changed the private method prompt_kernel.PromptKernelManager overrides: "
+    "review autograder/nbgrader_steps/prompt_kernel.py and the bound in pyproject.toml"
+)
+
+
+def test_the_one_private_method_used_is_the_one_shutdown_still_calls() -> None:
+    """The guard of pyproject.toml's bound: ``_async_wait`` is the only private name of
+    jupyter_client that prompt_kernel touches, it still takes ``pollinterval``, and both ways
+    jupyter_client stops a kernel still wait through it."""
+    tree = ast.parse(inspect.getsource(prompt_kernel))
+    private = {
+        node.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and node.attr.startswith("_")
+        and not node.attr.startswith("__")
+        and (hasattr(AsyncKernelManager, node.attr) or hasattr(AsyncKernelClient, node.attr))
+    }
+    assert private == {"_async_wait"}, f"private jupyter_client names used: {sorted(private)}"
+    assert list(inspect.signature(KernelManager._async_wait).parameters) == [
+        "self",
+        "pollinterval",
+    ], REVIEW
+    for caller in (KernelManager._async_kill_kernel, KernelManager._async_finish_shutdown):
+        assert "self._async_wait(" in inspect.getsource(caller), REVIEW
+
+
+def test_the_client_speaks_an_older_kernels_protocol() -> None:
+    """What jupyter_client's private reply handler did, done with its public session."""
+    client = PromptKernelClient()
+    client._adapt_protocol({"content": {"protocol_version": "4.1"}})
+    assert client.session.adapt_version == 4
+    current = PromptKernelClient()
+    current._adapt_protocol({"content": {"protocol_version": "5.4"}})
+    assert current.session.adapt_version != 4

@@ -170,3 +170,16 @@ def test_a_submission_of_the_solutions_never_reaches_submitted(
     assert collected.returncode != 0
     assert "released solutions, for reading" in collected.stdout + collected.stderr
     assert not list((course / "submitted").glob(f"*/{SOLUTIONS}"))
+
+
+def test_nbgraders_generate_solution_runs_the_release_steps_and_executes_nothing() -> None:
+    from nbgrader.preprocessors import ClearHiddenTests, ClearSolutions, Execute, SaveCells
+    from traitlets.config.loader import PyFileConfigLoader
+
+    from autograder.release.solutions import ForReading, TakeAnswers, solution_steps
+
+    steps = solution_steps(PyFileConfigLoader("nbgrader_config.py", path=str(ROOT)).load_config())
+    assert steps[0] is TakeAnswers and steps[-1] is ForReading
+    assert ClearHiddenTests in steps and ClearSolutions in steps
+    assert "autograder.nbgrader_steps.lesson_marks.MarkLessonCells" in steps
+    assert Execute not in steps and SaveCells not in steps

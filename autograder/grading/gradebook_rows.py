@@ -7,9 +7,12 @@ assignment, ``student_rows`` reads back what nbgrader wrote for one student, and
 earlier automatic grading of that student but keeping every hand score and comment;
 ``flag_ungraded`` and ``flag_refused`` leave scores to a person.
 
-But: it does not grade, and it relies on nbgrader's schema (gradebook version 0.9: results
-in ``submitted_assignment``, ``submitted_notebook``, ``grade`` and ``comment``, keyed by UUID
-strings, so rows from different files never collide).
+It reads and changes grades through nbgrader's ``Gradebook`` API, except where rows move
+between gradebooks (``student_rows``, ``merge_student``): see ``merge_student`` for why.
+
+But: it does not grade, and moving rows relies on nbgrader's schema (gradebook version 0.9:
+results in ``submitted_assignment``, ``submitted_notebook``, ``grade`` and ``comment``, keyed
+by UUID strings, so rows from different files never collide).
 """
 
 from __future__ import annotations
@@ -20,19 +23,29 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-Rows = dict[str, dict[str, Any]]  # table -> {"columns": [...], "rows": [[...], ...]}
+from nbgrader.api import Gradebook, MissingEntry, SubmittedNotebook
 
-_SUBMISSION_TABLES = ("comment", "grade", "submitted_notebook", "submitted_assignment")
+Rows = dict[str, dict[str, Any]]  # table -> {"columns": [...], "rows": [[...], ...]}
 
 
 def make_template(class_db: Path, template: Path) -> None:
     """Copy the class gradebook to ``template`` without any student or submission in it."""
     shutil.copyfile(class_db, template)
-    with sqlite3.connect(template) as db:
-        for table in (*_SUBMISSION_TABLES, "student"):
-            db.execute(f"DELETE FROM {table}")
+    with Gradebook(f"sqlite:///{template}") as gradebook:
+        for student in gradebook.students:
+            gradebook.remove_student(student.id)  # their submissions, grades and comments too
+    # The API cannot compact a file: VACUUM keeps the copy each submission takes small.
     with sqlite3.connect(template) as db:
         db.execute("VACUUM")
+
+
+def _submitted_notebooks(gradebook: Gradebook, student: str) -> list[SubmittedNotebook]:
+    """Every notebook ``student`` submitted, in any assignment; none for an unknown student."""
+    try:
+        submissions = gradebook.find_student(student).submissions
+    except MissingEntry:
+        return []
+    return [notebook for submission in submissions for notebook in submission.notebooks]
 
 
 def _select(db: sqlite3.Connection, sql: str, params: tuple[str, ...]) -> dict[str, Any]:
@@ -132,6 +145,11 @@ def merge_student(class_db: Path, assignment: str, student: str, rows: Rows) -> 
     One transaction: a reader sees either the old grading or the new one, never a mix.
     A student already in the class gradebook keeps their name and email, and every score,
     extra credit and comment a person gave them is put back on the same cell.
+
+    SQL, not the ``Gradebook`` API: the API has no way to copy a submission from another
+    gradebook, and its calls commit one object at a time (``remove_submission``, then
+    ``add_submission`` with new ids, then each hand mark), so a Formgrader reading the class
+    gradebook meanwhile would see a student half replaced, hand marks missing.
     """
     db = sqlite3.connect(class_db, timeout=60)
     try:
@@ -152,17 +170,11 @@ def judged_scores_kept(
     """Each judged test cell whose automatic score in the gradebook is not the judged score,
     with why: the judge wrote the outputs nbgrader scored, so any difference means a cell's
     outputs were tampered with after it, and a person must look."""
-    with sqlite3.connect(db_path) as db:
+    with Gradebook(f"sqlite:///{db_path}") as gradebook:
         stored = {
-            (notebook, cell): score
-            for notebook, cell, score in db.execute(
-                "SELECT n.name, gc.name, g.auto_score FROM grade g"
-                " JOIN base_cell gc ON g.cell_id = gc.id JOIN notebook n ON gc.notebook_id = n.id"
-                " JOIN submitted_notebook sn ON g.notebook_id = sn.id"
-                " JOIN submitted_assignment sa ON sn.assignment_id = sa.id"
-                " WHERE sa.student_id = ?",
-                (student,),
-            )
+            (notebook.name, grade.name): grade.auto_score
+            for notebook in _submitted_notebooks(gradebook, student)
+            for grade in notebook.grades
         }
     wrong = []
     for verdict in verdicts:
@@ -175,39 +187,26 @@ def judged_scores_kept(
 
 def flag_ungraded(db_path: Path, notebooks: Iterable[str], student: str) -> None:
     """Mark the grades of notebooks nbgrader could not open as waiting for a person."""
-    names = list(notebooks)
+    names = set(notebooks)
     if not names:
         return
-    marks = ", ".join("?" for _ in names)
-    with sqlite3.connect(db_path) as db:
-        db.execute(
-            "UPDATE grade SET needs_manual_grade = 1, auto_score = NULL WHERE notebook_id IN ("
-            " SELECT sn.id FROM submitted_notebook sn"
-            " JOIN submitted_assignment sa ON sn.assignment_id = sa.id"
-            " JOIN notebook n ON sn.notebook_id = n.id"
-            f" WHERE sa.student_id = ? AND n.name IN ({marks}))",
-            (student, *names),
-        )
+    with Gradebook(f"sqlite:///{db_path}") as gradebook:
+        for notebook in _submitted_notebooks(gradebook, student):
+            if notebook.name in names:
+                for grade in notebook.grades:
+                    grade.needs_manual_grade, grade.auto_score = True, None
+        gradebook.db.commit()
 
 
 def flag_refused(db_path: Path, student: str, comment: str) -> None:
     """Leave every score of ``student``'s submission to a person: no automatic score, every
     cell and notebook flagged, and ``comment`` as the automatic comment of every answer cell
     (the Formgrader's grading view shows it in the cell's comment box)."""
-    notebooks = (
-        "SELECT sn.id FROM submitted_notebook sn"
-        " JOIN submitted_assignment sa ON sn.assignment_id = sa.id WHERE sa.student_id = ?"
-    )
-    with sqlite3.connect(db_path) as db:
-        db.execute(
-            "UPDATE grade SET auto_score = NULL, needs_manual_grade = 1"
-            f" WHERE notebook_id IN ({notebooks})",
-            (student,),
-        )
-        db.execute(
-            f"UPDATE comment SET auto_comment = ? WHERE notebook_id IN ({notebooks})",
-            (comment, student),
-        )
-        db.execute(
-            f"UPDATE submitted_notebook SET flagged = 1 WHERE id IN ({notebooks})", (student,)
-        )
+    with Gradebook(f"sqlite:///{db_path}") as gradebook:
+        for notebook in _submitted_notebooks(gradebook, student):
+            notebook.flagged = True
+            for grade in notebook.grades:
+                grade.auto_score, grade.needs_manual_grade = None, True
+            for remark in notebook.comments:
+                remark.auto_comment = comment
+        gradebook.db.commit()

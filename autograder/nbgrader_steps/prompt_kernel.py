@@ -7,6 +7,15 @@ soon as the kernel has replied and its ``idle`` status for that request has come
 IOPub socket (proof that the socket is connected: nbclient ignores any message that is not
 about its own requests); ``PromptKernelManager`` looks every 5 ms.
 
+The client uses jupyter_client's public API only. The manager overrides one private method,
+``_async_wait``, because nothing public sets how often a stopping kernel is looked at:
+``shutdown_kernel`` reaches it through private methods (``_async_kill_kernel``,
+``_async_finish_shutdown``) with a fixed 0.1 s, and a kernel provisioner (the public way to
+change how a kernel is stopped) is chosen by an entry point, which the course, run from its
+folder and never installed, has none of. Hence an upper bound on jupyter_client in
+pyproject.toml, and ``tests/test_prompt_kernel.py`` checks that the method still exists, takes
+``pollinterval`` and is the one shutdown calls.
+
 But: what a kernel runs, where, and for how long is other modules' business; this only
 shortens waiting for it.
 """
@@ -19,6 +28,7 @@ from collections.abc import Awaitable, Callable
 from queue import Empty
 from typing import Any
 
+from jupyter_client import protocol_version_info
 from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.manager import AsyncKernelManager
 from traitlets import DottedObjectName, Type
@@ -36,7 +46,7 @@ class PromptKernelClient(AsyncKernelClient):
             request = self.kernel_info()
             reply = await self._reply_to(request)
             if reply is not None and await self._idle_after(request):
-                self._handle_kernel_info_reply(reply)
+                self._adapt_protocol(reply)
                 return
             if not await self.is_alive():
                 raise RuntimeError("Kernel died before replying to kernel_info")
@@ -46,6 +56,12 @@ class PromptKernelClient(AsyncKernelClient):
                 raise RuntimeError(
                     f"Kernel replied, but its IOPub status never came in {timeout:.0f} seconds"
                 )
+
+    def _adapt_protocol(self, reply: dict[str, Any]) -> None:
+        """Speak the kernel's major protocol version, as jupyter_client's own client does."""
+        major = int(reply["content"]["protocol_version"].split(".")[0])
+        if major != protocol_version_info[0]:
+            self.session.adapt_version = major
 
     async def _reply_to(self, request: str) -> dict[str, Any] | None:
         return await _first(self.get_shell_msg, lambda m: _about(m, request), _REPLY_SECONDS)

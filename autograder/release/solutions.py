@@ -8,12 +8,18 @@ reading, not for submission (nbgrader's Assignment List shows a Submit button fo
 fetched assignment; ``owned_collect`` refuses what comes of it). ``release/bpe-solutions`` is where
 ``nbgrader release_assignment bpe-solutions`` looks, so a hub's students can fetch it.
 
+nbgrader's ``GenerateSolution`` converter writes them from the masters with the course's
+release steps (``GenerateAssignment.preprocessors`` of ``nbgrader_config.py``, ``ClearHiddenTests``
+included, less the gradebook's ``SaveCells``) between ``TakeAnswers``, which notes the answers
+and the hidden-test cells first, and ``ForReading``, which puts the answers back last; nothing
+is executed. So every cell but the answers is the released one, metadata and checksums too.
+
 >>> solution_code("def f(x):\\n    ### BEGIN SOLUTION\\n    return x\\n    ### END SOLUTION")
 'def f(x):\\n    return x'
 
-But: it starts from the released copy, never from the master's other cells, so nothing but
-the answers comes from the master; it refuses to write a notebook that would still hold a
-hidden test, a solution marker or an import of the instructors' code.
+But: it needs the assignment released first (``make notebooks``: the gradebook and
+``release/bpe``); it refuses to write a notebook that would still hold a hidden test, a
+solution marker or an import of the instructors' code.
 """
 
 from __future__ import annotations
@@ -21,9 +27,18 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
+import tempfile
 from pathlib import Path
+from typing import Any
 
 import nbformat
+from nbformat.notebooknode import NotebookNode
+from nbgrader.converters import GenerateAssignment, GenerateSolution
+from nbgrader.converters.base import NbGraderException
+from nbgrader.coursedir import CourseDirectory
+from nbgrader.preprocessors import NbGraderPreprocessor, SaveCells
+from traitlets.config import Config
+from traitlets.config.loader import PyFileConfigLoader
 
 from autograder.course import ASSIGNMENT, SOLUTIONS
 from autograder.release.bundle import leak
@@ -56,29 +71,61 @@ def is_hidden_test(master_cell: nbformat.NotebookNode) -> bool:
     return BEGIN_HIDDEN in master_cell.source
 
 
-def solution_notebook(master: Path, released: Path) -> nbformat.NotebookNode:
-    """The released notebook with the master's answers in and the hidden-test cells out."""
-    answers = {
-        cell.id: solution_code(cell.source)
-        for cell in nbformat.read(master, as_version=4).cells
-        if _nbgrader(cell).get("solution") and cell.cell_type == "code"
-    }
-    hidden = {cell.id for cell in nbformat.read(master, as_version=4).cells if is_hidden_test(cell)}
-    notebook = nbformat.read(released, as_version=4)
-    kept = []
-    for cell in notebook.cells:
-        if cell.id in hidden:
-            continue
-        if cell.id in answers:
-            cell.source = answers[cell.id]
-        kept.append(cell)
-    if set(answers) - {cell.id for cell in kept}:
-        raise ValueError(
-            f"{released} lacks answer cells of {master.name}: run `make notebooks` first"
-        )
-    banner = nbformat.v4.new_markdown_cell(BANNER, id=BANNER_ID)  # a fixed id: same bytes
-    notebook.cells = [banner, *kept]
-    return notebook
+ANSWERS = "bpe_answers"  # resources: {cell id: answer}, and the ids of hidden-test cells
+HIDDEN = "bpe_hidden_tests"
+
+
+class TakeAnswers(NbGraderPreprocessor):
+    """First of the steps: note each answer (solution marker lines dropped) and each cell
+    that holds hidden tests, by cell id, before the release steps clear them."""
+
+    def preprocess(self, nb: NotebookNode, resources: Any) -> tuple[NotebookNode, Any]:
+        resources[ANSWERS] = {
+            cell.id: solution_code(cell.source)
+            for cell in nb.cells
+            if _nbgrader(cell).get("solution") and cell.cell_type == "code"
+        }
+        resources[HIDDEN] = {cell.id for cell in nb.cells if is_hidden_test(cell)}
+        return nb, resources
+
+
+class ForReading(NbGraderPreprocessor):
+    """Last of the steps: the answers back in, the hidden-test cells out, the banner first."""
+
+    def preprocess(self, nb: NotebookNode, resources: Any) -> tuple[NotebookNode, Any]:
+        answers, hidden = resources[ANSWERS], resources[HIDDEN]
+        kept = [cell for cell in nb.cells if cell.id not in hidden]
+        for cell in kept:
+            cell.source = answers.get(cell.id, cell.source)
+        if set(answers) - {cell.id for cell in kept}:
+            raise ValueError(f"answer cells of {resources.get('unique_key')} were lost")
+        banner = nbformat.v4.new_markdown_cell(BANNER, id=BANNER_ID)  # a fixed id: same bytes
+        nb.cells = [banner, *kept]
+        return nb, resources
+
+
+def solution_steps(config: Config) -> list[Any]:
+    """The course's release steps between ``TakeAnswers`` and ``ForReading``, without
+    ``SaveCells`` (the solutions are not an assignment of the gradebook)."""
+    release = config.GenerateAssignment.get("preprocessors") or (
+        GenerateAssignment.class_traits()["preprocessors"].default()
+    )
+    return [TakeAnswers, *(step for step in release if step is not SaveCells), ForReading]
+
+
+def solution_notebooks(course_root: Path, out: Path) -> dict[str, nbformat.NotebookNode]:
+    """Run ``GenerateSolution`` on the masters into ``out``; the notebooks it wrote."""
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(course_root)).load_config()
+    config.CourseDirectory.root = str(course_root)
+    config.CourseDirectory.solution_directory = str(out)  # absolute: the root is not joined
+    config.GenerateSolution.preprocessors = solution_steps(config)
+    coursedir = CourseDirectory(config=config)
+    coursedir.assignment_id = ASSIGNMENT
+    converter = GenerateSolution(coursedir=coursedir, config=config)
+    converter.log.setLevel("WARNING")
+    converter.start()
+    written = sorted((out / ASSIGNMENT).glob("*.ipynb"))
+    return {path.name: nbformat.read(path, as_version=4) for path in written}
 
 
 def problem(notebook: nbformat.NotebookNode, name: str) -> str | None:
@@ -103,7 +150,14 @@ def write_solutions(course_root: Path) -> list[Path]:
             f"no released copy of {missing or 'any lesson'} in {released}: "
             "run `make notebooks` first"
         )
-    notebooks = {m.name: solution_notebook(m, released / m.name) for m in masters}
+    with tempfile.TemporaryDirectory() as scratch:
+        try:
+            notebooks = solution_notebooks(course_root, Path(scratch))
+        except NbGraderException as error:  # nbgrader has logged why
+            why = f"nbgrader's GenerateSolution failed; is {ASSIGNMENT} in the gradebook?"
+            raise ValueError(f"{why} Run `make notebooks` first") from error
+    if sorted(notebooks) != [m.name for m in masters]:
+        raise ValueError(f"nbgrader wrote {sorted(notebooks)}, not every lesson")
     for name, notebook in notebooks.items():
         found = problem(notebook, name)
         if found:

@@ -12,9 +12,10 @@ assignment's maximum in the gradebook), or a new column ``bpe`` worth the assign
 ``lms_user_id``, else whose ``SIS Login ID`` is their ``sis_login_id``.
 A grade Canvas holds that differs (typed in Canvas, ``EX``) is kept unless ``--overwrite``.
 
-Every other cell is copied byte for byte (quotes, line ends, a BOM), except a text cell that
-begins with a spreadsheet formula character, which gets a ``'`` in front and is reported; the
-identifier columns are never changed, and one that begins so stops the run.
+Every other cell is copied as it reads (the ``csv`` module reads and writes the file, quoting
+a field only where it must, as Canvas does; the BOM and the line ends are kept), except a text
+cell that begins with a spreadsheet formula character, which gets a ``'`` in front and is
+reported; the identifier columns are never changed, and one that begins so stops the run.
 
 But: it reads comma-separated exports with a decimal point (Canvas's default in English);
 another separator is refused. It writes a file for a person to upload; it talks to no Canvas.
@@ -23,6 +24,8 @@ another separator is refused. It writes a file for a person to upload; it talks 
 from __future__ import annotations
 
 import argparse
+import csv
+import io
 import re
 import sys
 from dataclasses import dataclass
@@ -46,91 +49,51 @@ class ExportError(SystemExit):
 
 
 @dataclass
-class Cell:
-    """One field as it stands in the file (``raw``, quotes included) and as it reads."""
-
-    raw: str
-    value: str
-
-
-@dataclass
 class Record:
-    """One CSV record: its cells and the line end that closed it ("" at the file's end)."""
+    """One CSV record: its cells as they read."""
 
-    cells: list[Cell]
-    end: str
+    cells: list[str]
 
     def value(self, index: int) -> str:
-        return self.cells[index].value if index < len(self.cells) else ""
-
-    def text(self) -> str:
-        return ",".join(cell.raw for cell in self.cells) + self.end
-
-
-def quoted(value: str) -> str:
-    """A field as Canvas writes one: quoted only when it holds a comma, quote or line end.
-
-    >>> quoted("17.14"), quoted('Lovelace, "Ada" A')
-    ('17.14', '"Lovelace, ""Ada"" A"')
-    """
-    if any(c in value for c in ',"\r\n'):
-        return '"' + value.replace('"', '""') + '"'
-    return value
+        return self.cells[index] if index < len(self.cells) else ""
 
 
 def split_records(text: str) -> list[Record]:
-    """The records of a CSV text with each field's raw text kept, so that a record written
-    back from its ``raw`` cells is the same bytes.
+    """The records of a CSV text, read by the ``csv`` module (a blank line has no cells);
+    text after a closing quote is kept, as the module's default reader does (``"a"b``: ``ab``).
 
-    >>> [r.text() for r in split_records('a,"b, ""c"" d"\\r\\n1,\\n')]
-    ['a,"b, ""c"" d"\\r\\n', '1,\\n']
-    >>> [c.value for c in split_records('a,"b, ""c"" d"\\r\\n')[0].cells]
-    ['a', 'b, "c" d']
+    >>> [r.cells for r in split_records('a,"b, ""c"" d"\\r\\n\\r\\n1,"x\\ny"\\n')]
+    [['a', 'b, "c" d'], [], ['1', 'x\\ny']]
     """
-    records, cells, i, n = [], [], 0, len(text)
-    while i < n:
-        start = i
-        if text[i] == '"':
-            value, i = _quoted_field(text, i + 1)
-        else:
-            while i < n and text[i] not in ",\r\n":
-                i += 1
-            value = text[start:i]
-        cells.append(Cell(text[start:i], value))
-        if i < n and text[i] == ",":
-            i += 1
-            if i == n:  # a trailing comma: one more, empty, field
-                cells.append(Cell("", ""))
-            continue
-        end = "\r\n" if text.startswith("\r\n", i) else text[i : i + 1]
-        i += len(end)
-        records.append(Record(cells, end))
-        cells = []
-    if cells:
-        records.append(Record(cells, ""))
-    return records
+    try:  # strict only to tell a file cut inside a quoted cell
+        list(csv.reader(io.StringIO(text, newline=""), strict=True))
+    except csv.Error as error:
+        if "end of data" in str(error):
+            message = "the export ends inside a quoted cell: is it the whole file?"
+            raise ExportError(message) from error
+    return [Record(cells) for cells in csv.reader(io.StringIO(text, newline=""))]
 
 
-def _quoted_field(text: str, i: int) -> tuple[str, int]:
-    """The value of a quoted field whose opening quote is before ``i``, and where it ends."""
-    parts = []
-    while i < len(text):
-        quote = text.find('"', i)
-        if quote < 0:
-            raise ExportError("the export ends inside a quoted cell: is it the whole file?")
-        parts.append(text[i:quote])
-        if text.startswith('""', quote):
-            parts.append('"')
-            i = quote + 2
-            continue
-        i = quote + 1
-        break
-    # Text after the closing quote, up to the separator, is kept as it reads.
-    stop = i
-    while stop < len(text) and text[stop] not in ",\r\n":
-        stop += 1
-    parts.append(text[i:stop])
-    return "".join(parts), stop
+def joined(records: list[Record], end: str) -> str:
+    """The records as CSV text whose lines end in ``end``, each field quoted only when it
+    holds a comma, a quote or a line end, as Canvas writes them.
+
+    >>> joined([Record(["17.14", 'Lovelace, "Ada" A', "a\\rb"]), Record([])], "\\n")
+    '17.14,"Lovelace, ""Ada"" A","a\\rb"\\n\\n'
+    """
+    lines = []
+    for record in records:
+        line = io.StringIO()
+        # "\r\n" as the writer's terminator makes it quote a field holding either character.
+        csv.writer(line, lineterminator="\r\n").writerow(record.cells)
+        lines.append(line.getvalue()[: -len("\r\n")] + end)
+    return "".join(lines)
+
+
+def line_end(text: str) -> str:
+    """The line end of the text's first line ("\\r\\n", "\\n" or "\\r")."""
+    found = re.search(r"\r\n|\n|\r", text)
+    return found.group() if found else "\r\n"
 
 
 def number(text: str) -> Decimal | None:
@@ -147,6 +110,8 @@ class Export:
 
     path: Path
     bom: str
+    end: str  # the line end the file uses
+    closed: bool  # whether its last line has one
     records: list[Record]
     header: list[str]
     points_row: int
@@ -168,11 +133,12 @@ def read_export(path: Path) -> Export:
         raise ExportError(f"cannot read {path} as a UTF-8 CSV file: {error}") from error
     bom = "\ufeff" if text.startswith("\ufeff") else ""
     records = split_records(text[len(bom) :])
+    end, closed = line_end(text), text.endswith(("\n", "\r"))
     if not records:
         raise ExportError(f"{path} is empty")
-    header = [cell.value for cell in records[0].cells]
+    header = list(records[0].cells)
     if "ID" not in header or not ({"Student", "LastName"} & set(header)):
-        separator = " (it looks separated by ';')" if ";" in records[0].text() else ""
+        separator = " (it looks separated by ';')" if ";" in ",".join(header) else ""
         raise ExportError(
             f"{path}, row 1: a Canvas export starts with Student,ID,SIS User ID,SIS Login ID,"
             f"Section{separator}; download it again from Grades, Export (comma-separated)"
@@ -185,11 +151,12 @@ def read_export(path: Path) -> Export:
     ident = header.index("ID")
     manual = [i for i in range(1, points_row) if not records[i].value(ident)]
     students = [i for i in range(points_row + 1, len(records)) if _has_cells(records[i])]
-    return Export(path, bom, records, header, points_row, manual[0] if manual else None, students)
+    manual_row = manual[0] if manual else None
+    return Export(path, bom, end, closed, records, header, points_row, manual_row, students)
 
 
 def _has_cells(record: Record) -> bool:
-    return any(cell.value for cell in record.cells)
+    return any(record.cells)
 
 
 def target_column(export: Export, name: str, column: str | None) -> int | None:
@@ -246,8 +213,8 @@ class Filler:
         for student, grade in sorted(grades.items()):
             if student not in matched:
                 self._absent(grade)
-        body = "".join(record.text() for record in export.records)
-        return export.bom + body
+        body = joined(export.records, export.end)
+        return export.bom + (body if export.closed else body[: -len(export.end)])
 
     def _check_identifiers(self) -> None:
         columns = [i for i, head in enumerate(self.export.header) if head in IDENTIFIERS]
@@ -261,8 +228,8 @@ class Filler:
         for index, record in enumerate(export.records):
             for column, cell in enumerate(record.cells):
                 name = export.header[column] if column < len(export.header) else ""
-                if is_formula(cell.value) and not (index and name in IDENTIFIERS):
-                    record.cells[column] = Cell(quoted(neutral(cell.value)), neutral(cell.value))
+                if is_formula(cell) and not (index and name in IDENTIFIERS):
+                    record.cells[column] = neutral(cell)
                     self.report.add(
                         lms.NEUTRALIZED,
                         f"{export.where(index)}, {name or 'column ' + str(column + 1)}",
@@ -277,10 +244,9 @@ class Filler:
             if index and index != export.points_row and not _has_cells(record):
                 continue  # a blank line stays as it is
             while len(record.cells) < column:
-                record.cells.append(Cell("", ""))
+                record.cells.append("")
             value = {0: self.args.assignment_name, export.points_row: f"{points:.2f}"}
-            text = value.get(index, "")
-            record.cells.append(Cell(quoted(neutral(text)), neutral(text)))
+            record.cells.append(neutral(value.get(index, "")))
         export.header.append(self.args.assignment_name)
         return column
 
@@ -315,8 +281,8 @@ class Filler:
     def _set(self, index: int, column: int, value: str) -> None:
         record = self.export.records[index]
         while len(record.cells) <= column:
-            record.cells.append(Cell("", ""))
-        record.cells[column] = Cell(quoted(value), value)
+            record.cells.append("")
+        record.cells[column] = value
 
     def _fill_one(self, index: int, column: int, grade: lms.ClassGrade, points: Decimal) -> None:
         held = self.export.records[index].value(column)

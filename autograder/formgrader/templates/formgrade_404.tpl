@@ -2,6 +2,7 @@
     nbgrader 0.9.6's formgrade_404.tpl, which imports 'formgrade_macros.tpl', a file 0.9.6 no
     longer ships (every such page answered 500). Rendered in the autoescaping environment;
     `why` says which of the two cases this is. -#}
+{#- upstream-replaces: nbgrader 0.9.6 nbgrader/server_extensions/formgrader/templates/formgrade_404.tpl sha256:0eb265b320c3197ab3dece5a3a5dc87a79788bada0ca6a465979529d262814ca -#}
 <!DOCTYPE html>
 <html lang="en">
 <head>

@@ -2,6 +2,7 @@
     (BSD-3-Clause, Copyright (c) 2014 Project Jupyter Contributors) in an autoescaping
     environment, changed only where it puts values inside JavaScript strings (|tojson)
     and loads student_names.js (names as the roster writes them) after nbgrader's script -#}
+{#- upstream-copy: nbgrader 0.9.6 nbgrader/server_extensions/formgrader/templates/gradebook_notebook_submissions.tpl sha256:6ba31e53a5cd3c07a420dc6bfdddd7482f0cb239e956551b74e501ce30dd6018 -#}
 {%- extends 'gradebook_base.tpl' -%}
 
 {%- block head -%}

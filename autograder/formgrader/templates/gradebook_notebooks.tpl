@@ -2,6 +2,7 @@
     (BSD-3-Clause, Copyright (c) 2014 Project Jupyter Contributors) in an autoescaping
     environment, changed only where it puts values inside JavaScript strings (|tojson)
     -#}
+{#- upstream-copy: nbgrader 0.9.6 nbgrader/server_extensions/formgrader/templates/gradebook_notebooks.tpl sha256:82397c92104b1d186119c5d6913f1710cf3466a4804731610031e229adc47b84 -#}
 {%- extends 'gradebook_base.tpl' -%}
 
 {%- block head -%}

@@ -2,6 +2,7 @@
     (BSD-3-Clause, Copyright (c) 2014 Project Jupyter Contributors) in an autoescaping
     environment, changed only where it puts values inside JavaScript strings (|tojson)
     and loads late_marks.js after nbgrader's script (it says how late a submission is) -#}
+{#- upstream-copy: nbgrader 0.9.6 nbgrader/server_extensions/formgrader/templates/manage_students_assignments.tpl sha256:cdb9b9ac6ccbca77753bebe4e19094b1b118dfa4be7f51c37672f56ac7013e88 -#}
 {%- extends 'manage_students_base.tpl' -%}
 
 {%- block head -%}

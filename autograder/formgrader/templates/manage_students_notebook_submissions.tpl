@@ -3,6 +3,7 @@
     environment, changed only where it puts values inside JavaScript strings (|tojson)
     and loads the course's copy of its script, and where it says how late the submission is
     (``late``, from autograder/formgrader/lateness.py) -#}
+{#- upstream-copy: nbgrader 0.9.6 nbgrader/server_extensions/formgrader/templates/manage_students_notebook_submissions.tpl sha256:571edb1ad5a753a1c31833ef75b7a06a9ee8cc521a356c93f6693601139b4e68 -#}
 {%- extends 'manage_students_base.tpl' -%}
 
 {%- block head -%}

@@ -3,6 +3,7 @@
     environment, changed only where it puts values inside JavaScript strings (|tojson)
     and loads late_marks.js (it says how late a submission is) and student_names.js (names as
     the roster writes them) after nbgrader's script -#}
+{#- upstream-copy: nbgrader 0.9.6 nbgrader/server_extensions/formgrader/templates/manage_submissions.tpl sha256:b482829c57d325ea0b05eccab8a6e6aed8c4788171704783c1c297d3926dca75 -#}
 {%- extends 'base.tpl' -%}
 
 {%- block head -%}

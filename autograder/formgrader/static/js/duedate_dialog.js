@@ -5,6 +5,7 @@
 // nbgrader's, labels the fields for what they take, names the pencil for a screen reader, and
 // shows that error in the dialog as an alert (role=alert, read out at once) with Save back to
 // "Save", where nbgrader's dialog stayed on "Saving..." with no word.
+// upstream: none, the course's own
 (function () {
     if (typeof AssignmentUI === "undefined") {
         return;

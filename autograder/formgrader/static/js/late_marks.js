@@ -4,6 +4,7 @@
 // "late" words the course's API gives its record (autograder/formgrader/lateness.py), and its
 // "not_graded" words when the newest grading stopped and the score shown is an earlier one.
 // In words, not only in colour, and as text, never markup.
+// upstream: none, the course's own
 (function () {
     function markLate(View, element) {
         if (typeof View === "undefined") {

@@ -1,6 +1,7 @@
 // A copy of nbgrader 0.9.6's static/js/manage_students_notebook_submissions.js
 // (BSD-3-Clause, Copyright (c) 2014 Project Jupyter Contributors), changed only where it
 // showed a notebook's name as markup.
+// upstream-copy: nbgrader 0.9.6 nbgrader/server_extensions/formgrader/static/js/manage_students_notebook_submissions.js sha256:b970149ba92067b5f54c2d3a84d59c4fbe3091bf2f7114acc1e3e48a4c138098
 var StudentSubmittedNotebook = Backbone.Model.extend({});
 var StudentSubmittedNotebooks = Backbone.Collection.extend({
     model: StudentSubmittedNotebook,

@@ -5,6 +5,7 @@
 // "1, Student"; a student with no name at all is shown by id, so the link to their page keeps
 // words a screen reader can read. A missing email is left blank rather than "None".
 // Loaded after nbgrader's own scripts; each list still sorts by last name. Text, never markup.
+// upstream: none, the course's own
 (function () {
     function present(part) {
         return part !== null && part !== undefined && String(part).trim() !== "";
