@@ -38,10 +38,10 @@ from nbgrader.converters.base import NbGraderException
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor, SaveCells
 from traitlets.config import Config
-from traitlets.config.loader import PyFileConfigLoader
 
-from autograder.course import ASSIGNMENT, SOLUTIONS
+from autograder.course import ASSIGNMENT, SOLUTIONS, course_config
 from autograder.release.bundle import leak
+from bpe_course.lesson_cells import nbgrader_meta
 from bpe_course.selfcheck import BEGIN_HIDDEN
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
@@ -62,10 +62,6 @@ def solution_code(source: str) -> str:
     )
 
 
-def _nbgrader(cell: nbformat.NotebookNode) -> dict:
-    return cell.get("metadata", {}).get("nbgrader", {})
-
-
 def is_hidden_test(master_cell: nbformat.NotebookNode) -> bool:
     """A test cell whose master holds hidden tests: left out whole."""
     return BEGIN_HIDDEN in master_cell.source
@@ -83,7 +79,7 @@ class TakeAnswers(NbGraderPreprocessor):
         resources[ANSWERS] = {
             cell.id: solution_code(cell.source)
             for cell in nb.cells
-            if _nbgrader(cell).get("solution") and cell.cell_type == "code"
+            if nbgrader_meta(cell).get("solution") and cell.cell_type == "code"
         }
         resources[HIDDEN] = {cell.id for cell in nb.cells if is_hidden_test(cell)}
         return nb, resources
@@ -115,7 +111,7 @@ def solution_steps(config: Config) -> list[Any]:
 
 def solution_notebooks(course_root: Path, out: Path) -> dict[str, nbformat.NotebookNode]:
     """Run ``GenerateSolution`` on the masters into ``out``; the notebooks it wrote."""
-    config = PyFileConfigLoader("nbgrader_config.py", path=str(course_root)).load_config()
+    config = course_config(course_root)
     config.CourseDirectory.root = str(course_root)
     config.CourseDirectory.solution_directory = str(out)  # absolute: the root is not joined
     config.GenerateSolution.preprocessors = solution_steps(config)
