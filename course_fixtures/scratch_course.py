@@ -30,7 +30,13 @@ def make_scratch_course(folder: Path, assignment: str = "bpe") -> Path:
     # A fixed term secret: the random hidden cases are the same in every test run.
     (folder / SECRET_FILE).write_text(SCRATCH_SECRET + "\n")
     bin_dir = str(Path(sys.executable).parent)
-    env = dict(os.environ, PATH=bin_dir + os.pathsep + os.environ.get("PATH", ""))
+    # The course's release steps live in autograder/, which nbgrader_config.py finds from the
+    # course root; a scratch copy has no autograder/ of its own, so it is given the repo's.
+    env = dict(
+        os.environ,
+        PATH=bin_dir + os.pathsep + os.environ.get("PATH", ""),
+        PYTHONPATH=str(REPO),
+    )
     command = [sys.executable, "-m", "nbgrader", "generate_assignment", assignment, "--force"]
     subprocess.run([*command, "--log-level=ERROR"], cwd=folder, env=env, check=True)
     return folder
