@@ -201,15 +201,12 @@ def _student(student_id: str, lms_user_id: str = "", **more: str):
 
 
 def canvas_args(**changes):
-    args = canvas.parser().parse_args(["x.csv"])
-    args.__dict__.update(changes)
-    return args
+    fields = {"root": Path.cwd(), "out": Path(canvas.OUT), "export": Path("x.csv"), **changes}
+    return canvas.CanvasOptions(**fields)
 
 
 def moodle_args(**changes):
-    args = moodle.parser().parse_args([])
-    args.__dict__.update(changes)
-    return args
+    return moodle.MoodleOptions(**{"root": Path.cwd(), "out": Path(moodle.OUT), **changes})
 
 
 def test_an_unmatched_graded_student_exits_2_and_writes_nothing(course: Path, capsys) -> None:
