@@ -130,44 +130,40 @@ docs: venv  ## build the course's website into site/, offline: lessons run once 
 	$(BIN)/python docs/build_site.py
 
 autograde: venv  ## grade submitted/ (STUDENT=a,b for some) on a local Dask cluster of JOBS workers (SCHEDULER=tls://host:8786: one make scheduler started), in the sandbox; FULL=1 runs lesson demos; UNCONFINED=1 grades without bubblewrap
-	$(GRADING) -m autograder.grading.grade_class --jobs $(JOBS) $(if $(FULL),,--lean) \
-	  $(if $(SCHEDULER),--scheduler $(SCHEDULER),) $(if $(UNCONFINED),--unconfined,) \
-	  $(foreach s,$(subst $(comma), ,$(STUDENT)),--student $(s))
+	$(GRADING) -m autograder grade --jobs $(JOBS) $(if $(FULL),,--lean) $(if $(SCHEDULER),--scheduler $(SCHEDULER),) $(if $(UNCONFINED),--unconfined,) $(foreach s,$(subst $(comma), ,$(STUDENT)),--student $(s))
 
 check-class: venv  ## list made-up student ids in the gradebook, submitted/ and feedback/, and other accounts' Dask folders in /tmp (make autograde runs it too)
-	$(GRADING) -m autograder.grading.class_check
+	$(GRADING) -m autograder check-class
 
 SCHEDULER_PORT ?= 8786
 scheduler: venv  ## start a Dask scheduler for grading: TLS with the course's certificate (.dask-tls/), port SCHEDULER_PORT=8786
-	$(GRADING) -m autograder.grading.cluster scheduler --port $(SCHEDULER_PORT)
+	$(GRADING) -m autograder scheduler --port $(SCHEDULER_PORT)
 
 worker: venv  ## start JOBS grading workers for the scheduler at SCHEDULER=tls://host:8786 (run in the course folder of each grading machine)
 	@test -n "$(SCHEDULER)" || { echo "say which scheduler: make worker SCHEDULER=tls://host:8786"; exit 1; }
-	$(GRADING) -m autograder.grading.cluster worker $(SCHEDULER) --nworkers $(JOBS)
+	$(GRADING) -m autograder worker $(SCHEDULER) --nworkers $(JOBS)
 
 regrade: venv  ## after fixing a test (edit source/bpe/, make notebooks): regrade the whole class, report whose grade moved in artifacts/grading/regrade-<time>.csv/.md
-	$(GRADING) -m autograder.grading.regrade --jobs $(JOBS) $(if $(FULL),,--lean) \
-	  $(if $(SCHEDULER),--scheduler $(SCHEDULER),) $(if $(UNCONFINED),--unconfined,)
+	$(GRADING) -m autograder regrade --jobs $(JOBS) $(if $(FULL),,--lean) $(if $(SCHEDULER),--scheduler $(SCHEDULER),) $(if $(UNCONFINED),--unconfined,)
 
 # nbgrader runs `alembic` from PATH; the feedback preprocessor lives in autograder/.
 NBGRADER := PATH="$(CURDIR)/$(BIN):$$PATH" PYTHONPATH=$(CURDIR) $(BIN)/nbgrader
 
 feedback: venv  ## write feedback/<student>/bpe/*.html from autograded/ (hidden tests and checker tracebacks removed)
-	$(NBGRADER) generate_feedback bpe --force --log-level=WARN
+	$(GRADING) -m autograder feedback
 
 export: venv  ## write grades.csv: per student the status, total and each exercise; blank where a person must decide
-	$(GRADING) -m autograder.reports.export_grades
+	$(GRADING) -m autograder export
 
 export-nbgrader: venv  ## write grades-nbgrader.csv, nbgrader's own export (one number per student, no status)
 	$(NBGRADER) export --to=grades-nbgrader.csv --log-level=WARN
 
 canvas: venv  ## fill Canvas's gradebook export (CANVAS=export.csv) for Canvas's import: artifacts/grading/canvas-import.csv (LMS_OPTIONS="--overwrite ...")
 	@test -n "$(CANVAS)" || { echo "give Canvas's export: make canvas CANVAS=path/to/export.csv"; exit 1; }
-	$(GRADING) -m autograder.reports.canvas "$(CANVAS)" $(LMS_OPTIONS)
+	$(GRADING) -m autograder canvas "$(CANVAS)" $(LMS_OPTIONS)
 
 moodle: venv  ## write artifacts/grading/moodle-import.csv for Moodle's CSV grade import (MOODLE_ID=email|username|idnumber, FEEDBACK=1)
-	$(GRADING) -m autograder.reports.moodle --identifier $(or $(MOODLE_ID),email) \
-	  $(if $(FEEDBACK),--feedback,) $(LMS_OPTIONS)
+	$(GRADING) -m autograder moodle --identifier $(or $(MOODLE_ID),email) $(if $(FEEDBACK),--feedback,) $(LMS_OPTIONS)
 
 mutants: venv  ## mutation testing: mutmut's mutants of the reference vs the hidden and the visible tests (about 2 min)
 	$(GRADING) -m tests.mutation.run_mutants
@@ -176,10 +172,10 @@ check: $(STUDENT_VENV)  ## run a notebook's visible tests; fails if one fails (N
 	$(BIN)/python -m bpe_course.selfcheck $(or $(NB),notebooks/*.ipynb)
 
 student-bundle: venv  ## write dist/bpe-course-student.zip: student notebooks, bpe_course, requirements, README
-	$(GRADING) -m autograder.release.bundle --out dist
+	$(GRADING) -m autograder bundle --out dist
 
 solutions: venv  ## after the deadline: write release/bpe-solutions/, each lesson with the answers in and the hidden tests out
-	$(GRADING) -m autograder.release.solutions
+	$(GRADING) -m autograder solutions
 
 release-solutions: solutions  ## release release/bpe-solutions/ through nbgrader's exchange: students fetch bpe-solutions (on a hub too)
 	$(NBGRADER) release_assignment bpe-solutions --force --log-level=WARN

@@ -7,5 +7,6 @@ mistakes), ``isolation`` (the sandbox every run of student code goes through, ke
 ``judging`` (answers run on the hidden cases outside the kernels), ``nbgrader_steps``
 (nbgrader plug-ins alone), ``reports`` (summary, grades.csv, the LMS files), ``formgrader``
 (the Formgrader's extension), ``grading`` (grade a class), ``release`` (the student bundle,
-the solutions). ``roster`` sits beside ``course``.
+the solutions), and on top ``cli`` (``python -m autograder <command>``: one parser for every
+grading command). ``roster`` sits beside ``course``.
 """

@@ -2,9 +2,10 @@
 
 Each round builds a fresh class of 12 (``bench_class.make_class``: correct, stub, one wrong
 answer per exercise, three broken submissions) with each tree's own code and masters, then
-times that tree's ``python -m autograder.grading.grade_class --jobs 2 --lean`` from start to
-exit with one clock: everything ``make autograde`` does (the cluster or pool, grading, the
-judge or verify, the summary). Earlier commits run from a ``git worktree`` in a scratch
+times that tree's grading command (``python -m autograder grade --jobs 2 --lean``, an earlier
+tree's ``python -m autograder.grading.grade_class``) from start to exit with one clock:
+everything ``make autograde`` does (the cluster or pool, grading, the judge or verify, the
+summary). Earlier commits run from a ``git worktree`` in a scratch
 folder, on this tree's venv; the trees take turns, in an order reversed every other round.
 Each target is a ratio to an earlier commit (``TARGETS``): ``sandbox``, at most 1.25x the
 time of bc00676, the last commit before every run of student code went into bubblewrap;
@@ -89,13 +90,21 @@ def _run(tree: Path, *command: str) -> subprocess.CompletedProcess:
     return subprocess.run(command, cwd=tree, env=env, capture_output=True, text=True)
 
 
+def _grade_command(tree: Path) -> list[str]:
+    """How ``tree`` grades a class: ``python -m autograder grade`` where it has the one
+    command, its grade_class module before."""
+    if (tree / "autograder" / "__main__.py").exists():
+        return ["-m", "autograder", "grade"]
+    return ["-m", "autograder.grading.grade_class"]
+
+
 def time_class(tree: Path) -> float:
     """Wall seconds of one grade_class command of ``tree`` on a fresh class it built."""
     made = _run(tree, sys.executable, "-c", _MAKE_CLASS)
     if made.returncode != 0:
         raise SystemExit(f"could not build the class with {tree}:\n{made.stderr[-1500:]}")
     root = Path(made.stdout.strip().splitlines()[-1])
-    command = ["-m", "autograder.grading.grade_class", "--jobs", str(WORKERS), "--lean"]
+    command = [*_grade_command(tree), "--jobs", str(WORKERS), "--lean"]
     try:
         start = time.perf_counter()
         done = _run(tree, sys.executable, *command, "--no-progress", "--root", str(root))

@@ -4,7 +4,7 @@ A class of ``--students N`` (default 12, or ``BENCH_CLASS_SIZE``) is made in a s
 of the course, cycling through: a correct student, the untouched stub, one wrong answer per
 exercise (from the tests' catalogue) and three bad ones (a notebook that is not JSON, a
 missing notebook, a kernel killed by ``os._exit``). The same class is graded by the command
-``python -m autograder.grading.grade_class`` (timed from start to exit) on a local Dask
+``python -m autograder grade`` (timed from start to exit) on a local Dask
 cluster of 1 worker and then of every core, first running whole notebooks and then
 ``--lean``; the lean class is also graded ``--in-process``, one process without Dask, the
 baseline of Dask's overhead. Every run judges the hidden tests outside the kernels, in the
@@ -111,7 +111,7 @@ def _kill_kernel_in(path: Path, grade_id: str) -> None:
 def time_grading(root: Path, *options: str) -> float:
     """Wall seconds of one ``grade_class`` command on the class, from start to exit
     (imports, cluster, grading, summary); stops the benchmark if a student failed."""
-    command = [sys.executable, "-m", "autograder.grading.grade_class", "--no-progress"]
+    command = [sys.executable, "-m", "autograder", "grade", "--no-progress"]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     start = time.perf_counter()
     done = subprocess.run([*command, "--root", str(root), *options], env=env, capture_output=True)

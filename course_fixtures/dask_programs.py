@@ -1,6 +1,6 @@
 """A real Dask cluster on this machine, started as the course starts one for grading.
 
-:func:`dask_cluster` runs ``python -m autograder.grading.cluster scheduler`` and ``... worker``
+:func:`dask_cluster` runs ``python -m autograder scheduler`` and ``... worker``
 (what ``make scheduler`` and ``make worker`` run: TLS with the course's certificate, scratch
 files in folders of their own) on 127.0.0.1 and a free port, each program in its own process
 group with its log in a given folder, and stops them all by process group when the block
@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-CLUSTER = [sys.executable, "-m", "autograder.grading.cluster"]
+AUTOGRADER = [sys.executable, "-m", "autograder"]
 
 
 @dataclass
@@ -89,7 +89,7 @@ def dask_cluster(
     env = dict(os.environ, PYTHONPATH=str(REPO)) if env is None else env
     port = free_port()
     root = ["--root", str(course_root)]
-    scheduler = [*CLUSTER, *root, "scheduler", "--host", "127.0.0.1", "--port", str(port)]
+    scheduler = [*AUTOGRADER, "scheduler", *root, "--host", "127.0.0.1", "--port", str(port)]
     cluster = Cluster(f"tls://127.0.0.1:{port}", _start(scheduler, state, "scheduler.log", env))
     try:
         deadline = time.monotonic() + seconds
@@ -99,7 +99,7 @@ def dask_cluster(
                 raise RuntimeError(f"the Dask scheduler did not start:\n{log[-2000:]}")
             time.sleep(0.1)
         for k in range(workers):
-            worker = [*CLUSTER, *root, "worker", cluster.address, "--nworkers", "1"]
+            worker = [*AUTOGRADER, "worker", *root, cluster.address, "--nworkers", "1"]
             cluster.workers.append(_start(worker, state, f"worker-{k}.log", env))
         yield cluster
     finally:

@@ -35,7 +35,7 @@ from tests.conftest import ROOT
 
 pytestmark = pytest.mark.nbgrader
 
-GRADING = [sys.executable, "-m", "autograder.grading.grade_class", "--lean", "--no-progress"]
+GRADING = [sys.executable, "-m", "autograder", "grade", "--lean", "--no-progress"]
 ENV = dict(os.environ, PYTHONPATH=str(ROOT))
 NB1 = "01_bpe_by_hand.ipynb"
 LESSON_1 = {n: next(iter(CORRECT[n].values())) for n in ("pair_counts", "merge_pair")}
@@ -86,7 +86,7 @@ def wait_listening(port: int, process: subprocess.Popen, log: Path) -> None:
 
 
 def workers(course: Path, address: str, log: Path, python: str = sys.executable):
-    command = [python, "-m", "autograder.grading.cluster", "--root", str(course), "worker"]
+    command = [python, "-m", "autograder", "worker", "--root", str(course)]
     return start([*command, address, "--nworkers", "1"], log, ENV)
 
 
@@ -187,9 +187,9 @@ def test_another_account_is_refused_by_the_scheduler_make_scheduler_starts(
     from distributed import Client
 
     port = free_port()
-    command = [sys.executable, "-m", "autograder.grading.cluster", "--root", str(course)]
+    command = [sys.executable, "-m", "autograder", "scheduler", "--root", str(course)]
     log = tmp_path / "scheduler.log"
-    scheduler = start([*command, "scheduler", "--port", str(port)], log, ENV)
+    scheduler = start([*command, "--port", str(port)], log, ENV)
     try:
         wait_listening(port, scheduler, log)
         with Client(f"tls://127.0.0.1:{port}", security=security(course), timeout=30) as client:

@@ -176,7 +176,7 @@ def test_autograde_refuses_folders_of_no_student_and_writes_no_gradebook(tmp_pat
     for made_up in (MARKUP, "=1+1", "mallory"):
         (tmp_path / "submitted" / made_up / "bpe").mkdir(parents=True)
     done = subprocess.run(
-        [sys.executable, "-m", "autograder.grading.grade_class", "--root", str(tmp_path)],
+        [sys.executable, "-m", "autograder", "grade", "--root", str(tmp_path)],
         capture_output=True, text=True, timeout=120, env=dict(os.environ, PYTHONPATH=str(ROOT)),
     )  # fmt: skip
     said = done.stdout + done.stderr

@@ -18,8 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from autograder import cli
 from autograder.course import RECORDS, VERDICTS_RECORD
-from autograder.reports import canvas, export_grades, moodle, regrade_report, safe_csv, summary
+from autograder.reports import regrade_report, safe_csv, summary
 from tests.support.lms import Spec, add_student, new_course, scores
 
 pytestmark = pytest.mark.slow  # builds a graded class through nbgrader's gradebook
@@ -68,12 +69,15 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "export.csv").write_text(EXPORT)
 
     before = regrade_report.snapshot(root)
-    assert export_grades.main(["--root", str(root)]) == 0
+    assert cli.main(["export", "--root", str(root)]) == 0
     summary.report(root, quiet=True)
     add_student(root, "=2+2", Spec(scores()))  # a regrade that moved, and a new student
     regrade_report.write_report(root, before, regrade_report.snapshot(root))
-    assert canvas.main([str(root / "export.csv"), "--root", str(root), "--allow-unmatched"]) == 0
-    assert moodle.main(["--root", str(root), "--feedback", "--allow-unmatched"]) == 0
+    assert (
+        cli.main(["canvas", str(root / "export.csv"), "--root", str(root), "--allow-unmatched"])
+        == 0
+    )
+    assert cli.main(["moodle", "--root", str(root), "--feedback", "--allow-unmatched"]) == 0
     return root
 
 

@@ -42,7 +42,7 @@ pytestmark = pytest.mark.nbgrader
 
 NB1 = "01_bpe_by_hand.ipynb"
 ODD_MERGE = "def merge_pair(symbols, pair):\n    return tuple(reversed(symbols))\n"
-GRADING = [sys.executable, "-m", "autograder.grading.grade_class", "--lean", "--no-progress"]
+GRADING = [sys.executable, "-m", "autograder", "grade", "--lean", "--no-progress"]
 ENV = dict(os.environ, PYTHONPATH=str(ROOT))  # the grading code, from this repository
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from autograder import cli
 from autograder.hidden_tests import cases as cases_module
 from autograder.hidden_tests.cases import GROUPS, cases
 from autograder.hidden_tests.compare import agrees, reference
@@ -254,12 +255,11 @@ def test_the_fairness_check_names_the_exercise_and_the_mistake_a_weak_core_misse
 
 
 def test_make_autograde_grades_nobody_when_the_core_is_weak(weakened, tmp_path: Path) -> None:
-    from autograder.grading import grade_class
 
     (tmp_path / "submitted" / "ada" / "bpe").mkdir(parents=True)
     (tmp_path / "nbgrader_config.py").write_text((ROOT / "nbgrader_config.py").read_text())
     with pytest.raises(SystemExit) as refused:
-        grade_class.main(["--root", str(tmp_path), "--jobs", "2", "--no-progress"])
+        cli.main(["grade", "--root", str(tmp_path), "--jobs", "2", "--no-progress"])
     said = str(refused.value)
     assert said.startswith("refusing to grade") and "symbols compared by their joined text" in said
     assert not (tmp_path / "gradebook.db").exists()

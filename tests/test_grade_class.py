@@ -31,6 +31,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from autograder import cli
 from autograder.hidden_tests.cases import cases
 from course_fixtures.catalogue import CORRECT, DELEGATING
 from tests.conftest import ROOT as CODE
@@ -139,7 +140,6 @@ def merge_and_update(words, counts, stats, where, pair):
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory: pytest.TempPathFactory):
-    from autograder.grading import grade_class
     from autograder.reports import summary
     from course_fixtures.scratch_course import make_scratch_course
     from course_fixtures.synthetic import write_submission
@@ -181,7 +181,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory):
     steady, looping = ["good", "broken", "tamper", "delegate"], ["crashy", "frozen"]
     for students, limits in ((steady, []), (looping, ["--timeout", "3"])):
         command = ["--root", str(root), "--jobs", "2", "--no-progress", *limits]
-        code = grade_class.main(command + [arg for s in students for arg in ("--student", s)])
+        code = cli.main(["grade", *command, *[arg for s in students for arg in ("--student", s)]])
         assert code == 0
     rows = {row.student: row for row in summary.report(root, quiet=True)}
     return root, rows
@@ -449,15 +449,14 @@ def test_make_autograde_is_lean_unless_full() -> None:
         command = ["make", "-n", "-s", "autograde", *extra]
         return subprocess.run(command, cwd=root, capture_output=True, text=True).stdout
 
-    assert "autograder.grading.grade_class" in recipe() and "--lean" in recipe()
-    assert "autograder.grading.grade_class" in recipe("FULL=1") and "--lean" not in recipe("FULL=1")
+    assert "-m autograder grade " in recipe() and "--lean" in recipe()
+    assert "-m autograder grade " in recipe("FULL=1") and "--lean" not in recipe("FULL=1")
 
 
 def test_make_export_leaves_scores_blank_where_a_person_must_decide(graded) -> None:
-    from autograder.reports import export_grades
 
     root, rows = graded
-    assert export_grades.main(["--root", str(root), "--out", "status-grades.csv"]) == 0
+    assert cli.main(["export", "--root", str(root), "--out", "status-grades.csv"]) == 0
     with open(root / "status-grades.csv", newline="") as handle:
         exported = {row["student_id"]: row for row in csv.DictReader(handle)}
     assert exported["good"]["status"] == "graded" and exported["good"]["total"] == "21"

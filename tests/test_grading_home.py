@@ -1,6 +1,6 @@
 """One student's grading kernels leave nothing behind for the next student or the instructor.
 
-Two synthetic students are graded by ``python -m autograder.grading.grade_class`` (real nbgrader,
+Two synthetic students are graded by ``python -m autograder grade`` (real nbgrader,
 one worker, so the second runs right after the first in the same process) with ``HOME`` and
 ``IPYTHONDIR`` pointing at a stand-in instructor home. The first student's answer cell plants
 an IPython startup file (which would log every later kernel's code) in every startup folder
@@ -78,7 +78,7 @@ def test_a_planted_startup_file_and_home_files_never_reach_the_next_student(
     temp_before = set(Path(os.environ.get("TMPDIR", "/tmp")).glob("grading-home-*"))
 
     env = dict(os.environ, HOME=str(home), IPYTHONDIR=str(ipython), PYTHONPATH=str(REPO))
-    command = [sys.executable, "-m", "autograder.grading.grade_class", "--jobs", "1", "--lean"]
+    command = [sys.executable, "-m", "autograder", "grade", "--jobs", "1", "--lean"]
     command += ["--no-progress"]
     subprocess.run(command, cwd=root, env=env, check=True, capture_output=True, timeout=600)
 

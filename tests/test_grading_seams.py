@@ -19,14 +19,14 @@ from pathlib import Path
 
 import pytest
 
-from autograder.grading.options import grading_parser, options_from
+from autograder import cli
 
 RECORD_FIELDS = {"student", "graded", "jailed", "seconds", "problems", "merge_seconds"}
 
 
 def test_options_pickle_whole_and_stay_as_they_were_built(tmp_path: Path) -> None:
     args = ["--root", str(tmp_path), "--jobs", "3", "--timeout", "7", "--lean", "--unconfined"]
-    options = options_from(grading_parser("grade").parse_args(args))
+    options = cli.options_from(cli.parser().parse_args(["grade", *args]))
     assert pickle.loads(pickle.dumps(options)) == options
     assert (options.jobs, options.timeout, options.lean, options.unconfined) == (3, 7, True, True)
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -40,9 +40,9 @@ def test_a_relative_root_reaches_workers_as_an_absolute_path(
     (tmp_path / "link").symlink_to(tmp_path / "course")
     monkeypatch.chdir(tmp_path)
     for given in ("link", "course", "./course/"):
-        options = options_from(grading_parser("grade").parse_args(["--root", given]))
+        options = cli.options_from(cli.parser().parse_args(["grade", "--root", given]))
         assert options.course_root == (tmp_path / "course").resolve(), given
-    default = options_from(grading_parser("grade").parse_args([]))
+    default = cli.options_from(cli.parser().parse_args(["grade"]))
     assert default.course_root == Path(os.getcwd()).resolve()
 
 
@@ -70,15 +70,15 @@ def test_every_grading_command_reads_the_course_root_alike(
     monkeypatch.setattr(class_check, "foreign_dask_folders", lambda: [])
     monkeypatch.chdir(tmp_path.parent)
     relative = tmp_path.name
-    assert class_check.main(["--root", relative]) == 0
+    assert cli.main(["check-class", "--root", relative]) == 0
     seen: list[Path] = []
     monkeypatch.setattr(cluster, "refuse_untrusted", lambda process: None)
     monkeypatch.setattr(cluster, "_wait", lambda process: process.wait())  # no signal handlers
     monkeypatch.setattr(
         cluster, "scheduler_command", lambda root, port, host: seen.append(root) or ["true"]
     )
-    assert cluster.main(["--root", relative, "scheduler"]) == 0
+    assert cli.main(["scheduler", "--root", relative]) == 0
     assert seen == [tmp_path.resolve()]
     with pytest.raises(SystemExit):  # no abbreviations where there were none
-        class_check.main(["--ro", relative])
+        cli.main(["check-class", "--ro", relative])
     capsys.readouterr()

@@ -35,6 +35,7 @@ from pathlib import Path
 
 import pytest
 
+from autograder import cli
 from autograder.isolation import bwrap, landlock
 from course_fixtures.catalogue import CORRECT
 from course_fixtures.scratch_course import make_scratch_course
@@ -342,7 +343,6 @@ def test_the_attacker_earns_nothing_and_leaves_nothing_running(sandboxed) -> Non
 
 
 def test_a_submission_with_links_is_refused_for_a_person(sandboxed) -> None:
-    from autograder.reports import export_grades
 
     root = sandboxed["root"]
     linker = sandboxed["rows"]["q-linker"]
@@ -351,14 +351,13 @@ def test_a_submission_with_links_is_refused_for_a_person(sandboxed) -> None:
     # Recorded for a person: only its own regular notebook reached autograded/, unscored.
     kept = sorted(p.name for p in (root / "autograded" / "q-linker" / "bpe").glob("*.ipynb"))
     assert kept == ["02_encoding_by_rank.ipynb"] and linker.total is None
-    assert export_grades.main(["--root", str(root), "--out", "linked.csv"]) == 0
+    assert cli.main(["export", "--root", str(root), "--out", "linked.csv"]) == 0
     with open(root / "linked.csv", newline="") as handle:
         exported = {row["student_id"]: row for row in csv.DictReader(handle)}
     assert exported["q-linker"]["status"] == linker.status and exported["q-linker"]["total"] == ""
 
 
 def test_a_forged_kernel_message_is_the_students_and_the_rest_is_graded(sandboxed) -> None:
-    from autograder.reports import export_grades
 
     root, forger = sandboxed["root"], sandboxed["rows"][FORGER]
     # A person looks at the notebook that forged; the class's run did not fail.
@@ -376,7 +375,7 @@ def test_a_forged_kernel_message_is_the_students_and_the_rest_is_graded(sandboxe
     assert "<b>x</b>" not in outputs  # only the cell's source holds it
     errors = root / "artifacts" / "grading" / "errors.log"
     assert not errors.exists() or FORGER not in errors.read_text()  # not the grader's fault
-    assert export_grades.main(["--root", str(root), "--out", "forged.csv"]) == 0
+    assert cli.main(["export", "--root", str(root), "--out", "forged.csv"]) == 0
     with open(root / "forged.csv", newline="") as handle:
         exported = {row["student_id"]: row for row in csv.DictReader(handle)}
     assert exported[FORGER]["status"] == forger.status and exported[FORGER]["train_bpe"] == "5"

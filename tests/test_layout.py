@@ -30,6 +30,8 @@ ROOMS = (
     "formgrader",
     "grading",
     "release",
+    "cli",  # the one command line, over every room
+    "__main__",  # python -m autograder, over the command line
 )
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from autograder import cli
 from autograder.course import Status
 from autograder.reports import canvas, lms, moodle
 from autograder.reports.canvas import Record, joined, split_records
@@ -47,11 +48,11 @@ def course(built: Path, tmp_path: Path) -> Path:
 
 
 def run_canvas(root: Path, *args: str, export: Path = EXPORT) -> int:
-    return canvas.main([str(export), "--root", str(root), *args])
+    return cli.main(["canvas", str(export), "--root", str(root), *args])
 
 
 def run_moodle(root: Path, *args: str) -> int:
-    return moodle.main(["--root", str(root), *args])
+    return cli.main(["moodle", "--root", str(root), *args])
 
 
 def cells(path: Path) -> list[list[str]]:
@@ -202,15 +203,12 @@ def _student(student_id: str, lms_user_id: str = "", **more: str):
 
 
 def canvas_args(**changes):
-    args = canvas.parser().parse_args(["x.csv"])
-    args.__dict__.update(changes)
-    return args
+    fields = {"root": Path.cwd(), "out": Path(canvas.OUT), "export": Path("x.csv"), **changes}
+    return canvas.CanvasOptions(**fields)
 
 
 def moodle_args(**changes):
-    args = moodle.parser().parse_args([])
-    args.__dict__.update(changes)
-    return args
+    return moodle.MoodleOptions(**{"root": Path.cwd(), "out": Path(moodle.OUT), **changes})
 
 
 def test_an_unmatched_graded_student_exits_2_and_writes_nothing(course: Path, capsys) -> None:
@@ -361,7 +359,6 @@ def test_hand_grades_regrades_and_late_penalties_arrive_as_the_gradebook_holds_t
 ) -> None:
     from nbgrader.api import Gradebook
 
-    from autograder.reports import export_grades
     from tests.support.lms import NOTEBOOK, cell
 
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
@@ -369,7 +366,7 @@ def test_hand_grades_regrades_and_late_penalties_arrive_as_the_gradebook_holds_t
         gb.find_grade(cell("merge_and_update"), NOTEBOOK, "bpe", "bo").auto_score = 5.0  # regrade
         gb.find_submission_notebook(NOTEBOOK, "bpe", "cy").late_submission_penalty = 20.0
         gb.db.commit()
-    assert export_grades.main(["--root", str(course)]) == 0
+    assert cli.main(["export", "--root", str(course)]) == 0
     graded = {row["student_id"]: row for row in csv.DictReader((course / "grades.csv").open())}
     assert (graded["ada"]["total"], graded["bo"]["total"]) == ("18.5", "21")
     assert (graded["cy"]["total"], graded["cy"]["late_penalty"]) == ("16", "20")
@@ -413,9 +410,9 @@ def test_the_readme_commands_run_as_shown(course: Path) -> None:
     assert [row[:2] for row in moodle_feedback[1:]] == moodle_rows[1:]
     # Each make line runs the same module with the same options.
     canvas_line = " ".join(dry_run(makes[0]))
-    assert '-m autograder.reports.canvas "canvas-export.csv"' in canvas_line
+    assert '-m autograder canvas "canvas-export.csv"' in canvas_line
     moodle_line = " ".join(dry_run(makes[1]))
-    assert "-m autograder.reports.moodle --identifier email" in moodle_line
+    assert "-m autograder moodle --identifier email" in moodle_line
     assert "--feedback" in moodle_line
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from autograder import cli
 from autograder.reports.lms import scaled
 from course_fixtures.catalogue import CORRECT, WRONG
 from tests.support.lms import REPO
@@ -41,7 +42,6 @@ EXPORT = """Student,ID,SIS User ID,SIS Login ID,Section,bpe (90),Current Score
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from autograder.grading import grade_class
     from course_fixtures.scratch_course import make_scratch_course
     from course_fixtures.synthetic import write_submission
 
@@ -51,7 +51,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     write_submission(root, "right", right, [LESSON])
     write_submission(root, "wrong", wrong, [LESSON])
     command = ["--root", str(root), "--jobs", "2", "--no-progress", "--lean"]
-    assert grade_class.main(command) == 0
+    assert cli.main(["grade", *command]) == 0
     (root / "roster.csv").write_text(ROSTER)
     (root / "canvas-export.csv").write_text(EXPORT)
     return root
@@ -95,8 +95,6 @@ def test_the_lms_files_hold_what_the_gradebook_holds_after_hand_grades_and_late_
 ) -> None:
     from nbgrader.api import Gradebook
 
-    from autograder.reports import export_grades
-
     run_readme_commands(graded)
     finals = gradebook_finals(graded)
     assert finals["right"] == 6.0 and finals["wrong"] < 6.0  # lesson 1 alone: 6 of 21
@@ -124,7 +122,7 @@ def test_the_lms_files_hold_what_the_gradebook_holds_after_hand_grades_and_late_
     assert canvas["502"] == expected(after, "wrong", 25)
     assert moodle["walt@example.org"] == f"{Decimal(str(after['wrong'])):.2f}"
     # grades.csv, from the same rows: the raw total and the penalty the LMS files subtracted.
-    assert export_grades.main(["--root", str(graded)]) == 0
+    assert cli.main(["export", "--root", str(graded)]) == 0
     with (graded / "grades.csv").open(newline="") as handle:
         rows = {row["student_id"]: row for row in csv.DictReader(handle)}
     assert (rows["right"]["total"], rows["right"]["late_penalty"]) == ("6", "1.5")

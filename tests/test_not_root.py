@@ -161,7 +161,7 @@ def test_an_instructor_who_is_not_root_grades_in_the_sandbox(open_tmp: Path) -> 
     subprocess.run(["chown", "-R", f"{INSTRUCTOR}:{INSTRUCTOR}", str(tmp_path)], check=True)
 
     _check_reach(root, home)
-    command = [sys.executable, "-m", "autograder.grading.grade_class", "--jobs", "2", "--lean"]
+    command = [sys.executable, "-m", "autograder", "grade", "--jobs", "2", "--lean"]
     done = _as_instructor([*command, "--no-progress"], root, home)
     left = _left_after(5, INSTRUCTOR)
     assert done.returncode == 0, done.stderr[-2000:]

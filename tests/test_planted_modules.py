@@ -130,7 +130,7 @@ def test_grading_imports_nothing_planted_and_trusts_every_path(
 
     course = make_scratch_course(tmp_path / "course")
     write_submission(course, "ada", LESSON_1, ["01_bpe_by_hand.ipynb"])
-    command = [sys.executable, "-m", "autograder.grading.grade_class", "--root", str(course)]
+    command = [sys.executable, "-m", "autograder", "grade", "--root", str(course)]
     done = subprocess.run(
         [*command, "--jobs", "2", "--lean", "--no-progress"], env=env_with(shared_tmp),
         capture_output=True, text=True, timeout=600, cwd=course,
@@ -184,7 +184,7 @@ def test_the_check_refuses_a_folder_another_account_can_change(
     assert str(target) in found.stdout and said in found.stdout, found.stdout + found.stderr
     (tmp_path / "submitted" / "ada" / "bpe").mkdir(parents=True)
     shutil.copy(ROOT / "nbgrader_config.py", tmp_path)
-    command = [sys.executable, "-m", "autograder.grading.grade_class", "--root", str(tmp_path)]
+    command = [sys.executable, "-m", "autograder", "grade", "--root", str(tmp_path)]
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
     out = done.stdout + done.stderr
     assert done.returncode != 0 and "refusing to grade: the grading process would import" in out
@@ -207,7 +207,7 @@ def test_the_check_runs_before_grading_imports_what_it_guards(tmp_path: Path) ->
     (tmp_path / "submitted" / "ada" / "bpe").mkdir(parents=True)
     shutil.copy(ROOT / "nbgrader_config.py", tmp_path)
     env = dict(os.environ, PYTHONPATH=f"{ROOT}{os.pathsep}{planted}")
-    command = [sys.executable, "-m", "autograder.grading.grade_class", "--root", str(tmp_path)]
+    command = [sys.executable, "-m", "autograder", "grade", "--root", str(tmp_path)]
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode != 0 and "refusing to grade" in done.stdout + done.stderr
     assert not marker.exists(), "the planted module ran before the check"

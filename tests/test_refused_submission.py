@@ -37,6 +37,7 @@ from pathlib import Path
 
 import pytest
 
+from autograder import cli
 from course_fixtures.catalogue import CORRECT
 from course_fixtures.scratch_course import make_scratch_course
 from course_fixtures.synthetic import write_submission
@@ -66,11 +67,10 @@ def _answers() -> dict[str, str]:
 
 
 def _grade(root: Path, *students: str) -> int:
-    from autograder.grading import grade_class
 
     chosen = [arg for student in students for arg in ("--student", student)]
     command = ["--root", str(root), "--jobs", "2", "--no-progress", "--lean", *chosen]
-    return grade_class.main(command)
+    return cli.main(["grade", *command])
 
 
 def _nbgrader(root: Path, *args: str) -> None:
@@ -163,14 +163,13 @@ def test_no_link_was_followed(graded) -> None:
 
 
 def test_exports_and_summary_list_every_refused_student(graded) -> None:
-    from autograder.reports import export_grades
     from autograder.reports.regrade_report import snapshot, total
 
     root, rows = graded["root"], graded["rows"]
     with open(root / "grades-nbgrader.csv", newline="") as handle:
         nbgrader_export = {row["student_id"]: row for row in csv.DictReader(handle)}
     assert float(nbgrader_export["a-honest"]["raw_score"]) == 21
-    assert export_grades.main(["--root", str(root), "--out", "grades.csv"]) == 0
+    assert cli.main(["export", "--root", str(root), "--out", "grades.csv"]) == 0
     with open(root / "grades.csv", newline="") as handle:
         ours = {row["student_id"]: row for row in csv.DictReader(handle)}
     after = snapshot(root)
@@ -188,14 +187,13 @@ def test_exports_and_summary_list_every_refused_student(graded) -> None:
 
 
 def test_a_crowded_submission_waits_for_a_person_unopened(graded) -> None:
-    from autograder.reports import export_grades
 
     root, rows = graded["root"], graded["rows"]
     assert rows[CROWDED].status == "needs manual grading: too many files (more than 200)"
     grades = _grades(root, CROWDED)
     assert grades and all(a is None and h is None and flag for a, h, flag in grades.values())
     assert [p.name for p in (root / "autograded" / CROWDED / "bpe").glob("*.ipynb")] == [NB1]
-    assert export_grades.main(["--root", str(root), "--out", "grades.csv"]) == 0
+    assert cli.main(["export", "--root", str(root), "--out", "grades.csv"]) == 0
     with open(root / "grades.csv", newline="") as handle:
         ours = {row["student_id"]: row for row in csv.DictReader(handle)}
     assert ours[CROWDED]["status"] == rows[CROWDED].status and ours[CROWDED]["total"] == ""
@@ -257,15 +255,13 @@ def test_the_formgrader_lists_each_refused_submission_with_the_reason(graded, fo
 def test_a_hand_grade_on_a_refused_submission_survives_a_regrade(graded) -> None:
     from nbgrader.api import Gradebook
 
-    from autograder.grading import regrade
-
     root = graded["root"]
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gb:
         grade = gb.find_grade("test_train_bpe_examples", "02_encoding_by_rank", "bpe", "b-linker")
         grade.manual_score = 1.0
         gb.db.commit()
     command = ["--root", str(root), "--jobs", "2", "--no-progress", "--lean"]
-    assert regrade.main(command) == 0
+    assert cli.main(["regrade", *command]) == 0
     report = sorted((root / "artifacts" / "grading").glob("regrade-*.md"))[-1].read_text()
     assert "0 of 4 students' grades moved" in report
     auto, hand, _ = _grades(root, "b-linker")[("02_encoding_by_rank", "test_train_bpe_examples")]

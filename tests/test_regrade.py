@@ -17,6 +17,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from autograder import cli
 from autograder.reports.regrade_report import changes
 from course_fixtures.catalogue import CORRECT, WRONG
 from course_fixtures.scratch_course import make_scratch_course
@@ -118,7 +119,7 @@ def _regrade_calls(monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> tuple[in
     monkeypatch.setattr(regrade, "snapshot", lambda root: calls.append(("snapshot", root)) or {})
     monkeypatch.setattr(regrade, "write_report", lambda *a: (Path("r.csv"), ""))
     try:
-        return regrade.main(argv), calls
+        return cli.main(["regrade", *argv]), calls
     except SystemExit as stop:  # argparse's way of refusing, as in grade_class
         return stop.code, calls
 

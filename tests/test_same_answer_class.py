@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from autograder import cli
 from course_fixtures.catalogue import CORRECT, WRONG
 
 pytestmark = pytest.mark.nbgrader
@@ -31,7 +32,6 @@ ANSWERS = {
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from autograder.grading import grade_class
     from course_fixtures.scratch_course import make_scratch_course
     from course_fixtures.synthetic import write_submission
 
@@ -39,7 +39,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for student in STUDENTS:
         write_submission(root, student, ANSWERS, [NB1, NB4])
     command = ["--root", str(root), "--jobs", "2", "--lean", "--no-progress"]
-    assert grade_class.main(command) == 0
+    assert cli.main(["grade", *command]) == 0
     return root
 
 

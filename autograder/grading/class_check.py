@@ -1,6 +1,6 @@
 """Find what strangers left in the class: made-up student ids and other accounts' Dask folders.
 
-``python -m autograder.grading.class_check`` (``make check-class``; ``make autograde`` runs it
+``python -m autograder check-class`` (``make check-class``; ``make autograde`` runs it
 first) lists every id in the gradebook, ``submitted/`` or ``feedback/`` that is no student of
 the class (``roster``: not a safe id, or not in ``roster.csv``), and every Dask scratch folder
 in the temporary folder that another account owns (a Dask process started without a folder of
@@ -15,12 +15,10 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import sys
 import tempfile
 from pathlib import Path
 
 from autograder.course import ASSIGNMENT, class_db_path
-from autograder.grading.options import course_parser
 from autograder.roster import read_roster, why_not_a_student
 from autograder.shared.problems import printable
 
@@ -89,13 +87,9 @@ def report(course_root: Path) -> list[str]:
     return lines
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = course_parser(__doc__.splitlines()[0]).parse_args(argv)
-    lines = report(args.root)
+def run(course_root: Path) -> int:
+    """Print what was found, or that all is well; 1 when something was found."""
+    lines = report(course_root)
     if not lines:
         print(f"check: every id of {ASSIGNMENT}'s gradebook and folders is a student's")
     return 1 if lines else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,6 +1,6 @@
 """Start a Dask scheduler and workers for grading this course, guarded by the course's own TLS.
 
-``python -m autograder.grading.cluster scheduler`` (``make scheduler``) and ``... worker
+``python -m autograder scheduler`` (``make scheduler``) and ``python -m autograder worker
 tls://HOST:8786`` (``make worker``) run Dask's own ``dask scheduler`` and ``dask worker``
 with this Python, the course on their path, a temporary directory of their own (mode 0700:
 Dask would otherwise use ``/tmp/dask-scratch-space``, which any account can make first and
@@ -21,12 +21,12 @@ import signal
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autograder.course import CODE_ROOT
-from autograder.grading.options import course_parser
 from autograder.grading.trusted_paths import refuse_untrusted
 
 if TYPE_CHECKING:  # imported where used: the commands check their paths before Dask loads
@@ -121,27 +121,22 @@ def environment(scratch: Path) -> dict[str, str]:
     return env
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = course_parser(__doc__.splitlines()[0])
-    roles = parser.add_subparsers(dest="role", required=True)
-    scheduler = roles.add_parser("scheduler", help="start the scheduler (TLS)")
-    scheduler.add_argument("--port", type=int, default=DEFAULT_PORT)
-    scheduler.add_argument("--host", default=None, help="address to listen on (default: all)")
-    worker = roles.add_parser("worker", help="start grading workers")
-    worker.add_argument("address", help="the scheduler, tls://HOST:PORT")
-    worker.add_argument("--nworkers", type=int, default=os.cpu_count() or 1)
-    args = parser.parse_args(argv)
-    refuse_untrusted(f"the Dask {args.role}")  # before Dask, which it would start, is imported
-    root = args.root
-    if args.role == "worker" and not args.address.startswith("tls://"):
-        parser.error(f"the scheduler's address must start with tls:// (got {args.address!r})")
-    scratch = Path(tempfile.mkdtemp(prefix=f"bpe-dask-{args.role}-"))  # mode 0700, a new name
-    if args.role == "scheduler":
-        command = scheduler_command(root, args.port, args.host)
-    else:
-        command = worker_command(root, args.address, args.nworkers, scratch)
-    print(f"starting the Dask {args.role} for grading; Ctrl-C stops it", flush=True)
-    process = subprocess.Popen(command, env=environment(scratch))
+def run_scheduler(course_root: Path, port: int = DEFAULT_PORT, host: str | None = None) -> int:
+    """Run Dask's scheduler for the course until it stops; its exit status."""
+    return _run("scheduler", lambda scratch: scheduler_command(course_root, port, host))
+
+
+def run_workers(course_root: Path, address: str, workers: int) -> int:
+    """Run ``workers`` grading workers for the scheduler at ``address`` (tls://) until they
+    stop; their exit status."""
+    return _run("worker", lambda scratch: worker_command(course_root, address, workers, scratch))
+
+
+def _run(role: str, command: Callable[[Path], list[str]]) -> int:
+    refuse_untrusted(f"the Dask {role}")  # before Dask, which it would start, is imported
+    scratch = Path(tempfile.mkdtemp(prefix=f"bpe-dask-{role}-"))  # mode 0700, a new name
+    print(f"starting the Dask {role} for grading; Ctrl-C stops it", flush=True)
+    process = subprocess.Popen(command(scratch), env=environment(scratch))
     try:
         return _wait(process)
     finally:
@@ -158,7 +153,3 @@ def _wait(process: subprocess.Popen[bytes]) -> int:
     for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(number, hand_on)
     return process.wait()
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,13 +1,13 @@
 """Grade every submission in ``submitted/`` on Dask workers, then summarize.
 
-``python -m autograder.grading.grade_class --jobs N`` (``make autograde``) grades each student
-as one task on a local Dask cluster of N worker processes, or with ``--scheduler ADDRESS``
-on an existing cluster (``on_dask``; nbgrader's 4.5 s start is paid once per worker). This one
-process merges each student's rows into ``gradebook.db`` as they arrive (SQLite sees one
-writer), keeps what was found in ``results.json`` and every test cell's judged verdict in
-``verdicts.json``, and prints the class summary. ``--in-process`` grades here, without Dask,
-after the same proof that this process can grade that every Dask worker gives (``ready``).
-The options are ``options.grading_parser``'s, read once into one ``GradingOptions``. Nothing
+``python -m autograder grade --jobs N`` (``make autograde``) grades each student as one task
+on a local Dask cluster of N worker processes, or with ``--scheduler ADDRESS`` on an existing
+cluster (``on_dask``; nbgrader's 4.5 s start is paid once per worker). This one process merges
+each student's rows into ``gradebook.db`` as they arrive (SQLite sees one writer), keeps what
+was found in ``results.json`` and every test cell's judged verdict in ``verdicts.json``, and
+prints the class summary. ``--in-process`` grades here, without Dask, after the same proof
+that this process can grade that every Dask worker gives (``ready``). The options are the
+command line's (``autograder.cli``), read once into one ``GradingOptions``. Nothing
 is graded unless the term's core hidden cases catch every known mistake (``fairness``).
 
 But: the grading itself is ``grade_one``'s and the retrying Dask's; a scheduler that cannot
@@ -15,11 +15,6 @@ be reached stops the run before anything is written.
 """
 
 from __future__ import annotations
-
-if __name__ == "__main__":  # before any other import: a planted module would run as it loads
-    from autograder.grading.trusted_paths import refuse_untrusted
-
-    refuse_untrusted("the grading process")
 
 import contextlib
 import json
@@ -55,7 +50,7 @@ from autograder.grading.on_dask import (
     open_cluster,
     ready_to_grade,
 )
-from autograder.grading.options import GradingOptions, grading_parser, options_from
+from autograder.grading.options import GradingOptions
 from autograder.grading.student_result import StudentResult
 from autograder.grading.trusted_paths import refuse_untrusted
 from autograder.hidden_tests.fairness import why_unfair
@@ -243,11 +238,6 @@ def grade_class(options: GradingOptions, students: list[str] | None = None) -> l
     return sorted(results, key=lambda r: r.student)
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = grading_parser(__doc__.splitlines()[0]).parse_args(argv)
-    return run(options_from(args), args.student)
-
-
 def run(options: GradingOptions, students: list[str] | None = None) -> int:
     """Grade, print how long it took and the class summary; the command's exit status."""
     start = time.perf_counter()
@@ -281,7 +271,3 @@ def _exit_status(results: list[StudentResult], refused: dict[str, str]) -> int:
         print(f"{len(refused)} folder(s) of submitted/ refused: not students of the class",
               file=sys.stderr)  # fmt: skip
     return 1 if not_graded or refused else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

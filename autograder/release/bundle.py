@@ -1,6 +1,6 @@
 """Build the student bundle: everything a student needs, nothing the instructor keeps.
 
-``python -m autograder.release.bundle [--out dist]`` (``make student-bundle``) writes
+``python -m autograder bundle [--out dist]`` (``make student-bundle``) writes
 ``dist/bpe-course-student/`` and its zip: the student notebooks, ``bpe_course/``, the
 students' pinned requirements (``requirements-student.txt``, as the course's README installs
 them), packaging only from ``pyproject.toml``, a README.
@@ -11,7 +11,6 @@ imports ``solutions`` or ``autograder``; neither folder is ever copied.
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import shutil
@@ -189,20 +188,13 @@ def build_bundle(out: Path, root: Path = ROOT) -> Path:
     return archive
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m autograder.release.bundle", description=__doc__
-    )
-    parser.add_argument("--out", type=Path, default=ROOT / "dist", help="output folder")
-    args = parser.parse_args(argv)
+def run(out: Path | None = None) -> int:
+    """Build the bundle in ``out`` (default: ``dist/``) and say where; 1, and a line saying
+    why, when it is refused."""
     try:
-        archive = build_bundle(args.out)
+        archive = build_bundle(ROOT / "dist" if out is None else out)
     except (FileNotFoundError, ValueError) as error:
         print(f"student bundle not built: {error}", file=sys.stderr)
         return 1
     print(f"wrote {archive} and {archive.with_suffix('')}/")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

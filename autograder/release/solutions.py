@@ -1,6 +1,6 @@
 """Write the solution notebooks students get after the deadline: the lessons, answers in.
 
-``python -m autograder.release.solutions`` (``make solutions``) writes
+``python -m autograder solutions`` (``make solutions``) writes
 ``release/bpe-solutions/<lesson>.ipynb`` for every lesson: the released student notebook, cell
 for cell, with each answer cell holding the master's solution (its ``BEGIN``/``END SOLUTION``
 lines dropped) and without the hidden-test cells, under a first cell saying the notebook is for
@@ -24,7 +24,6 @@ solution marker or an import of the instructors' code.
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import sys
 import tempfile
@@ -167,20 +166,12 @@ def write_solutions(course_root: Path) -> list[Path]:
     return [out / name for name in notebooks]
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m autograder.release.solutions", description=__doc__.splitlines()[0]
-    )
-    parser.add_argument("--root", type=Path, default=Path.cwd(), help="course root (default: .)")
-    args = parser.parse_args(argv)
+def run(course_root: Path) -> int:
+    """Write the solution notebooks and say where; 1, and a line saying why, when refused."""
     try:
-        written = write_solutions(args.root.resolve())
+        written = write_solutions(course_root.resolve())
     except (FileNotFoundError, ValueError) as error:
         print(f"solutions not written: {error}", file=sys.stderr)
         return 1
     print(f"wrote {len(written)} solution notebooks in {written[0].parent}")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,6 +1,6 @@
 """Fill the assignment's column of a Canvas gradebook export, for Canvas's Grades, Import.
 
-``python -m autograder.reports.canvas EXPORT.csv`` (``make canvas CANVAS=EXPORT.csv``) reads
+``python -m autograder canvas EXPORT.csv`` (``make canvas CANVAS=EXPORT.csv``) reads
 the CSV Canvas's Grades, Export gives (``Student, ID, SIS User ID, SIS Login ID, Section``,
 one column per assignment named ``Name (id)``, maybe a ``Manual Posting`` row, a ``Points
 Possible`` row, then one row a student, the test student last) and writes
@@ -23,11 +23,9 @@ another separator is refused. It writes a file for a person to upload; it talks 
 
 from __future__ import annotations
 
-import argparse
 import csv
 import io
 import re
-import sys
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -179,7 +177,7 @@ def target_column(export: Export, name: str, column: str | None) -> int | None:
 class Filler:
     """Builds the import file and the report from an export, the roster and the grades."""
 
-    def __init__(self, export: Export, roster: dict[str, Student], args: argparse.Namespace):
+    def __init__(self, export: Export, roster: dict[str, Student], args: CanvasOptions):
         self.export, self.roster, self.args = export, roster, args
         self.report = lms.Report("Canvas")
         self.by_id = by_identifier(roster, "lms_user_id")
@@ -326,7 +324,17 @@ class Filler:
         self.report.add(template, line)
 
 
-def build(args: argparse.Namespace) -> lms.Builder:
+@dataclass(frozen=True, kw_only=True)
+class CanvasOptions(lms.LmsOptions):
+    """What the Canvas command was told, besides what it shares with Moodle's."""
+
+    export: Path  # the CSV from Canvas's Grades, Export
+    column: str | None = None  # the assignment's column, as row 1 names it
+    points: float | None = None  # points possible of a new column; None: the assignment's
+    overwrite: bool = False  # replace grades Canvas holds that differ
+
+
+def build(args: CanvasOptions) -> lms.Builder:
     def make(root: Path, roster: dict[str, Student]) -> tuple[lms.Report, str]:
         export = read_export(args.export)
         filler = Filler(export, roster, args)
@@ -336,26 +344,6 @@ def build(args: argparse.Namespace) -> lms.Builder:
     return make
 
 
-def parser() -> argparse.ArgumentParser:
-    """The command's options."""
-    out = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    out.add_argument("export", type=Path, help="the CSV from Canvas's Grades, Export")
-    lms.common_options(out, OUT)
-    out.add_argument("--column", help="the assignment's column, as row 1 names it")
-    out.add_argument(
-        "--points", type=float, help="points possible of a new column (default: the assignment's)"
-    )
-    out.add_argument(
-        "--overwrite", action="store_true", help="replace grades Canvas holds that differ"
-    )
-    return out
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
-    args.export = args.export.resolve()
-    return lms.run(args, build(args))
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+def run(options: CanvasOptions) -> int:
+    """Write the file Canvas imports (``lms.run``); the exit status."""
+    return lms.run(options, build(options))

@@ -16,7 +16,6 @@ But: it grades nothing and does not change the gradebook.
 
 from __future__ import annotations
 
-import argparse
 import importlib.metadata
 import json
 import sys
@@ -173,21 +172,15 @@ def write_grades(course_root: Path, path: Path) -> list[dict[str, str]]:
     return lines
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--root", type=Path, default=Path.cwd(), help="course root (default: .)")
-    parser.add_argument("--out", type=Path, default=Path("grades.csv"), help="CSV to write")
-    args = parser.parse_args(argv)
-    root = args.root.resolve()
+def run(course_root: Path, out: Path = Path("grades.csv")) -> int:
+    """Write the grades to ``out`` (relative: in the course folder) and say how many are not
+    fully graded; 1, and nothing written, before the first grading."""
+    root = course_root.resolve()
     if not class_db_path(root).exists():
         print("no gradebook.db yet: run `make autograde` first", file=sys.stderr)
         return 1
-    out = args.out if args.out.is_absolute() else root / args.out
+    out = out if out.is_absolute() else root / out
     lines = write_grades(root, out)
     waiting = sum(1 for line in lines if line["status"] != GRADED)
     print(f"wrote {out.name}: {len(lines)} students, {waiting} not fully graded (blank total)")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

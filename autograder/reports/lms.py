@@ -18,7 +18,6 @@ But: it writes no file itself (``canvas`` and ``moodle`` do), and it talks to no
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -173,38 +172,28 @@ def require_roster(course_root: Path) -> dict[str, Student]:
     return roster
 
 
-def common_options(parser: argparse.ArgumentParser, out: str) -> None:
-    """The options the Canvas and Moodle commands share."""
-    parser.add_argument("--root", type=Path, default=Path.cwd(), help="course root (default: .)")
-    parser.add_argument("--out", type=Path, default=Path(out), help=f"file to write ({out})")
-    parser.add_argument(
-        "--assignment-name",
-        default=ASSIGNMENT,
-        help=f"the assignment's name in the LMS (default: {ASSIGNMENT})",
-    )
-    parser.add_argument(
-        "--no-submission-zero",
-        action="store_true",
-        help="give 0 to students with no submission (by default the LMS keeps its value)",
-    )
-    parser.add_argument(
-        "--allow-unmatched",
-        action="store_true",
-        help="write the file even when graded students are not in the LMS",
-    )
+@dataclass(frozen=True, kw_only=True)
+class LmsOptions:
+    """What the Canvas and Moodle commands share: where, what to write, and which students."""
+
+    root: Path  # the course folder
+    out: Path  # the file to write; relative: in the course folder
+    assignment_name: str = ASSIGNMENT  # the assignment's name in the LMS
+    no_submission_zero: bool = False  # 0 for a student with no submission
+    allow_unmatched: bool = False  # write even when graded students are not in the LMS
 
 
 # Makes the file's text and the report from the course root and the roster.
 Builder = Callable[[Path, dict[str, Student]], tuple[Report, str]]
 
 
-def run(args: argparse.Namespace, build: Builder) -> int:
+def run(options: LmsOptions, build: Builder) -> int:
     """Check the course, ``build`` the file's text and the report, print the report, and
     write the file unless a graded student is unmatched (exit 2) or the input is wrong
     (exit 1): a failed run writes nothing and leaves an earlier file as it was."""
     from autograder.reports.safe_csv import replacing
 
-    root = args.root.resolve()
+    root = options.root.resolve()
     if not class_db_path(root).exists():
         print("no gradebook.db yet: run `make autograde` first", file=sys.stderr)
         return 1
@@ -213,10 +202,10 @@ def run(args: argparse.Namespace, build: Builder) -> int:
     except SystemExit as error:  # a roster, export or identifier problem, named by row
         print(error.code, file=sys.stderr)
         return 1
-    out = args.out if args.out.is_absolute() else root / args.out
+    out = options.out if options.out.is_absolute() else root / options.out
     unmatched = report.count(UNMATCHED)
     print(report.text())
-    if unmatched and not args.allow_unmatched:
+    if unmatched and not options.allow_unmatched:
         print(
             f"\n{unmatched} graded student(s) are not in {report.lms} (listed above): nothing "
             f"was written. Add them to {ROSTER_FILE} with their {report.lms} identifier, or "

@@ -1,6 +1,6 @@
 """Write the CSV that Moodle's Grades, Import, "CSV file" takes for the assignment.
 
-``python -m autograder.reports.moodle`` (``make moodle``) writes
+``python -m autograder moodle`` (``make moodle``) writes
 ``artifacts/grading/moodle-import.csv``: one row a roster student with a grade here, the
 identifier Moodle matches on (``--identifier``: ``email`` from the roster's ``email``,
 ``username`` from its ``sis_login_id``, ``idnumber`` from its ``lms_user_id``), then the
@@ -22,10 +22,9 @@ talks to no Moodle.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import io
-import sys
+from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 
@@ -39,8 +38,17 @@ HEADERS = {"email": "Email address", "username": "Username", "idnumber": "ID num
 ROSTER_COLUMN = {"email": "email", "username": "sis_login_id", "idnumber": "lms_user_id"}
 
 
+@dataclass(frozen=True, kw_only=True)
+class MoodleOptions(lms.LmsOptions):
+    """What the Moodle command was told, besides what it shares with Canvas's."""
+
+    identifier: str = "email"  # what Moodle matches students on: a key of HEADERS
+    points: float | None = None  # the grade item's maximum; None: the assignment's
+    feedback: bool = False  # add a feedback column
+
+
 def rows(
-    args: argparse.Namespace, roster: dict[str, Student], grades: dict[str, lms.ClassGrade]
+    args: MoodleOptions, roster: dict[str, Student], grades: dict[str, lms.ClassGrade]
 ) -> tuple[lms.Report, list[list[str]]]:
     """The file's rows (header first) and the report."""
     column = ROSTER_COLUMN[args.identifier]
@@ -88,7 +96,7 @@ def as_csv(table: list[list[str]]) -> str:
     return handle.getvalue()
 
 
-def build(args: argparse.Namespace) -> lms.Builder:
+def build(args: MoodleOptions) -> lms.Builder:
     def make(root: Path, roster: dict[str, Student]) -> tuple[lms.Report, str]:
         report, table = rows(args, roster, lms.class_grades(root, roster))
         return report, as_csv(table)
@@ -96,29 +104,6 @@ def build(args: argparse.Namespace) -> lms.Builder:
     return make
 
 
-def parser() -> argparse.ArgumentParser:
-    """The command's options."""
-    out = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    lms.common_options(out, OUT)
-    out.add_argument(
-        "--identifier",
-        choices=sorted(HEADERS),
-        default="email",
-        help="what Moodle matches students on (default: email)",
-    )
-    out.add_argument(
-        "--points",
-        type=float,
-        help="the grade item's maximum (default: the assignment's maximum in the gradebook)",
-    )
-    out.add_argument("--feedback", action="store_true", help="add a feedback column")
-    return out
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
-    return lms.run(args, build(args))
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+def run(options: MoodleOptions) -> int:
+    """Write the file Moodle imports (``lms.run``); the exit status."""
+    return lms.run(options, build(options))

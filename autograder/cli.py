@@ -1,0 +1,447 @@
+"""The one command line of the grading tools: ``python -m autograder <command> [options]``.
+
+One ``argparse`` parser with a subcommand per job (``grade``, ``regrade``, ``feedback``,
+``export``, ``canvas``, ``moodle``, ``check-class``, ``scheduler``, ``worker``, ``bundle``,
+``solutions``); ``python -m autograder --help`` lists them and ``python -m autograder
+<command> --help`` says what each takes. Every value is checked here, so a wrong one stops the
+command with a line naming it and exit status 2 before anything is read or written. Each
+command then calls a plain function of the module that does the work, with typed values
+(``GradingOptions`` for grading), importing that module only then.
+
+>>> parser().parse_args(["grade", "--root", "/c", "--jobs", "3"]).jobs
+3
+
+But: it grades, exports and builds nothing itself; the check that no folder another account
+can write is on the path comes before this module loads, in ``__main__`` (grading) or in
+``cluster`` (Dask's programs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import NoReturn
+
+from autograder.course import ASSIGNMENT
+from autograder.grading import cluster
+from autograder.grading.options import DEFAULT_MEMORY_GB, GradingOptions, course_root
+from autograder.reports import canvas as canvas_file
+from autograder.reports import moodle as moodle_file
+
+PROG = "python -m autograder"
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose refusals also say where the options are listed."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {message}\n(`{self.prog} --help` lists what it takes)\n")
+
+
+def _count(what: str) -> Callable[[str], int]:
+    """A type for a count of ``what`` that must be 1 or more."""
+
+    def read(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of {what}") from None
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"{value} {what}: give 1 or more")
+        return value
+
+    return read
+
+
+def _memory(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of GB") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value:g} GB: give 0 (no limit) or more")
+    return value
+
+
+def _tls_address(text: str) -> str:
+    if not text.startswith("tls://"):
+        raise argparse.ArgumentTypeError(
+            f"the scheduler's address must start with tls:// (got {text!r})"
+        )
+    return text
+
+
+def _canvas_export(text: str) -> Path:
+    path = Path(text).resolve()
+    if not path.is_file():
+        raise argparse.ArgumentTypeError(
+            f"no file {path}: download the gradebook from Canvas (Grades, Export) and give "
+            "that file's path"
+        )
+    return path
+
+
+def _command(
+    commands: argparse._SubParsersAction, name: str, summary: str, allow_abbrev: bool = False
+) -> _Parser:
+    """A subcommand whose ``--help`` opens with ``summary``; abbreviations only if told."""
+    sub: _Parser = commands.add_parser(
+        name, help=summary, description=summary, add_help=False, allow_abbrev=allow_abbrev
+    )
+    _help_option(sub)
+    return sub
+
+
+def _help_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-h", "--help", action="help", help="say what this command does and what it takes"
+    )
+
+
+def _root(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--root",
+        type=course_root,
+        default=".",
+        help="the course folder (default: the current folder)",
+    )
+
+
+def _grading(parser: argparse.ArgumentParser) -> None:
+    """How to grade: the options ``grade`` and ``regrade`` share."""
+    _root(parser)
+    parser.add_argument(
+        "--jobs",
+        type=_count("worker processes"),
+        default=os.cpu_count() or 1,
+        help="worker processes of the local cluster (default: one a core)",
+    )
+    parser.add_argument(
+        "--student", action="append", help="grade only this student (give it again for more)"
+    )
+    parser.add_argument(
+        "--memory-gb",
+        type=_memory,
+        default=DEFAULT_MEMORY_GB,
+        help=f"memory each kernel may take, in GB (0: no limit; default {DEFAULT_MEMORY_GB:g})",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=_count("seconds"),
+        default=None,
+        help="seconds a cell may run (default: nbgrader_config.py's)",
+    )
+    parser.add_argument(
+        "--lean",
+        action="store_true",
+        help="lesson cells run only their definitions, students' own cells whole (faster; "
+        "make autograde's default)",
+    )
+    parser.add_argument(
+        "--unconfined",
+        action="store_true",
+        help="grade without the sandbox (where bubblewrap is missing); every grade says so",
+    )
+    parser.add_argument(
+        "--scheduler",
+        default=None,
+        help="grade on the running Dask cluster at this address (tls://host:8786), whose "
+        "workers see the course folder at the same path (default: a local cluster of --jobs)",
+    )
+    parser.add_argument(
+        "--in-process",
+        action="store_true",
+        help="grade in this process, one student after another, without Dask (a baseline)",
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _lms(parser: argparse.ArgumentParser, out: str) -> None:
+    """The options the Canvas and Moodle files share."""
+    _root(parser)
+    parser.add_argument("--out", type=Path, default=Path(out), help=f"file to write ({out})")
+    parser.add_argument(
+        "--assignment-name",
+        default=ASSIGNMENT,
+        help=f"the assignment's name in the LMS (default: {ASSIGNMENT})",
+    )
+    parser.add_argument(
+        "--no-submission-zero",
+        action="store_true",
+        help="give 0 to students with no submission (by default the LMS keeps its value)",
+    )
+    parser.add_argument(
+        "--allow-unmatched",
+        action="store_true",
+        help="write the file even when graded students are not in the LMS",
+    )
+
+
+def parser() -> _Parser:
+    """The command line: one subcommand per job, in the order an instructor meets them."""
+    top = _Parser(
+        prog=PROG,
+        description="The course's grading tools: grade the class, give feedback, export the "
+        "grades, build what students get.",
+        add_help=False,
+        allow_abbrev=False,
+    )
+    _help_option(top)
+    commands = top.add_subparsers(
+        dest="command", required=True, title="commands", metavar="<command>"
+    )
+    _grading(
+        _command(
+            commands,
+            "grade",
+            "Grade every submission in submitted/ (or --student's), then print the class summary.",
+            allow_abbrev=True,  # grading has always taken abbreviations (--stud)
+        )
+    )
+    _grading(
+        _command(
+            commands,
+            "regrade",
+            "After a test changed: regrade the whole class and report whose grade moved "
+            "(artifacts/grading/regrade-<time>.csv and .md).",
+            allow_abbrev=True,  # as grade: both read one command line alike
+        )
+    )
+    _root(
+        _command(
+            commands,
+            "feedback",
+            "Write feedback/<student>/bpe/*.html from autograded/, hidden tests and checker "
+            "tracebacks removed (nbgrader's generate_feedback).",
+        )
+    )
+    export = _command(
+        commands,
+        "export",
+        "Write grades.csv: per student the status, total and each exercise; blank where a "
+        "person must decide.",
+    )
+    _root(export)
+    export.add_argument("--out", type=Path, default=Path("grades.csv"), help="CSV to write")
+    canvas = _command(
+        commands,
+        "canvas",
+        "Fill Canvas's gradebook export with the grades, for Canvas's import "
+        "(artifacts/grading/canvas-import.csv).",
+    )
+    canvas.add_argument("export", type=_canvas_export, help="the CSV from Canvas's Grades, Export")
+    _lms(canvas, canvas_file.OUT)
+    canvas.add_argument("--column", help="the assignment's column, as row 1 names it")
+    canvas.add_argument(
+        "--points", type=float, help="points possible of a new column (default: the assignment's)"
+    )
+    canvas.add_argument(
+        "--overwrite", action="store_true", help="replace grades Canvas holds that differ"
+    )
+    moodle = _command(
+        commands,
+        "moodle",
+        "Write artifacts/grading/moodle-import.csv for Moodle's CSV grade import.",
+    )
+    _lms(moodle, moodle_file.OUT)
+    moodle.add_argument(
+        "--identifier",
+        choices=sorted(moodle_file.HEADERS),
+        default="email",
+        help="what Moodle matches students on (default: email)",
+    )
+    moodle.add_argument(
+        "--points",
+        type=float,
+        help="the grade item's maximum (default: the assignment's maximum in the gradebook)",
+    )
+    moodle.add_argument("--feedback", action="store_true", help="add a feedback column")
+    _root(
+        _command(
+            commands,
+            "check-class",
+            "List made-up student ids in the gradebook, submitted/ and feedback/, and other "
+            "accounts' Dask folders in /tmp.",
+        )
+    )
+    scheduler = _command(
+        commands,
+        "scheduler",
+        "Start a Dask scheduler for grading, with TLS and the course's certificate "
+        "(.dask-tls/); Ctrl-C stops it.",
+    )
+    _root(scheduler)
+    scheduler.add_argument(
+        "--port",
+        type=int,
+        default=cluster.DEFAULT_PORT,
+        help=f"port (default: {cluster.DEFAULT_PORT})",
+    )
+    scheduler.add_argument("--host", default=None, help="address to listen on (default: all)")
+    worker = _command(
+        commands,
+        "worker",
+        "Start grading workers for a scheduler (run in the course folder of each grading "
+        "machine); Ctrl-C stops them.",
+    )
+    _root(worker)
+    worker.add_argument("address", type=_tls_address, help="the scheduler, tls://HOST:PORT")
+    worker.add_argument(
+        "--nworkers",
+        type=_count("worker processes"),
+        default=os.cpu_count() or 1,
+        help="worker processes (default: one a core)",
+    )
+    bundle = _command(
+        commands,
+        "bundle",
+        "Write dist/bpe-course-student.zip: the student notebooks, bpe_course, the "
+        "requirements, a README; nothing of the instructors'.",
+    )
+    bundle.add_argument("--out", type=Path, default=None, help="output folder (default: dist)")
+    _root(
+        _command(
+            commands,
+            "solutions",
+            "After the deadline: write release/bpe-solutions/, each lesson with the answers in "
+            "and the hidden tests out.",
+        )
+    )
+    return top
+
+
+def options_from(args: argparse.Namespace) -> GradingOptions:
+    """How to grade, as ``grade`` and ``regrade`` read it."""
+    return GradingOptions(
+        course_root=args.root,
+        jobs=args.jobs,
+        memory_gb=args.memory_gb,
+        timeout=args.timeout,
+        lean=args.lean,
+        unconfined=args.unconfined,
+        scheduler=args.scheduler,
+        in_process=args.in_process,
+        progress=not args.no_progress,
+    )
+
+
+def _grade(args: argparse.Namespace) -> int:
+    from autograder.grading import grade_class
+
+    return grade_class.run(options_from(args), args.student)
+
+
+def _regrade(args: argparse.Namespace) -> int:
+    if args.student is not None:
+        print(
+            "make regrade grades the whole class, so that nobody's changed grade goes unseen; "
+            "to grade some students, use make autograde STUDENT=a,b",
+            file=sys.stderr,
+        )
+        return 2
+    from autograder.grading import regrade
+
+    return regrade.run(options_from(args))
+
+
+def _feedback(args: argparse.Namespace) -> int:
+    """nbgrader's ``generate_feedback``, as its own program (it reads nbgrader_config.py
+    from the course folder, as nbgrader always does) with the course's code on its path."""
+    from autograder.course import CODE_ROOT
+
+    tools = str(Path(sys.executable).parent)  # nbgrader runs `alembic` from PATH
+    env = dict(os.environ, PYTHONPATH=str(CODE_ROOT))
+    env["PATH"] = os.pathsep.join([tools, env["PATH"]]) if env.get("PATH") else tools
+    command = [sys.executable, "-m", "nbgrader", "generate_feedback", ASSIGNMENT]
+    return subprocess.run(
+        [*command, "--force", "--log-level=WARN"], cwd=args.root, env=env
+    ).returncode
+
+
+def _export(args: argparse.Namespace) -> int:
+    from autograder.reports import export_grades
+
+    return export_grades.run(args.root, args.out)
+
+
+def _canvas(args: argparse.Namespace) -> int:
+    return canvas_file.run(
+        canvas_file.CanvasOptions(
+            root=args.root,
+            out=args.out,
+            assignment_name=args.assignment_name,
+            no_submission_zero=args.no_submission_zero,
+            allow_unmatched=args.allow_unmatched,
+            export=args.export,
+            column=args.column,
+            points=args.points,
+            overwrite=args.overwrite,
+        )
+    )
+
+
+def _moodle(args: argparse.Namespace) -> int:
+    return moodle_file.run(
+        moodle_file.MoodleOptions(
+            root=args.root,
+            out=args.out,
+            assignment_name=args.assignment_name,
+            no_submission_zero=args.no_submission_zero,
+            allow_unmatched=args.allow_unmatched,
+            identifier=args.identifier,
+            points=args.points,
+            feedback=args.feedback,
+        )
+    )
+
+
+def _check_class(args: argparse.Namespace) -> int:
+    from autograder.grading import class_check
+
+    return class_check.run(args.root)
+
+
+def _scheduler(args: argparse.Namespace) -> int:
+    return cluster.run_scheduler(args.root, args.port, args.host)
+
+
+def _worker(args: argparse.Namespace) -> int:
+    return cluster.run_workers(args.root, args.address, args.nworkers)
+
+
+def _bundle(args: argparse.Namespace) -> int:
+    from autograder.release import bundle
+
+    return bundle.run(args.out)
+
+
+def _solutions(args: argparse.Namespace) -> int:
+    from autograder.release import solutions
+
+    return solutions.run(args.root)
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "grade": _grade,
+    "regrade": _regrade,
+    "feedback": _feedback,
+    "export": _export,
+    "canvas": _canvas,
+    "moodle": _moodle,
+    "check-class": _check_class,
+    "scheduler": _scheduler,
+    "worker": _worker,
+    "bundle": _bundle,
+    "solutions": _solutions,
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command ``argv`` names (default: this process's arguments); its exit status."""
+    args = parser().parse_args(argv)
+    return COMMANDS[args.command](args)
