@@ -34,7 +34,7 @@ if importlib.util.find_spec("autograder") is not None:
 # the judge holds each group of hidden cases to the same limit.
 c.ExecutePreprocessor.timeout = 10
 
-# Student code runs in the sandbox (autograder/isolation/bwrap.py): one student's kernels
+# Student code runs in the sandbox (autograder/sandbox/bwrap.py): one student's kernels
 # together, and the judge running one notebook's answers, hold at most this much memory.
 # The grading command's --memory-gb sets the kernels' for one run. A bare `nbgrader autograde`
 # refuses to run a student's kernel outside the sandbox unless given
@@ -46,8 +46,9 @@ c.GradingSandbox.unconfined = False
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 
 # Autograde: nbgrader's own steps, with the hidden tests set aside before the student's kernel
-# runs and judged outside it after (in the sandbox, by autograder/judging/), an Execute
-# that survives a lost kernel, a cap on output bytes, and a student's markup shown as text.
+# runs and judged outside it after (in the sandbox, by autograder/sandbox/judge_answers.py),
+# an Execute that survives a lost kernel, a cap on output bytes, and a student's markup shown
+# as text.
 # `make autograde` runs this list with every kernel in the sandbox too; a bare
 # `nbgrader autograde` runs the kernels unconfined.
 c.Autograde.autograde_preprocessors = [

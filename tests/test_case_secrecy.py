@@ -33,9 +33,8 @@ from autograder.course import EXERCISES
 from autograder.hidden_tests.came_back import CAME_BACK_LIMIT
 from autograder.hidden_tests.cases import GROUPS, cases
 from autograder.hidden_tests.judge import judge
-from autograder.isolation import bwrap
-from autograder.judging.judge_answers import expected_outcomes, judge_notebook
-from autograder.judging.sandbox import run_answers
+from autograder.sandbox import bwrap
+from autograder.sandbox.judge_answers import expected_outcomes, judge_notebook, run_answers
 from bpe_course.feedback import named_mistake
 from bpe_course.outcomes import run_case
 from course_fixtures.catalogue import CORRECT, MORE_WRONG, WRONG
@@ -247,7 +246,7 @@ def _master_with(name: str, answer: str):
 
     import nbformat
 
-    from autograder.judging.judge_answers import exercises_of
+    from autograder.sandbox.judge_answers import exercises_of
 
     exercise = next(e for e in exercises_of(ROOT) if e.name == name)
     notebook = copy.deepcopy(exercise.master)

@@ -23,8 +23,7 @@ ROOMS = (
     "course",
     "shared",
     "hidden_tests",
-    "isolation",
-    "judging",
+    "sandbox",  # all that confines or distrusts student code
     "nbgrader_steps",
     "reports",
     "formgrader",

@@ -27,8 +27,8 @@ from traitlets.config import Config
 
 import autograder.nbgrader_steps.markup_as_text
 from autograder.grading.grade_one import _nbgrader_config
-from autograder.isolation.bwrap import UNCONFINED_FLAG
 from autograder.nbgrader_steps.feedback_page import FeedbackExporter
+from autograder.sandbox.bwrap import UNCONFINED_FLAG
 from course_fixtures.catalogue import CORRECT
 from course_fixtures.scratch_course import make_scratch_course
 from course_fixtures.synthetic import write_submission

@@ -269,7 +269,7 @@ def test_a_hand_grade_on_a_refused_submission_survives_a_regrade(graded) -> None
 
 
 def test_safe_copy_reads_regular_files_only(tmp_path: Path) -> None:
-    from autograder.grading.refused import safe_copy
+    from autograder.sandbox.safe_walk import safe_copy
 
     outside = tmp_path / "outside.txt"
     outside.write_text(OUTSIDE_MARK)

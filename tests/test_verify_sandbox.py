@@ -14,7 +14,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.judging.judge_answers import exercises_of, judge_notebook
+from autograder.sandbox.judge_answers import exercises_of, judge_notebook
 from autograder.shared.cells import answer_statements, example_calls
 from course_fixtures.catalogue import CORRECT, DELEGATING, WRONG
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autograder.course import CODE_ROOT
-from autograder.grading.trusted_paths import refuse_untrusted
+from autograder.sandbox.trusted_paths import refuse_untrusted
 
 if TYPE_CHECKING:  # imported where used: the commands check their paths before Dask loads
     from distributed.security import Security

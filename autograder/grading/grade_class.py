@@ -52,13 +52,13 @@ from autograder.grading.on_dask import (
 )
 from autograder.grading.options import GradingOptions
 from autograder.grading.student_result import StudentResult
-from autograder.grading.trusted_paths import refuse_untrusted
 from autograder.hidden_tests.fairness import why_unfair
-from autograder.isolation import bwrap
-from autograder.isolation.bwrap import why_unavailable
 from autograder.reports import summary
 from autograder.reports.export_grades import course_version
 from autograder.roster import read_roster, why_not_a_student
+from autograder.sandbox import bwrap
+from autograder.sandbox.bwrap import why_unavailable
+from autograder.sandbox.trusted_paths import refuse_untrusted
 from autograder.shared.problems import printable
 
 

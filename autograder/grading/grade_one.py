@@ -51,13 +51,19 @@ from autograder.grading.inspect_submission import (
     unsafe_entries,
 )
 from autograder.grading.options import GradingOptions
-from autograder.grading.refused import MAX_TIMESTAMP_BYTES, TIMESTAMP, reason, safe_copy
 from autograder.grading.student_result import StudentResult
-from autograder.isolation import bwrap
-from autograder.isolation.kernel_home import KernelHome, remove_orphaned_homes, student_home
-from autograder.isolation.kernel_spec import KERNEL_PROCESSES, give_kernels, jail_kernels
 from autograder.nbgrader_steps.lean_lessons import RestoreLessonCells, TrimLessonCells
 from autograder.nbgrader_steps.markup_as_text import MarkupAsText
+from autograder.sandbox import bwrap
+from autograder.sandbox.kernels import (
+    KERNEL_PROCESSES,
+    KernelHome,
+    give_kernels,
+    jail_kernels,
+    remove_orphaned_homes,
+    student_home,
+)
+from autograder.sandbox.safe_walk import MAX_TIMESTAMP_BYTES, TIMESTAMP, reason, safe_copy
 from autograder.shared.problems import (
     CROWDED_KIND,
     NOT_GRADED_KIND,
@@ -97,7 +103,7 @@ def prepare_worker() -> None:
     """Set up a grading process: ``alembic`` on its path, quiet logs; remove what grading
     processes that are gone left on this machine. Every setting of a student's grading
     travels with that student's task instead (``command_config``), and the kernels' own
-    environment is built for them (``kernel_spec.give_kernels``).
+    environment is built for them (``kernels.give_kernels``).
 
     Call once per worker process before :func:`grade_submission` (``on_dask.GradingWorker``
     does, in every Dask worker).

@@ -19,18 +19,18 @@ from pathlib import Path
 import nbformat
 
 from autograder.nbgrader_steps.guarded_execute import KERNEL_LOST
+from autograder.sandbox.safe_walk import (  # noqa: F401 - grading catches TooManyEntriesError
+    FOLDER,
+    ChangedWhileWalkedError,
+    TooManyEntriesError,
+    walk,
+)
 from autograder.shared.problems import (  # noqa: F401 - the names grading reads from here
     NBGRADER_FILES,
     NOT_GRADED_KIND,
     REFUSED_KIND,
     Problem,
     printable,
-)
-from autograder.shared.safe_walk import (  # noqa: F401 - grading catches TooManyEntriesError
-    FOLDER,
-    ChangedWhileWalkedError,
-    TooManyEntriesError,
-    walk,
 )
 from bpe_course.lesson_cells import is_tracked, nbgrader_meta
 

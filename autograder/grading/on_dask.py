@@ -49,7 +49,7 @@ from autograder.grading.grade_one import command_config, grade_submission, prepa
 from autograder.grading.options import GradingOptions
 from autograder.grading.ready import why_cannot_grade
 from autograder.grading.student_result import StudentResult
-from autograder.grading.trusted_paths import refusal, untrusted_entries
+from autograder.sandbox.trusted_paths import refusal, untrusted_entries
 from autograder.shared.problems import NOT_GRADED_KIND, Problem
 
 CONNECT_SECONDS = 5  # an unreachable scheduler is reported after this long

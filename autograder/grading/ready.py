@@ -22,11 +22,10 @@ from nbclient import NotebookClient
 from traitlets.config import Config
 
 from autograder.course import ASSIGNMENT
-from autograder.grading.trusted_paths import refusal, untrusted_entries
-from autograder.isolation import bwrap
-from autograder.isolation.kernel_home import student_home
-from autograder.isolation.kernel_spec import KERNEL_PROCESSES, give_kernels, jail_kernels
 from autograder.nbgrader_steps.guarded_execute import SandboxKernelManager
+from autograder.sandbox import bwrap
+from autograder.sandbox.kernels import KERNEL_PROCESSES, give_kernels, jail_kernels, student_home
+from autograder.sandbox.trusted_paths import refusal, untrusted_entries
 
 PROBE = "import bpe_course, sys\nprint(sys.executable, bpe_course.__file__)"
 PROBE_SECONDS = 60

@@ -15,8 +15,8 @@ JSON lines ``grade_one`` reads to ask a person to look).
 
 Its kernels are started and stopped without idle waits (``prompt_kernel``), and found where
 the configuration says (``SandboxKernelManager.kernel_dirs``, which
-``kernel_spec.jail_kernels`` sets). It runs a notebook only in the sandbox's kernel
-(``kernel_spec.JAIL_KERNEL``, which ``make autograde`` sets up) unless the configuration says
+``kernels.jail_kernels`` sets). It runs a notebook only in the sandbox's kernel
+(``kernels.JAIL_KERNEL``, which ``make autograde`` sets up) unless the configuration says
 ``GradingSandbox.unconfined``, so a bare ``nbgrader autograde`` or the Formgrader's Autograde
 button cannot run a student's code as the instructor.
 
@@ -41,9 +41,9 @@ from nbgrader.preprocessors import Execute
 from traitlets import Dict, Float, Integer, List, Unicode, default
 from traitlets.config import Config
 
-from autograder.isolation.bwrap import UNCONFINED_FLAG, GradingSandbox
-from autograder.isolation.kernel_spec import JAIL_KERNEL
 from autograder.nbgrader_steps.prompt_kernel import PromptKernelManager
+from autograder.sandbox.bwrap import UNCONFINED_FLAG, GradingSandbox
+from autograder.sandbox.kernels import JAIL_KERNEL
 from autograder.shared.well_formed_outputs import (
     note_output,
     well_formed_cell,
@@ -104,9 +104,9 @@ def cell_timeout(config: Config) -> float:
 
 class SandboxKernelManager(PromptKernelManager):
     """``PromptKernelManager`` whose kernel specs are looked up where the configuration says
-    (``kernel_dirs``, which ``kernel_spec.jail_kernels`` sets): jupyter_client's own spec
+    (``kernel_dirs``, which ``kernels.jail_kernels`` sets): jupyter_client's own spec
     manager takes its folders from ``JUPYTER_PATH``, an environment variable. Its kernels get
-    ``kernel_env`` (the student's home, ``kernel_spec.give_kernels``) in their environment."""
+    ``kernel_env`` (the student's home, ``kernels.give_kernels``) in their environment."""
 
     kernel_dirs = List(
         Unicode(), help="folders holding the kernel specs to start (empty: Jupyter's own)"

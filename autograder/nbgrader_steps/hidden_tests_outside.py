@@ -24,15 +24,15 @@ from nbgrader.preprocessors.base import NbGraderPreprocessor
 from traitlets import Float, Unicode
 
 from autograder.course import term_secret
-from autograder.isolation.bwrap import GradingSandbox
-from autograder.judging.judge_answers import (
+from autograder.nbgrader_steps.guarded_execute import KERNEL_LOST, cell_timeout
+from autograder.nbgrader_steps.redact_feedback import TIME_LIMIT, time_limit_message
+from autograder.sandbox.bwrap import GradingSandbox
+from autograder.sandbox.judge_answers import (
     Exercise,
     Findings,
     exercises_of,
     judge_notebook,
 )
-from autograder.nbgrader_steps.guarded_execute import KERNEL_LOST, cell_timeout
-from autograder.nbgrader_steps.redact_feedback import TIME_LIMIT, time_limit_message
 from bpe_course.lesson_cells import nbgrader_meta
 from bpe_course.selfcheck import BEGIN_HIDDEN
 

@@ -72,8 +72,7 @@ from traitlets import Bool, Integer
 
 from autograder.course import SOLUTIONS
 from autograder.roster import read_roster, why_not_a_student
-from autograder.shared.problems import printable
-from autograder.shared.safe_walk import (
+from autograder.sandbox.safe_walk import (
     FILE,
     FOLDER,
     Found,
@@ -82,6 +81,7 @@ from autograder.shared.safe_walk import (
     open_regular,
     walk,
 )
+from autograder.shared.problems import printable
 
 NOT_FOR_SUBMISSION = (
     f"{SOLUTIONS} is the course's released solutions, for reading: nothing of it is collected "

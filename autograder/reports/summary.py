@@ -34,9 +34,9 @@ from autograder.course import (
     class_db_path,
     exercise_of,
 )
-from autograder.judging.judge_answers import exercises_of
 from autograder.reports import mistakes, safe_csv
 from autograder.reports.late import how_late, late_words  # noqa: F401 - how_late read here
+from autograder.sandbox.judge_answers import exercises_of
 from autograder.shared.problems import (
     EARLIER_GRADE,
     NO_EARLIER_GRADE,

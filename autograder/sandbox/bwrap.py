@@ -13,7 +13,7 @@ the process that made it, so ``remove_orphaned_caps`` can remove those whose mak
 
 ``sandbox_cap`` adds a memory cgroup over the whole sandbox (the judge's); ``memory_over``
 adds one to a cap ``process_cap`` made (the kernels'), removed with it. ``python -m
-autograder.isolation.bwrap`` says which of these caps this machine gives, and the fallback.
+autograder.sandbox.bwrap`` says which of these caps this machine gives, and the fallback.
 
 But: memory per process and file sizes are ``setrlimit``'s job (the judge's child and
 ``kernel_jail`` set them), and where bubblewrap or a cgroup cannot be had this module only
@@ -40,7 +40,7 @@ from pathlib import Path
 from traitlets import Bool, Float
 from traitlets.config import Configurable
 
-from autograder.isolation import syscall_filter
+from autograder.sandbox import syscall_filter
 
 THROWAWAY_UID = 65534  # "nobody" inside the sandbox; it owns nothing there
 SCRATCH_BYTES = 64 * 2**20  # a writable tmpfs holds this much, and is memory

@@ -11,20 +11,26 @@ stops at ``MAX_ENTRIES`` files and folders, ``MAX_DEPTH`` deep (``EntryBudget``)
 read no further.
 
 Collect (``owned_collect.copy_plain``), grading's look at ``submitted/``
-(``inspect_submission.unsafe_entries``) and the copy of a refused submission
-(``refused.safe_copy``) all go through it.
+(``inspect_submission.unsafe_entries``) and the copy of a refused submission all go through
+it. That copy is here too: ``safe_copy`` copies the named regular files of a refused
+submission (a link, a special file, too many files), each read by descriptor up to a size
+limit, into a scratch folder, and ``reason`` is what the gradebook's comments tell the person
+who grades it.
 
 But: it decides nothing about a link or special file it meets: ``walk`` yields it and the
-caller refuses it (collect refuses the entry, grading the submission). It checks no owner
-and copies nothing.
+caller refuses it (collect refuses the entry, grading the submission). It checks no owner,
+runs no student code and gives no score (``grade_one`` hands the copy to nbgrader with nothing
+executed; ``gradebook_rows.flag_refused`` leaves every score to a person).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 from autograder.shared.problems import printable
 
@@ -64,7 +70,7 @@ class EntryBudget:
     >>> EntryBudget().listing(folder, "", 0)
     Traceback (most recent call last):
     ...
-    autograder.shared.safe_walk.TooManyEntriesError: too many files (more than 200)
+    autograder.sandbox.safe_walk.TooManyEntriesError: too many files (more than 200)
     """
 
     def __init__(self) -> None:
@@ -190,3 +196,96 @@ def open_below(root: str | os.PathLike[str], *parts: str) -> int:
             os.close(fd)
         fd = below
     return fd
+
+
+TIMESTAMP = "timestamp.txt"
+MAX_TIMESTAMP_BYTES = 1024
+
+
+def read_regular(folder: int, name: str, limit: int) -> bytes | None:
+    """The bytes of the regular file ``name`` in the open folder ``folder``, or None when it
+    is anything else (a link, a FIFO, a folder), changed while opened, or over ``limit``."""
+    try:
+        found = entry_of(folder, name)
+        if not found.is_regular or found.info.st_size > limit:
+            return None
+        fd = open_regular(found)
+    except (OSError, UntrustedEntryError):
+        return None
+    try:
+        chunks: list[bytes] = []
+        size = 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+            size += len(chunk)
+        return None  # grew past the limit while read
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def safe_copy(
+    submitted: Path, student: str, assignment: str, limits: dict[str, int], target: Path
+) -> list[str]:
+    """Copy each file named in ``limits`` (name -> most bytes) that is a regular file of the
+    submission into ``target`` (created); return the names copied."""
+    try:
+        folder = open_below(submitted, student, assignment)
+    except OSError:
+        return []
+    target.mkdir(parents=True, exist_ok=True)
+    copied = []
+    try:
+        for name, limit in limits.items():
+            data = read_regular(folder, name, limit)
+            if data is not None:
+                (target / name).write_bytes(data)
+                copied.append(name)
+    finally:
+        os.close(folder)
+    return copied
+
+
+def shown(name: str) -> str:
+    """A file name as the reason shows it: anything but letters, digits and ``._-/ `` as ``?``,
+    so a name is never markup, a formula's start or a terminal's escape.
+
+    >>> shown("<img src=x>.txt")
+    '?img src?x?.txt'
+    """
+    return re.sub(r"[^A-Za-z0-9._/ -]", "?", name)[:80]
+
+
+def reason(refused: list[str], kept: list[str], unreadable: list[str], crowded: str = "") -> str:
+    """What a person reads on every answer cell of a refused submission: one holding the links
+    or special files ``refused``, or, where ``crowded`` says why, too many files or folders.
+
+    >>> reason(["notes.txt"], ["02.ipynb"], [])[:60]
+    'Not graded automatically: this submission holds a link or sp'
+    >>> reason([], [], [], "too many files (more than 200)")[:68]
+    'Not graded automatically: too many files (more than 200); the grader'
+    """
+    names = ", ".join(shown(name) for name in refused[:20])
+    more = f" and {len(refused) - 20} more" if len(refused) > 20 else ""
+    text = (
+        f"Not graded automatically: this submission holds a link or special file ({names}{more}),"
+        " which the grader never opens, so no code of it ran and no score was given."
+    )
+    if crowded:
+        text = (
+            f"Not graded automatically: {crowded}; the grader opens at most {MAX_ENTRIES} files"
+            f" and folders, nested at most {MAX_DEPTH} deep, so no code of it ran and no score"
+            " was given."
+        )
+    if kept:
+        text += f" The notebooks that were regular files are here ({', '.join(kept)}): grade them"
+        text += " by hand."
+    else:
+        text += " No notebook of it was a regular file: there is nothing here to grade."
+    if unreadable:
+        text += f" Not readable as notebooks: {', '.join(shown(n) for n in unreadable)}."
+    return text

@@ -1,8 +1,8 @@
 """Start a grading kernel inside the sandbox: the kernelspec command of the grading workers.
 
 It puts itself under the student's caps and limits, then replaces itself with the command
-prefix in the jail, its second argument (JSON, which ``kernel_spec.jail_kernels`` puts into the
-grading configuration: ``prefix``, the ``bwrap`` command that ``kernel_spec`` built; ``caps``,
+prefix in the jail, its second argument (JSON, which ``kernels.jail_kernels`` puts into the
+grading configuration: ``prefix``, the ``bwrap`` command that ``kernels`` built; ``caps``,
 the ``cgroup.procs`` files of the process and memory caps over all the student's kernels, maybe
 none; ``memory_bytes``, each process's own address-space limit, 0 for none; ``environment``,
 the names of the variables the kernel keeps; ``landlock``, the folders it may write to;
