@@ -24,7 +24,7 @@ ROOMS = (
     "shared",
     "hidden_tests",
     "sandbox",  # all that confines or distrusts student code
-    "nbgrader_steps",
+    "plugins",  # classes nbgrader loads, and nothing else
     "reports",
     "formgrader",
     "grading",
@@ -188,8 +188,8 @@ def not_plugins(folder: Path) -> list[str]:
     return found
 
 
-def test_nbgrader_steps_holds_plugins_alone(tmp_path: Path) -> None:
-    assert not_plugins(ROOT / "autograder" / "nbgrader_steps") == []
+def test_plugins_holds_plugins_alone(tmp_path: Path) -> None:
+    assert not_plugins(ROOT / "autograder" / "plugins") == []
     # The check itself: a helper module beside a plug-in is found.
     (tmp_path / "step.py").write_text(
         "from nbgrader.preprocessors import NbGraderPreprocessor\n"

@@ -112,7 +112,7 @@ def test_the_check_finds_a_setting_sent_through_the_environment(tmp_path: Path) 
 def test_the_judge_gets_the_memory_the_run_configures(monkeypatch: pytest.MonkeyPatch) -> None:
     """``GradingSandbox.judge_memory_gb`` (and the sandbox choice) of the run's configuration
     reach the judge; ``tests/test_sandbox_attacks.py`` shows the judge holds an answer to it."""
-    from autograder.nbgrader_steps import hidden_tests_outside
+    from autograder.plugins import hidden_tests_outside
 
     handed = []
 
@@ -150,7 +150,7 @@ from pathlib import Path
 from autograder.sandbox import bwrap
 from autograder.sandbox.kernels import student_home
 from autograder.sandbox.kernels import KERNEL_PROCESSES, give_kernels, jail_kernels
-from autograder.nbgrader_steps.guarded_execute import SandboxKernelManager
+from autograder.plugins.guarded_execute import SandboxKernelManager
 
 PROBE = "import os, resource\\nprint(os.environ['HOME'], resource.getrlimit(resource.RLIMIT_AS)[0])"
 before = dict(os.environ)

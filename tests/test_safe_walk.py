@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from autograder.grading.inspect_submission import unsafe_entries
-from autograder.nbgrader_steps.owned_collect import UntrustedEntryError, copy_plain
+from autograder.plugins.owned_collect import UntrustedEntryError, copy_plain
 
 
 class SwapAfterFirstListing:

@@ -152,7 +152,7 @@ def graders_verdicts(path: Path) -> dict[str, str | None]:
     ``TrimLessonCells`` against the master, then nbgrader's ``Execute`` (in process)."""
     from nbgrader.preprocessors import Execute
 
-    from autograder.nbgrader_steps.lean_lessons import TrimLessonCells
+    from autograder.plugins.lessons import TrimLessonCells
 
     notebook = nbformat.read(path, as_version=4)
     resources = {"unique_key": path.stem, "metadata": {"path": str(path.parent)}}

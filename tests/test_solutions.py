@@ -181,5 +181,5 @@ def test_nbgraders_generate_solution_runs_the_release_steps_and_executes_nothing
     steps = solution_steps(PyFileConfigLoader("nbgrader_config.py", path=str(ROOT)).load_config())
     assert steps[0] is TakeAnswers and steps[-1] is ForReading
     assert ClearHiddenTests in steps and ClearSolutions in steps
-    assert "autograder.nbgrader_steps.lesson_marks.MarkLessonCells" in steps
+    assert "autograder.plugins.lessons.MarkLessonCells" in steps
     assert Execute not in steps and SaveCells not in steps

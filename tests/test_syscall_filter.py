@@ -85,7 +85,7 @@ from autograder.course import ASSIGNMENT
 from autograder.sandbox import bwrap
 from autograder.sandbox.kernels import student_home
 from autograder.sandbox.kernels import KERNEL_PROCESSES, give_kernels, jail_kernels
-from autograder.nbgrader_steps.guarded_execute import SandboxKernelManager
+from autograder.plugins.guarded_execute import SandboxKernelManager
 
 cells = [nbformat.v4.new_code_cell(source) for source in json.loads(sys.argv[1])]
 notebook = nbformat.v4.new_notebook(cells=cells)

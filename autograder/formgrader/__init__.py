@@ -33,7 +33,7 @@ Load order does not matter: the handlers read nbgrader's settings only when a re
 But: of nbgrader's JSON API it changes only that three submission routes carry ``late`` and
 ``seconds_late`` (it stays data) and that the assignment route reads a due date's time zone
 name, and it does not stop markup that
-a student's notebook puts in the grading view's cells (``autograder.nbgrader_steps.markup_as_text``
+a student's notebook puts in the grading view's cells (``autograder.plugins.outputs``
 does that at autograde).
 """
 

@@ -8,7 +8,7 @@ every kernel launcher, judge and step reads (``GradingSandbox``, ``Execute.timeo
 over ``nbgrader_config.py``'s for each student.
 
 But: it never writes the class gradebook (``grade_class`` merges the rows) and judges
-nothing itself: nbgrader runs the notebooks with the steps of ``nbgrader_steps``.
+nothing itself: nbgrader runs the notebooks with the steps of ``plugins``.
 """
 
 from __future__ import annotations
@@ -52,8 +52,8 @@ from autograder.grading.inspect_submission import (
 )
 from autograder.grading.options import GradingOptions
 from autograder.grading.student_result import StudentResult
-from autograder.nbgrader_steps.lean_lessons import RestoreLessonCells, TrimLessonCells
-from autograder.nbgrader_steps.markup_as_text import MarkupAsText
+from autograder.plugins.lessons import RestoreLessonCells, TrimLessonCells
+from autograder.plugins.outputs import MarkupAsText
 from autograder.sandbox import bwrap
 from autograder.sandbox.kernels import (
     KERNEL_PROCESSES,
@@ -470,7 +470,7 @@ def _add_submission(
 # cleared, locked cells restored): the course's markup guard, and nothing that runs or scores.
 _RECORD_ONLY = [
     "nbconvert.preprocessors.ClearMetadataPreprocessor",
-    "autograder.nbgrader_steps.markup_as_text.MarkupAsText",
+    "autograder.plugins.outputs.MarkupAsText",
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.nbgrader_steps.guarded_execute import KERNEL_LOST
+from autograder.plugins.guarded_execute import KERNEL_LOST
 from autograder.sandbox.safe_walk import (  # noqa: F401 - grading catches TooManyEntriesError
     FOLDER,
     ChangedWhileWalkedError,

@@ -22,7 +22,7 @@ from nbclient import NotebookClient
 from traitlets.config import Config
 
 from autograder.course import ASSIGNMENT
-from autograder.nbgrader_steps.guarded_execute import SandboxKernelManager
+from autograder.plugins.guarded_execute import SandboxKernelManager
 from autograder.sandbox import bwrap
 from autograder.sandbox.kernels import KERNEL_PROCESSES, give_kernels, jail_kernels, student_home
 from autograder.sandbox.trusted_paths import refusal, untrusted_entries

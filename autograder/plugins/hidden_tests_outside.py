@@ -24,8 +24,8 @@ from nbgrader.preprocessors.base import NbGraderPreprocessor
 from traitlets import Float, Unicode
 
 from autograder.course import term_secret
-from autograder.nbgrader_steps.guarded_execute import KERNEL_LOST, cell_timeout
-from autograder.nbgrader_steps.redact_feedback import TIME_LIMIT, time_limit_message
+from autograder.plugins.feedback import TIME_LIMIT, time_limit_message
+from autograder.plugins.guarded_execute import KERNEL_LOST, cell_timeout
 from autograder.sandbox.bwrap import GradingSandbox
 from autograder.sandbox.judge_answers import (
     Exercise,

@@ -45,7 +45,7 @@ submission whose timestamp is later than its autograded copy's).
 Used by every ``nbgrader collect`` of the course (and the Formgrader's Collect), from
 ``nbgrader_config.py``::
 
-    c.ExchangeFactory.collect = "autograder.nbgrader_steps.owned_collect.OwnedCollect"
+    c.ExchangeFactory.collect = "autograder.plugins.owned_collect.OwnedCollect"
 
 But: where a student id is no Unix account (a course on one machine, where the instructor owns
 every entry) the owner cannot be checked; the roster still decides who is a student. A

@@ -14,7 +14,7 @@ Used by every ``nbgrader submit`` of the course and the Assignment List's Submit
 ``nbgrader_config.py`` and, on a hub, from every account's settings (``hub.layout`` copies
 this file where the students' servers import it)::
 
-    c.ExchangeFactory.submit = "autograder.nbgrader_steps.private_submit.PrivateSubmit"
+    c.ExchangeFactory.submit = "autograder.plugins.private_submit.PrivateSubmit"
 
 But: it imports nbgrader and the standard library only (the hub runs this file alone); the
 student still owns the entry and may change it until it is collected, as with nbgrader's.
