@@ -13,7 +13,7 @@ command then calls a plain function of the module that does the work, with typed
 
 But: it grades, exports and builds nothing itself; the check that no folder another account
 can write is on the path comes before this module loads, in ``__main__`` (grading) or in
-``cluster`` (Dask's programs).
+``on_dask`` (Dask's programs).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from autograder.course import ASSIGNMENT
-from autograder.grading import cluster
+from autograder.grading import on_dask
 from autograder.grading.options import DEFAULT_MEMORY_GB, GradingOptions, course_root
 from autograder.reports import canvas as canvas_file
 from autograder.reports import moodle as moodle_file
@@ -279,8 +279,8 @@ def parser() -> _Parser:
     scheduler.add_argument(
         "--port",
         type=int,
-        default=cluster.DEFAULT_PORT,
-        help=f"port (default: {cluster.DEFAULT_PORT})",
+        default=on_dask.DEFAULT_PORT,
+        help=f"port (default: {on_dask.DEFAULT_PORT})",
     )
     scheduler.add_argument("--host", default=None, help="address to listen on (default: all)")
     worker = _command(
@@ -344,9 +344,9 @@ def _regrade(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    from autograder.grading import regrade
+    from autograder.grading import grade_class
 
-    return regrade.run(options_from(args))
+    return grade_class.regrade(options_from(args))
 
 
 def _feedback(args: argparse.Namespace) -> int:
@@ -407,11 +407,11 @@ def _check_class(args: argparse.Namespace) -> int:
 
 
 def _scheduler(args: argparse.Namespace) -> int:
-    return cluster.run_scheduler(args.root, args.port, args.host)
+    return on_dask.run_scheduler(args.root, args.port, args.host)
 
 
 def _worker(args: argparse.Namespace) -> int:
-    return cluster.run_workers(args.root, args.address, args.nworkers)
+    return on_dask.run_workers(args.root, args.address, args.nworkers)
 
 
 def _bundle(args: argparse.Namespace) -> int:

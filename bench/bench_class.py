@@ -51,7 +51,7 @@ import record  # noqa: E402  (bench/record.py, beside this script)
 
 from autograder.course import RESULTS_RECORD  # noqa: E402
 from autograder.grading import grade_one  # noqa: E402
-from autograder.grading.cluster import security  # noqa: E402
+from autograder.grading.on_dask import security  # noqa: E402
 from course_fixtures.catalogue import CORRECT, WRONG  # noqa: E402
 from course_fixtures.dask_programs import dask_cluster  # noqa: E402
 from course_fixtures.scratch_course import make_scratch_course  # noqa: E402

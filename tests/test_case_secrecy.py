@@ -344,10 +344,10 @@ def test_a_kernel_that_cannot_import_the_library_refuses_naming_the_sandboxs_pat
 ) -> None:
     """As where the environment reaches bpe_course by a path the sandbox does not show (an
     editable install pointing elsewhere): the worker's proof fails and says what it shows."""
-    from autograder.grading.ready import why_cannot_grade
+    from autograder.grading.on_dask import why_cannot_grade
 
     monkeypatch.setattr(bwrap, "_library_folder", lambda: None)
-    monkeypatch.setattr("autograder.grading.ready.untrusted_entries", lambda: [])
+    monkeypatch.setattr("autograder.grading.on_dask.untrusted_entries", lambda: [])
     said = why_cannot_grade(ROOT, "the probe") or ""
     assert "the probe cannot grade" in said and "No module named 'bpe_course'" in said, said
     shown = ", ".join(str(p) for p in bwrap.python_and_library())

@@ -1,17 +1,30 @@
 """Grade every submission in ``submitted/`` on Dask workers, then summarize.
 
-``python -m autograder grade --jobs N`` (``make autograde``) grades each student as one task
-on a local Dask cluster of N worker processes, or with ``--scheduler ADDRESS`` on an existing
-cluster (``on_dask``; nbgrader's 4.5 s start is paid once per worker). This one process merges
-each student's rows into ``gradebook.db`` as they arrive (SQLite sees one writer), keeps what
-was found in ``results.json`` and every test cell's judged verdict in ``verdicts.json``, and
-prints the class summary. ``--in-process`` grades here, without Dask, after the same proof
-that this process can grade that every Dask worker gives (``ready``). The options are the
-command line's (``autograder.cli``), read once into one ``GradingOptions``. Nothing
-is graded unless the term's core hidden cases catch every known mistake (``fairness``).
+``python -m autograder grade --jobs N`` (``make autograde``) grades each student as one task on a
+local Dask cluster of N worker processes, or with ``--scheduler ADDRESS`` on an existing cluster
+(``on_dask``; nbgrader's 4.5 s start is paid once per worker). This one process merges each
+student's rows into ``gradebook.db`` as they arrive (SQLite sees one writer), keeps what was found
+in ``results.json`` and every test cell's judged verdict in ``verdicts.json``, and prints the class
+summary. ``--in-process`` grades here, without Dask, after the same proof that this process can
+grade that every Dask worker gives (``on_dask.why_cannot_grade``). The options are the command
+line's (``autograder.cli``), read once into one ``GradingOptions``. Nothing is graded unless the
+term's core hidden cases catch every known mistake (``fairness``).
 
 But: the grading itself is ``grade_one``'s and the retrying Dask's; a scheduler that cannot
 be reached stops the run before anything is written.
+
+Regrade the whole class after a test changed, and report whose grade moved.
+
+``python -m autograder regrade [grade's options]`` (``make regrade``) takes a
+snapshot of the gradebook, grades every student with ``grade_class`` (same options, the same
+sandbox; hand grades are kept as in any run), takes another, and writes
+``artifacts/grading/regrade-<time>.csv`` and ``.md`` listing each student whose grade moved:
+the total before and after and every test cell that moved. The path that leads here: edit the
+master in ``source/bpe/`` (or the hidden cases in ``autograder/hidden_tests/cases.py``), run
+``make notebooks``, then ``make regrade``.
+
+But: it grades every student, never only some (``--student`` is refused), and it tells the
+instructor, not the students.
 """
 
 from __future__ import annotations
@@ -42,7 +55,7 @@ from autograder.course import (
 )
 from autograder.grading import class_check
 from autograder.grading.grade_one import scratch_root
-from autograder.grading.gradebook_rows import make_template, merge_student
+from autograder.grading.gradebook_rows import StudentResult, make_template, merge_student
 from autograder.grading.on_dask import (
     blind_workers,
     grade_on_cluster,
@@ -51,10 +64,10 @@ from autograder.grading.on_dask import (
     ready_to_grade,
 )
 from autograder.grading.options import GradingOptions
-from autograder.grading.student_result import StudentResult
 from autograder.hidden_tests.fairness import why_unfair
 from autograder.reports import summary
 from autograder.reports.export_grades import course_version
+from autograder.reports.regrade_report import snapshot, write_report
 from autograder.roster import read_roster, why_not_a_student
 from autograder.sandbox import bwrap
 from autograder.sandbox.bwrap import why_unavailable
@@ -271,3 +284,18 @@ def _exit_status(results: list[StudentResult], refused: dict[str, str]) -> int:
         print(f"{len(refused)} folder(s) of submitted/ refused: not students of the class",
               file=sys.stderr)  # fmt: skip
     return 1 if not_graded or refused else 0
+
+
+def regrade(options: GradingOptions) -> int:
+    """Grade the whole class as ``options`` say, then report whose grade moved; the exit
+    status of the grading."""
+    root = options.course_root
+    before = snapshot(root)
+    try:
+        status = run(options)
+    finally:
+        # Even a run that stopped part way may have moved grades: the report says whose.
+        path, table = write_report(root, before, snapshot(root))
+        print(f"\nregrade: whose grade moved (also {path} and {path.with_suffix('.md').name})")
+        print(table)
+    return status

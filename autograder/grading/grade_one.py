@@ -37,6 +37,7 @@ from traitlets.config import Config
 from autograder.course import ASSIGNMENT, RECORDS, course_config
 from autograder.grading.gradebook_rows import (
     Rows,
+    StudentResult,
     flag_refused,
     flag_ungraded,
     judged_scores_kept,
@@ -51,7 +52,6 @@ from autograder.grading.inspect_submission import (
     unsafe_entries,
 )
 from autograder.grading.options import GradingOptions
-from autograder.grading.student_result import StudentResult
 from autograder.plugins.lessons import RestoreLessonCells, TrimLessonCells
 from autograder.plugins.outputs import MarkupAsText
 from autograder.sandbox import bwrap

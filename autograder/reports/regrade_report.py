@@ -11,7 +11,7 @@ returns the table to print.
 >>> [(c.student, c.before, c.after, c.cells) for c in changes(before, after)]
 [('ada', 1.0, 2.0, [('test_merge_pair_hidden_core', 0.0, 1.0)])]
 
-But: it grades nothing and changes no gradebook (``autograder.grading.regrade`` regrades).
+But: it grades nothing and changes no gradebook (``autograder.grading.grade_class`` regrades).
 """
 
 from __future__ import annotations
