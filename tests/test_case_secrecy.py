@@ -30,9 +30,8 @@ import pytest
 
 import solutions
 from autograder.course import EXERCISES
-from autograder.hidden_tests.came_back import CAME_BACK_LIMIT
 from autograder.hidden_tests.cases import GROUPS, cases
-from autograder.hidden_tests.judge import judge
+from autograder.hidden_tests.judge import CAME_BACK_LIMIT, judge
 from autograder.sandbox import bwrap
 from autograder.sandbox.judge_answers import expected_outcomes, judge_notebook, run_answers
 from bpe_course.feedback import named_mistake

@@ -112,7 +112,7 @@ def test_a_demonstration_does_not_run_but_the_students_own_cell_does(
 def test_an_edited_lesson_cell_is_cut_as_grading_cuts_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from autograder.shared.cells import LessonCells
+    from autograder.cells import LessonCells
 
     notebook = answered(released(), RIGHT)
     edited = lesson_cell(notebook, "l01-05")

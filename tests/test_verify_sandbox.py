@@ -14,8 +14,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from autograder.cells import answer_statements, example_calls
 from autograder.sandbox.judge_answers import exercises_of, judge_notebook
-from autograder.shared.cells import answer_statements, example_calls
 from course_fixtures.catalogue import CORRECT, DELEGATING, WRONG
 
 pytestmark = pytest.mark.slow  # judges answers in the sandbox, a process each

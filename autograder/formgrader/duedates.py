@@ -23,7 +23,7 @@ from typing import Any
 
 from nbgrader.server_extensions.formgrader import apihandlers as nbgrader_api
 
-from autograder.shared.problems import printable
+from autograder.problems import printable
 
 OFFSET = re.compile(r"(?:UTC|GMT)?([+-])(\d{1,2}):?(\d{2})?")
 ZONE_EXAMPLES = "a time zone name such as Europe/Paris or a UTC offset such as +01:00"

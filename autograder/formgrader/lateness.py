@@ -26,8 +26,8 @@ from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.apps.api import NbGraderAPI
 
 from autograder.course import RESULTS_RECORD
+from autograder.problems import EARLIER_GRADE, NO_EARLIER_GRADE, NOT_GRADED_KIND
 from autograder.reports.late import late_words
-from autograder.shared.problems import EARLIER_GRADE, NO_EARLIER_GRADE, NOT_GRADED_KIND
 
 
 def seconds_late(

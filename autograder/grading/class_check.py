@@ -19,8 +19,8 @@ import tempfile
 from pathlib import Path
 
 from autograder.course import ASSIGNMENT, class_db_path
+from autograder.problems import printable
 from autograder.roster import read_roster, why_not_a_student
-from autograder.shared.problems import printable
 
 
 def _gradebook_ids(course_root: Path) -> list[str]:

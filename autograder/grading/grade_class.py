@@ -8,7 +8,7 @@ in ``results.json`` and every test cell's judged verdict in ``verdicts.json``, a
 summary. ``--in-process`` grades here, without Dask, after the same proof that this process can
 grade that every Dask worker gives (``on_dask.why_cannot_grade``). The options are the command
 line's (``autograder.cli``), read once into one ``GradingOptions``. Nothing is graded unless the
-term's core hidden cases catch every known mistake (``fairness``).
+term's core hidden cases catch every known mistake (``cases.why_unfair``).
 
 But: the grading itself is ``grade_one``'s and the retrying Dask's; a scheduler that cannot
 be reached stops the run before anything is written.
@@ -64,7 +64,8 @@ from autograder.grading.on_dask import (
     ready_to_grade,
 )
 from autograder.grading.options import GradingOptions
-from autograder.hidden_tests.fairness import why_unfair
+from autograder.hidden_tests.cases import why_unfair
+from autograder.problems import printable
 from autograder.reports import summary
 from autograder.reports.export_grades import course_version
 from autograder.reports.regrade_report import snapshot, write_report
@@ -72,7 +73,6 @@ from autograder.roster import read_roster, why_not_a_student
 from autograder.sandbox import bwrap
 from autograder.sandbox.bwrap import why_unavailable
 from autograder.sandbox.trusted_paths import refuse_untrusted
-from autograder.shared.problems import printable
 
 
 def save_grading_results(course_root: Path, results: list[StudentResult]) -> None:

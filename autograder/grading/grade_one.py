@@ -54,6 +54,14 @@ from autograder.grading.inspect_submission import (
 from autograder.grading.options import GradingOptions
 from autograder.plugins.lessons import RestoreLessonCells, TrimLessonCells
 from autograder.plugins.outputs import MarkupAsText
+from autograder.problems import (
+    CROWDED_KIND,
+    NOT_GRADED_KIND,
+    NOTEBOOK_FAILED_KIND,
+    REFUSED_KIND,
+    REPAIRED_KIND,
+    Problem,
+)
 from autograder.sandbox import bwrap
 from autograder.sandbox.kernels import (
     KERNEL_PROCESSES,
@@ -64,14 +72,6 @@ from autograder.sandbox.kernels import (
     student_home,
 )
 from autograder.sandbox.safe_walk import MAX_TIMESTAMP_BYTES, TIMESTAMP, reason, safe_copy
-from autograder.shared.problems import (
-    CROWDED_KIND,
-    NOT_GRADED_KIND,
-    NOTEBOOK_FAILED_KIND,
-    REFUSED_KIND,
-    REPAIRED_KIND,
-    Problem,
-)
 
 
 def scratch_root(course_root: Path) -> Path:

@@ -42,7 +42,7 @@ from typing import Any
 
 from nbgrader.api import Gradebook, MissingEntry, SubmittedNotebook
 
-from autograder.shared.problems import NOT_GRADED_KIND, Problem
+from autograder.problems import NOT_GRADED_KIND, Problem
 
 Rows = dict[str, dict[str, Any]]  # table -> {"columns": [...], "rows": [[...], ...]}
 

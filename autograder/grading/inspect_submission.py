@@ -4,7 +4,7 @@
 one that is not JSON, an extra file, a locked test cell deleted or edited); ``read_outcomes``
 reads the autograded notebooks for a lost kernel, a timeout, memory running out, and every
 failing test cell with its whole message. Each finding is a plain-data ``Problem``
-(``autograder.shared.problems``).
+(``autograder.problems``).
 
 But: it does not grade and does not touch the gradebook.
 """
@@ -19,18 +19,18 @@ from pathlib import Path
 import nbformat
 
 from autograder.plugins.guarded_execute import KERNEL_LOST
-from autograder.sandbox.safe_walk import (  # noqa: F401 - grading catches TooManyEntriesError
-    FOLDER,
-    ChangedWhileWalkedError,
-    TooManyEntriesError,
-    walk,
-)
-from autograder.shared.problems import (  # noqa: F401 - the names grading reads from here
+from autograder.problems import (  # noqa: F401 - the names grading reads from here
     NBGRADER_FILES,
     NOT_GRADED_KIND,
     REFUSED_KIND,
     Problem,
     printable,
+)
+from autograder.sandbox.safe_walk import (  # noqa: F401 - grading catches TooManyEntriesError
+    FOLDER,
+    ChangedWhileWalkedError,
+    TooManyEntriesError,
+    walk,
 )
 from bpe_course.lesson_cells import is_tracked, nbgrader_meta
 

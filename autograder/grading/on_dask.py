@@ -82,10 +82,10 @@ from autograder.grading.grade_one import command_config, grade_submission, prepa
 from autograder.grading.gradebook_rows import StudentResult
 from autograder.grading.options import GradingOptions
 from autograder.plugins.guarded_execute import SandboxKernelManager
+from autograder.problems import NOT_GRADED_KIND, Problem
 from autograder.sandbox import bwrap
 from autograder.sandbox.kernels import KERNEL_PROCESSES, give_kernels, jail_kernels, student_home
 from autograder.sandbox.trusted_paths import refusal, refuse_untrusted, untrusted_entries
-from autograder.shared.problems import NOT_GRADED_KIND, Problem
 
 if TYPE_CHECKING:  # imported where used: the commands check their paths before Dask loads
     from distributed.security import Security

@@ -1,1 +1,1 @@
-"""nbgrader plug-ins, one job each (what they share lives in autograder.shared)."""
+"""nbgrader plug-ins: the classes nbgrader loads by name (nbgrader_config.py), nothing else."""

@@ -19,7 +19,7 @@ of its source as released::
     cell.metadata["bpe_course"] = {"lesson": {"id": "<cell id>", "sha256": "<hex>"}}
 
 Lean grading tells the lesson's cells from a student's by the master notebook
-(``autograder.shared.cells.LessonCells``); students have no master, so the self-check
+(``autograder.cells.LessonCells``); students have no master, so the self-check
 (``bpe_course.selfcheck``) reads the same ids and hashes from these marks instead.
 
 But: it changes no cell's source or nbgrader metadata, and grading never reads the marks
@@ -38,7 +38,7 @@ from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors.base import NbGraderPreprocessor
 from traitlets import Unicode
 
-from autograder.shared.cells import LessonCells
+from autograder.cells import LessonCells
 from bpe_course.lesson_cells import MARK, definitions_only, is_tracked, source_sha256
 
 

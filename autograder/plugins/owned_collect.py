@@ -71,6 +71,7 @@ from nbgrader.utils import check_mode, parse_utc
 from traitlets import Bool, Integer
 
 from autograder.course import SOLUTIONS
+from autograder.problems import printable
 from autograder.roster import read_roster, why_not_a_student
 from autograder.sandbox.safe_walk import (
     FILE,
@@ -81,7 +82,6 @@ from autograder.sandbox.safe_walk import (
     open_regular,
     walk,
 )
-from autograder.shared.problems import printable
 
 NOT_FOR_SUBMISSION = (
     f"{SOLUTIONS} is the course's released solutions, for reading: nothing of it is collected "

@@ -21,9 +21,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from autograder.course import ASSIGNMENT, RECORDS, class_db_path
+from autograder.problems import printable
 from autograder.reports.safe_csv import write_csv
 from autograder.reports.summary import UNGRADED, given_score
-from autograder.shared.problems import printable
 
 # student -> test cell grade_id -> score (None: waiting for a person, or not scored)
 Snapshot = dict[str, dict[str, float | None]]

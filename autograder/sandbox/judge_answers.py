@@ -46,14 +46,13 @@ from typing import Any
 
 import nbformat
 
+from autograder.cells import answer_statements, engine_uses, example_calls
 from autograder.course import ASSIGNMENT, CODE_ROOT, ENGINE_MODULES, ENGINE_PARTS, EXERCISES
-from autograder.hidden_tests.came_back import shorten
 from autograder.hidden_tests.cases import EXAMPLES, cases
 from autograder.hidden_tests.compare import agrees, reference, trials_of
-from autograder.hidden_tests.judge import judge, size
+from autograder.hidden_tests.judge import judge, shorten, size
 from autograder.sandbox import bwrap, syscall_filter
 from autograder.sandbox.bwrap import Sandbox, python_and_library
-from autograder.shared.cells import answer_statements, engine_uses, example_calls
 from bpe_course.lesson_cells import nbgrader_meta
 from bpe_course.outcomes import ERROR_LIMIT, Outcome, dumps, loads, run_case
 
@@ -538,7 +537,7 @@ def verdict(
     secret: str | None = None,
 ) -> str:
     """The empty string when every case of the group passed, else the message about the
-    smallest failing one, with about 200 characters of what came back (``came_back``)."""
+    smallest failing one, with about 200 characters of what came back (``judge.shorten``)."""
     messages = judge(name, group, outcomes, expected, secret)
     if not messages:
         return ""
