@@ -401,9 +401,9 @@ def _moodle(args: argparse.Namespace) -> int:
 
 
 def _check_class(args: argparse.Namespace) -> int:
-    from autograder.grading import class_check
+    from autograder.grading import grade_class
 
-    return class_check.run(args.root)
+    return grade_class.check_class(args.root)
 
 
 def _scheduler(args: argparse.Namespace) -> int:
@@ -415,15 +415,15 @@ def _worker(args: argparse.Namespace) -> int:
 
 
 def _bundle(args: argparse.Namespace) -> int:
-    from autograder.release import bundle
+    from autograder import release
 
-    return bundle.run(args.out)
+    return release.run_bundle(args.out)
 
 
 def _solutions(args: argparse.Namespace) -> int:
-    from autograder.release import solutions
+    from autograder import release
 
-    return solutions.run(args.root)
+    return release.run_solutions(args.root)
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {

@@ -4,7 +4,7 @@
 notebook, a lost kernel, a failing test, a link refused...), each of a kind from
 ``_WORDING``; ``printable`` escapes a student's names before any terminal or table shows them.
 
-But: it finds nothing itself (``autograder.grading.inspect_submission`` and the grading steps
+But: it finds nothing itself (``autograder.grading.grade_one`` and the grading steps
 do) and changes nothing.
 
 >>> Problem("extra_file", "", "notes.txt").text()

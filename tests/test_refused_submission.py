@@ -163,7 +163,7 @@ def test_no_link_was_followed(graded) -> None:
 
 
 def test_exports_and_summary_list_every_refused_student(graded) -> None:
-    from autograder.reports.regrade_report import snapshot, total
+    from autograder.grading.grade_class import snapshot, total
 
     root, rows = graded["root"], graded["rows"]
     with open(root / "grades-nbgrader.csv", newline="") as handle:

@@ -18,7 +18,7 @@ import nbformat
 import pytest
 
 from autograder import cli
-from autograder.reports.regrade_report import changes
+from autograder.grading.grade_class import changes
 from course_fixtures.catalogue import CORRECT, WRONG
 from course_fixtures.scratch_course import make_scratch_course
 from course_fixtures.synthetic import write_submission

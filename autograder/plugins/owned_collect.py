@@ -18,9 +18,9 @@ On a hub every student may create entries in inbound (mode 2733), so an entry's 
 - it holds at most ``MAX_ENTRIES`` files and folders, nested at most ``MAX_DEPTH`` deep. The
   walk stops at the bound (``safe_walk.EntryBudget``: ``os.scandir`` read only that far), so sixty
   thousand files cost no more than two hundred; grading walks ``submitted/`` with the same
-  budget (``inspect_submission.unsafe_entries``).
+  budget (``grade_one.unsafe_entries``).
 
-Nothing of the released solutions (``bpe-solutions``, ``autograder.release.solutions``) is ever
+Nothing of the released solutions (``bpe-solutions``, ``autograder.release``) is ever
 collected: nbgrader's Assignment List offers a Submit button for every fetched assignment,
 solutions included, and such an entry is refused, so it never reaches ``submitted/``, an
 autograde or the gradebook.

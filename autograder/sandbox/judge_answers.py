@@ -12,7 +12,7 @@ message, or None (examples too stateful to re-run alone: the kernel's verdict st
 empty folder, a bare environment, its own session, the memory and file-size limits it sets
 itself and, where bubblewrap works, a sandbox that shows it Python and the course library only
 (not the reference, the graders, any submission or the gradebook), under the kernels' syscall
-filter (``syscall_filter``), with caps on the processes and the memory of everything in it
+filter (``bwrap.compiled``), with caps on the processes and the memory of everything in it
 together (cgroups, where the grader can make them). The cases go in one at a time, each after
 the previous one's outcome: the child holds only the inputs of the case it runs, never another
 case, group or expected result. Each group of cases has a time limit, started only by the
@@ -51,7 +51,7 @@ from autograder.course import ASSIGNMENT, CODE_ROOT, ENGINE_MODULES, ENGINE_PART
 from autograder.hidden_tests.cases import EXAMPLES, cases
 from autograder.hidden_tests.compare import agrees, reference, trials_of
 from autograder.hidden_tests.judge import judge, shorten, size
-from autograder.sandbox import bwrap, syscall_filter
+from autograder.sandbox import bwrap
 from autograder.sandbox.bwrap import Sandbox, python_and_library
 from bpe_course.lesson_cells import nbgrader_meta
 from bpe_course.outcomes import ERROR_LIMIT, Outcome, dumps, loads, run_case
@@ -128,7 +128,7 @@ def _run_child(
         cap_processes, seccomp = contextlib.nullcontext(None), contextlib.nullcontext(None)
         if sandbox is not None:
             env.update(HOME="/tmp", TMPDIR="/tmp")
-            seccomp = syscall_filter.opened()
+            seccomp = bwrap.opened()
             # Processes and memory over everything the answer starts, where cgroups allow.
             whole = int(memory) or None
             cap_processes = bwrap.sandbox_cap(f"judge-{os.getpid()}", _MAX_PROCESSES, whole)

@@ -9,7 +9,7 @@ folder in memory, with the files of the student's fresh home shown read-only in 
 course folder is not there at all. Everything a student's kernels start is capped together:
 processes (the caller's ``process_cap``) and memory (``bwrap.memory_over`` on that cap:
 ``GradingSandbox.kernel_memory_gb``, which ``kernel_jail`` also sets as each process's own
-limit); and every call they make passes the syscall filter, built here (``syscall_filter``) and
+limit); and every call they make passes the syscall filter, built here (``bwrap.compiled``) and
 handed to ``kernel_jail`` to load.
 
 ``student_home`` gives one student's kernels a fresh home folder of their own, deleted
@@ -51,7 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from autograder.course import CODE_ROOT
-from autograder.sandbox import bwrap, syscall_filter
+from autograder.sandbox import bwrap
 from autograder.sandbox.bwrap import (
     GradingSandbox,
     Sandbox,
@@ -264,7 +264,7 @@ def jail_kernels(
     jail = {
         "prefix": sandbox.command([], JAIL_FILTER_FD),
         # Built by this trusted process; kernel_jail (standard library only) places it.
-        "seccomp": {"fd": JAIL_FILTER_FD, "program": syscall_filter.compiled().hex()},
+        "seccomp": {"fd": JAIL_FILTER_FD, "program": bwrap.compiled().hex()},
         "caps": [str(procs) for procs in caps],
         "memory_bytes": limit or 0,
         "environment": KERNEL_ENVIRONMENT,

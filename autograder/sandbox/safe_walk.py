@@ -11,7 +11,7 @@ stops at ``MAX_ENTRIES`` files and folders, ``MAX_DEPTH`` deep (``EntryBudget``)
 read no further.
 
 Collect (``owned_collect.copy_plain``), grading's look at ``submitted/``
-(``inspect_submission.unsafe_entries``) and the copy of a refused submission all go through
+(``grade_one.unsafe_entries``) and the copy of a refused submission all go through
 it. That copy is here too: ``safe_copy`` copies the named regular files of a refused
 submission (a link, a special file, too many files), each read by descriptor up to a size
 limit, into a scratch folder, and ``reason`` is what the gradebook's comments tell the person
