@@ -1,4 +1,6 @@
-"""Build the student bundle: everything a student needs, nothing the instructor keeps.
+"""What goes out to students: the student bundle and, after the deadline, the solutions.
+
+The student bundle: everything a student needs, nothing the instructor keeps.
 
 ``python -m autograder bundle [--out dist]`` (``make student-bundle``) writes
 ``dist/bpe-course-student/`` and its zip: the student notebooks, ``bpe_course/``, the

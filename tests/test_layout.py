@@ -20,8 +20,7 @@ from tests.conftest import ROOT
 PACKAGES = ("autograder", "solutions", "bpe_course", "bench", "tests", "course_fixtures")
 # autograder's rooms, bottom first: a module imports only from its own room or one below.
 ROOMS = (
-    "course",
-    "shared",
+    "course",  # with roster, cells and problems beside it
     "hidden_tests",
     "sandbox",  # all that confines or distrusts student code
     "plugins",  # classes nbgrader loads, and nothing else

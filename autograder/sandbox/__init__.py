@@ -1,1 +1,1 @@
-"""Keeping student code away from what it must not see or touch: bwrap, kernels, kernel homes."""
+"""All that confines or distrusts student code: bwrap, the kernels' jail, the judge, the walker."""
