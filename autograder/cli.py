@@ -28,7 +28,7 @@ from typing import NoReturn
 
 from autograder.course import ASSIGNMENT
 from autograder.grading import cluster
-from autograder.grading.options import DEFAULT_MEMORY_GB, GradingOptions, course_root
+from autograder.grading.options import GradingOptions, course_root
 from autograder.reports import canvas as canvas_file
 from autograder.reports import moodle as moodle_file
 
@@ -127,8 +127,16 @@ def _grading(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--memory-gb",
         type=_memory,
-        default=DEFAULT_MEMORY_GB,
-        help=f"memory each kernel may take, in GB (0: no limit; default {DEFAULT_MEMORY_GB:g})",
+        default=None,
+        help="memory one student's kernels may take together, in GB (0: no limit; default: "
+        "GradingSandbox.kernel_memory_gb in nbgrader_config.py)",
+    )
+    parser.add_argument(
+        "--judge-memory-gb",
+        type=_memory,
+        default=None,
+        help="memory the judge may take running one notebook's answers, in GB (0: no limit; "
+        "default: GradingSandbox.judge_memory_gb in nbgrader_config.py)",
     )
     parser.add_argument(
         "--timeout",
@@ -321,6 +329,7 @@ def options_from(args: argparse.Namespace) -> GradingOptions:
         course_root=args.root,
         jobs=args.jobs,
         memory_gb=args.memory_gb,
+        judge_memory_gb=args.judge_memory_gb,
         timeout=args.timeout,
         lean=args.lean,
         unconfined=args.unconfined,

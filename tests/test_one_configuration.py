@@ -199,3 +199,25 @@ def test_two_students_side_by_side_keep_their_own_settings() -> None:
     # Unconfined, and nothing of ada's reached bob: his own home and memory limit.
     assert results["bob"] == {"jailed": False, "own_home": True, "limit": 4 * 2**30}
     assert results["environ_kept"] is True
+
+
+def test_a_flag_left_out_leaves_nbgrader_config_s_setting_standing() -> None:
+    """An instructor's ``GradingSandbox`` settings in ``nbgrader_config.py`` hold unless the
+    command gives the flag; given, the flag wins. (A flag's default once overrode the file.)"""
+    from autograder.cli import options_from, parser
+    from autograder.grading.grade_one import command_config
+
+    course = Config()
+    course.GradingSandbox.kernel_memory_gb = 6.0
+    course.GradingSandbox.judge_memory_gb = 3.0
+    course.GradingSandbox.unconfined = True
+    course.ExecutePreprocessor.timeout = 12
+
+    def settings(*flags: str) -> tuple[float, float, bool]:
+        merged = Config(course)
+        merged.merge(command_config(options_from(parser().parse_args(["grade", *flags]))))
+        sandbox = bwrap.GradingSandbox(config=merged)
+        return sandbox.kernel_memory_gb, sandbox.judge_memory_gb, sandbox.unconfined
+
+    assert settings() == (6.0, 3.0, True)
+    assert settings("--memory-gb", "1", "--judge-memory-gb", "0.5") == (1.0, 0.5, True)

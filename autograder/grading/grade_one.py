@@ -77,15 +77,18 @@ def scratch_root(course_root: Path) -> Path:
 
 def command_config(options: GradingOptions) -> Config:
     """What the command line said, as configuration over ``nbgrader_config.py``'s: the
-    sandbox's settings and, when given, the per-cell timeout. It travels with each task.
+    sandbox's settings and the per-cell timeout, each only when given (a flag left out leaves
+    the file's value standing). It travels with each task.
 
     >>> config = command_config(GradingOptions(Path("/c"), memory_gb=1.0, unconfined=True))
     >>> config.GradingSandbox.kernel_memory_gb, config.GradingSandbox.unconfined
     (1.0, True)
     """
     config = Config()
-    config.GradingSandbox.unconfined = options.unconfined
-    config.GradingSandbox.kernel_memory_gb = options.memory_gb
+    if options.unconfined:
+        config.GradingSandbox.unconfined = True
+    if options.memory_gb is not None:
+        config.GradingSandbox.kernel_memory_gb = options.memory_gb
     if options.judge_memory_gb is not None:
         config.GradingSandbox.judge_memory_gb = options.judge_memory_gb
     if options.timeout is not None:
