@@ -35,14 +35,14 @@ from pathlib import Path
 
 from autograder.course import CODE_ROOT, ENGINE_MODULES, ENGINE_PARTS
 from autograder.isolation import bwrap, syscall_filter
-from autograder.isolation.bwrap import Sandbox, python_and_library
+from autograder.isolation.bwrap import GradingSandbox, Sandbox, python_and_library
 from bpe_course.outcomes import ERROR_LIMIT, Outcome, dumps, loads
 
 HERE = Path(__file__).resolve().parent
 CHILD = HERE / "sandbox_child.py"
 OUTCOMES = CODE_ROOT / "bpe_course" / "outcomes.py"  # the judge's child loads its text
 DEFAULT_SECONDS = 10.0  # per group of cases, like nbgrader's per-cell timeout
-DEFAULT_MEMORY_GB = 2.0
+DEFAULT_MEMORY_GB = GradingSandbox.judge_memory_gb.default_value  # for callers outside grading
 _STARTUP_SECONDS = 5.0  # Python's own start, on a busy machine
 _RESTART_SECONDS = 1.0  # a fresh child's start, allowed once per step
 _MAX_OUTPUT = 50 * 2**20
