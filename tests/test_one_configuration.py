@@ -221,3 +221,35 @@ def test_a_flag_left_out_leaves_nbgrader_config_s_setting_standing() -> None:
 
     assert settings() == (6.0, 3.0, True)
     assert settings("--memory-gb", "1", "--judge-memory-gb", "0.5") == (1.0, 0.5, True)
+
+
+def test_two_sandboxes_of_one_name_side_by_side_each_get_their_own_caps() -> None:
+    """The judge names its caps after its process; two students judged at once in one worker
+    once found the second's group taken and ran without process or memory cap."""
+    with bwrap.sandbox_cap("judge-side-by-side", 8, 2**30) as first:
+        if not first:
+            pytest.skip("no cgroup can be made here")
+        with bwrap.sandbox_cap("judge-side-by-side", 8, 2**30) as second:
+            assert second and set(first).isdisjoint(second)
+    assert not any(path.parent.exists() for path in (*first, *second))
+
+
+def test_a_grading_process_holds_itself_to_the_grader_memory_setting() -> None:
+    """What a kernel prints piles up in the grading process until its cell ends; a flood must
+    stop that process at ``GradingSandbox.grader_memory_gb``, not take the machine."""
+    code = (
+        "import resource\n"
+        "from autograder.grading.grade_one import prepare_worker\n"
+        "prepare_worker(1.5)\n"
+        "print(resource.getrlimit(resource.RLIMIT_AS)[0])\n"
+        "try:\n"
+        "    flood = bytearray(2 * 2**30)\n"
+        "except MemoryError:\n"
+        "    print('stopped')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [str(int(1.5 * 2**30)), "stopped"]
+    assert bwrap.GradingSandbox(config=Config()).grader_memory_gb == 4.0

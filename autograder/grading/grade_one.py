@@ -18,6 +18,7 @@ import datetime
 import json
 import logging
 import os
+import resource
 import shutil
 import sys
 import tempfile
@@ -54,6 +55,7 @@ from autograder.grading.options import GradingOptions
 from autograder.grading.refused import MAX_TIMESTAMP_BYTES, TIMESTAMP, reason, safe_copy
 from autograder.grading.student_result import StudentResult
 from autograder.isolation import bwrap
+from autograder.isolation.bwrap import memory_bytes
 from autograder.isolation.kernel_home import KernelHome, remove_orphaned_homes, student_home
 from autograder.isolation.kernel_spec import KERNEL_PROCESSES, give_kernels, jail_kernels
 from autograder.nbgrader_steps.lean_lessons import RestoreLessonCells, TrimLessonCells
@@ -96,15 +98,23 @@ def command_config(options: GradingOptions) -> Config:
     return config
 
 
-def prepare_worker() -> None:
-    """Set up a grading process: ``alembic`` on its path, quiet logs; remove what grading
-    processes that are gone left on this machine. Every setting of a student's grading
-    travels with that student's task instead (``command_config``), and the kernels' own
-    environment is built for them (``kernel_spec.give_kernels``).
+def prepare_worker(memory_gb: float = 0.0) -> None:
+    """Set up a grading process: its own memory limit (``GradingSandbox.grader_memory_gb``;
+    0: none), ``alembic`` on its path, quiet logs; remove what grading processes that are gone
+    left on this machine. Every setting of a student's grading travels with that student's
+    task instead (``command_config``), and the kernels' own environment is built for them
+    (``kernel_spec.give_kernels``).
 
     Call once per worker process before :func:`grade_submission` (``on_dask.GradingWorker``
     does, in every Dask worker).
     """
+    # What a kernel prints piles up here until the cell ends: a flood must stop this process
+    # (its student then goes to a person), not the machine's other graders.
+    limit = memory_bytes(memory_gb)
+    if limit:
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        soft = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
     # nbgrader runs `alembic` from its own process's PATH when it creates a gradebook, and
     # takes no setting for it: find it next to this Python.
     bin_dir = str(Path(sys.executable).parent)

@@ -44,12 +44,14 @@ from distributed.comm.addressing import parse_address, parse_host_port
 from distributed.scheduler import KilledWorker
 from distributed.security import Security
 
+from autograder.course import course_config
 from autograder.grading.cluster import HTTP_OFF, security
 from autograder.grading.grade_one import command_config, grade_submission, prepare_worker
 from autograder.grading.options import GradingOptions
 from autograder.grading.ready import why_cannot_grade
 from autograder.grading.student_result import StudentResult
 from autograder.grading.trusted_paths import refusal, untrusted_entries
+from autograder.isolation.bwrap import GradingSandbox
 from autograder.shared.problems import NOT_GRADED_KIND, Problem
 
 CONNECT_SECONDS = 5  # an unreachable scheduler is reported after this long
@@ -74,7 +76,9 @@ def ready_to_grade(options: GradingOptions, process: str) -> str | None:
     """Set this process up to grade (environment, logs), then prove that it can, with the
     sandbox ``options`` ask for (``ready``): None, or why it cannot. Every Dask worker
     runs it at setup; ``grade_class --in-process`` before its first student."""
-    prepare_worker()
+    settings = course_config(options.course_root)
+    settings.merge(command_config(options))
+    prepare_worker(GradingSandbox(config=settings).grader_memory_gb)
     return why_cannot_grade(options.course_root, process, command_config(options))
 
 
