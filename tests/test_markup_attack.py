@@ -28,6 +28,7 @@ from traitlets.config import Config
 import autograder.nbgrader_steps.markup_as_text
 from autograder.grading.grade_one import _nbgrader_config
 from autograder.isolation.bwrap import UNCONFINED_FLAG
+from autograder.isolation.kernel_home import KernelHome
 from autograder.nbgrader_steps.feedback_page import FeedbackExporter
 from course_fixtures.catalogue import CORRECT
 from course_fixtures.scratch_course import make_scratch_course
@@ -232,7 +233,10 @@ def test_grade_class_runs_the_step_with_the_course_masters(
     courses: dict[str, Path], tmp_path: Path
 ) -> None:
     root = courses["guarded"]
-    config = _nbgrader_config(root, tmp_path / "g.db", None, True, tmp_path / "v.jsonl")
+    kernels = KernelHome(home=tmp_path / "home", sockets=tmp_path / "sockets")
+    config = _nbgrader_config(
+        root, tmp_path / "g.db", Config(), True, tmp_path / "v.jsonl", kernels
+    )
     assert "autograder.nbgrader_steps.markup_as_text.MarkupAsText" in (
         config.Autograde.autograde_preprocessors
     )
