@@ -378,14 +378,18 @@ def _export(args: argparse.Namespace) -> int:
     return export_grades.run(args.root, args.out)
 
 
+# The flags every LMS file takes (``lms.LmsOptions``), read alike for Canvas and Moodle.
+_LMS_SHARED = ("root", "out", "assignment_name", "no_submission_zero", "allow_unmatched")
+
+
+def _lms_shared(args: argparse.Namespace) -> dict:
+    return {name: getattr(args, name) for name in _LMS_SHARED}
+
+
 def _canvas(args: argparse.Namespace) -> int:
     return canvas_file.run(
         canvas_file.CanvasOptions(
-            root=args.root,
-            out=args.out,
-            assignment_name=args.assignment_name,
-            no_submission_zero=args.no_submission_zero,
-            allow_unmatched=args.allow_unmatched,
+            **_lms_shared(args),
             export=args.export,
             column=args.column,
             points=args.points,
@@ -397,11 +401,7 @@ def _canvas(args: argparse.Namespace) -> int:
 def _moodle(args: argparse.Namespace) -> int:
     return moodle_file.run(
         moodle_file.MoodleOptions(
-            root=args.root,
-            out=args.out,
-            assignment_name=args.assignment_name,
-            no_submission_zero=args.no_submission_zero,
-            allow_unmatched=args.allow_unmatched,
+            **_lms_shared(args),
             identifier=args.identifier,
             points=args.points,
             feedback=args.feedback,
