@@ -36,11 +36,13 @@ c.ExecutePreprocessor.timeout = 10
 
 # Student code runs in the sandbox (autograder/sandbox/bwrap.py): one student's kernels
 # together, and the judge running one notebook's answers, hold at most this much memory.
-# The grading command's --memory-gb sets the kernels' for one run. A bare `nbgrader autograde`
-# refuses to run a student's kernel outside the sandbox unless given
+# The grading command's --memory-gb and --judge-memory-gb set them for one run. A bare
+# `nbgrader autograde` refuses to run a student's kernel outside the sandbox unless given
 # --GradingSandbox.unconfined=True.
 c.GradingSandbox.kernel_memory_gb = 4.0
 c.GradingSandbox.judge_memory_gb = 2.0
+# Each grading process itself: a kernel flooding it with output stops there, not the machine.
+c.GradingSandbox.grader_memory_gb = 4.0
 c.GradingSandbox.unconfined = False
 
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}

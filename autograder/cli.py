@@ -28,7 +28,7 @@ from typing import NoReturn
 
 from autograder.course import ASSIGNMENT
 from autograder.grading import on_dask
-from autograder.grading.options import DEFAULT_MEMORY_GB, GradingOptions, course_root
+from autograder.grading.options import GradingOptions, course_root
 from autograder.reports import canvas as canvas_file
 from autograder.reports import moodle as moodle_file
 
@@ -127,8 +127,16 @@ def _grading(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--memory-gb",
         type=_memory,
-        default=DEFAULT_MEMORY_GB,
-        help=f"memory each kernel may take, in GB (0: no limit; default {DEFAULT_MEMORY_GB:g})",
+        default=None,
+        help="memory one student's kernels may take together, in GB (0: no limit; default: "
+        "GradingSandbox.kernel_memory_gb in nbgrader_config.py)",
+    )
+    parser.add_argument(
+        "--judge-memory-gb",
+        type=_memory,
+        default=None,
+        help="memory the judge may take running one notebook's answers, in GB (0: no limit; "
+        "default: GradingSandbox.judge_memory_gb in nbgrader_config.py)",
     )
     parser.add_argument(
         "--timeout",
@@ -321,6 +329,7 @@ def options_from(args: argparse.Namespace) -> GradingOptions:
         course_root=args.root,
         jobs=args.jobs,
         memory_gb=args.memory_gb,
+        judge_memory_gb=args.judge_memory_gb,
         timeout=args.timeout,
         lean=args.lean,
         unconfined=args.unconfined,
@@ -369,14 +378,18 @@ def _export(args: argparse.Namespace) -> int:
     return export_grades.run(args.root, args.out)
 
 
+# The flags every LMS file takes (``lms.LmsOptions``), read alike for Canvas and Moodle.
+_LMS_SHARED = ("root", "out", "assignment_name", "no_submission_zero", "allow_unmatched")
+
+
+def _lms_shared(args: argparse.Namespace) -> dict:
+    return {name: getattr(args, name) for name in _LMS_SHARED}
+
+
 def _canvas(args: argparse.Namespace) -> int:
     return canvas_file.run(
         canvas_file.CanvasOptions(
-            root=args.root,
-            out=args.out,
-            assignment_name=args.assignment_name,
-            no_submission_zero=args.no_submission_zero,
-            allow_unmatched=args.allow_unmatched,
+            **_lms_shared(args),
             export=args.export,
             column=args.column,
             points=args.points,
@@ -388,11 +401,7 @@ def _canvas(args: argparse.Namespace) -> int:
 def _moodle(args: argparse.Namespace) -> int:
     return moodle_file.run(
         moodle_file.MoodleOptions(
-            root=args.root,
-            out=args.out,
-            assignment_name=args.assignment_name,
-            no_submission_zero=args.no_submission_zero,
-            allow_unmatched=args.allow_unmatched,
+            **_lms_shared(args),
             identifier=args.identifier,
             points=args.points,
             feedback=args.feedback,

@@ -285,6 +285,8 @@ def _decode(value: Any) -> Any:
         return value
     ((tag, body),) = value.items()
     if tag == "unplain":
+        if type(body) is not str:  # a forged line's "type name" would break typed()'s hash
+            raise ValueError("an unplain marker names its type with a str")
         return Unplain(body)
     if tag == "list":
         return [_decode(item) for item in body]

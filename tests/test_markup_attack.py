@@ -29,6 +29,7 @@ import autograder.plugins.outputs
 from autograder.grading.grade_one import _nbgrader_config
 from autograder.plugins.feedback import FeedbackExporter
 from autograder.sandbox.bwrap import UNCONFINED_FLAG
+from autograder.sandbox.kernels import KernelHome
 from course_fixtures.catalogue import CORRECT
 from course_fixtures.scratch_course import make_scratch_course
 from course_fixtures.synthetic import write_submission
@@ -232,7 +233,10 @@ def test_grade_class_runs_the_step_with_the_course_masters(
     courses: dict[str, Path], tmp_path: Path
 ) -> None:
     root = courses["guarded"]
-    config = _nbgrader_config(root, tmp_path / "g.db", None, True, tmp_path / "v.jsonl")
+    kernels = KernelHome(home=tmp_path / "home", sockets=tmp_path / "sockets")
+    config = _nbgrader_config(
+        root, tmp_path / "g.db", Config(), True, tmp_path / "v.jsonl", kernels
+    )
     assert "autograder.plugins.outputs.MarkupAsText" in (config.Autograde.autograde_preprocessors)
     assert config.MarkupAsText.course_root == str(root)
 

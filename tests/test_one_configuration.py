@@ -199,3 +199,57 @@ def test_two_students_side_by_side_keep_their_own_settings() -> None:
     # Unconfined, and nothing of ada's reached bob: his own home and memory limit.
     assert results["bob"] == {"jailed": False, "own_home": True, "limit": 4 * 2**30}
     assert results["environ_kept"] is True
+
+
+def test_a_flag_left_out_leaves_nbgrader_config_s_setting_standing() -> None:
+    """An instructor's ``GradingSandbox`` settings in ``nbgrader_config.py`` hold unless the
+    command gives the flag; given, the flag wins. (A flag's default once overrode the file.)"""
+    from autograder.cli import options_from, parser
+    from autograder.grading.grade_one import command_config
+
+    course = Config()
+    course.GradingSandbox.kernel_memory_gb = 6.0
+    course.GradingSandbox.judge_memory_gb = 3.0
+    course.GradingSandbox.unconfined = True
+    course.ExecutePreprocessor.timeout = 12
+
+    def settings(*flags: str) -> tuple[float, float, bool]:
+        merged = Config(course)
+        merged.merge(command_config(options_from(parser().parse_args(["grade", *flags]))))
+        sandbox = bwrap.GradingSandbox(config=merged)
+        return sandbox.kernel_memory_gb, sandbox.judge_memory_gb, sandbox.unconfined
+
+    assert settings() == (6.0, 3.0, True)
+    assert settings("--memory-gb", "1", "--judge-memory-gb", "0.5") == (1.0, 0.5, True)
+
+
+def test_two_sandboxes_of_one_name_side_by_side_each_get_their_own_caps() -> None:
+    """The judge names its caps after its process; two students judged at once in one worker
+    once found the second's group taken and ran without process or memory cap."""
+    with bwrap.sandbox_cap("judge-side-by-side", 8, 2**30) as first:
+        if not first:
+            pytest.skip("no cgroup can be made here")
+        with bwrap.sandbox_cap("judge-side-by-side", 8, 2**30) as second:
+            assert second and set(first).isdisjoint(second)
+    assert not any(path.parent.exists() for path in (*first, *second))
+
+
+def test_a_grading_process_holds_itself_to_the_grader_memory_setting() -> None:
+    """What a kernel prints piles up in the grading process until its cell ends; a flood must
+    stop that process at ``GradingSandbox.grader_memory_gb``, not take the machine."""
+    code = (
+        "import resource\n"
+        "from autograder.grading.grade_one import prepare_worker\n"
+        "prepare_worker(1.5)\n"
+        "print(resource.getrlimit(resource.RLIMIT_AS)[0])\n"
+        "try:\n"
+        "    flood = bytearray(2 * 2**30)\n"
+        "except MemoryError:\n"
+        "    print('stopped')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [str(int(1.5 * 2**30)), "stopped"]
+    assert bwrap.GradingSandbox(config=Config()).grader_memory_gb == 4.0

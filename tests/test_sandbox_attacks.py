@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from autograder.hidden_tests.compare import agrees
 from autograder.sandbox import bwrap, judge_answers
 from autograder.sandbox.judge_answers import run_answers
-from bpe_course.outcomes import ERROR_LIMIT
+from bpe_course.outcomes import ERROR_LIMIT, Outcome
 from tests.conftest import ROOT
 from tests.support.attacks import FORK_LOOP, SEND_EVERYWHERE
 
@@ -244,6 +245,29 @@ def test_an_error_text_is_capped_by_the_grader_not_the_child() -> None:
     (got,) = _run(FORGED_ERROR)["pair_counts"]["core"]
     assert got.error is not None and got.error.startswith("EEE")
     assert len(got.error) <= ERROR_LIMIT + len(" ...")
+
+
+FORGED_TYPE_NAME = (
+    SEND_EVERYWHERE
+    + """
+outcome = json.dumps({"list": [{"unplain": {"not": "a name"}}, None, {"list": [{"dict": []}]}]})
+send({"name": "pair_counts", "group": "core", "index": 0, "outcome": outcome})
+def pair_counts(words):
+    return {}
+"""
+)
+
+
+def test_a_forged_type_name_fails_the_answer_not_the_judge() -> None:
+    """An "unplain" marker whose type name is not a str (a dict, unhashable) once reached the
+    comparison and raised there, so the whole notebook read "the judge could not run"; it is
+    now refused as data that is not plain, and only the forger's own case fails."""
+    outcomes = _run(FORGED_TYPE_NAME)
+    (got,) = outcomes["pair_counts"]["core"][:1]
+    assert got.error is not None and "not plain data" in got.error
+    expected = Outcome(value={}, error=None, after=({("a", "b"): 1},))
+    assert agrees("pair_counts", expected, got) is False
+    assert _honest_ok(outcomes)
 
 
 RESTARTS = (

@@ -29,6 +29,7 @@ import errno
 import json
 import logging
 import os
+import resource
 import shutil
 import sys
 import tempfile
@@ -69,6 +70,7 @@ from autograder.problems import (  # noqa: F401 - the names grading reads from h
     printable,
 )
 from autograder.sandbox import bwrap
+from autograder.sandbox.bwrap import memory_bytes
 from autograder.sandbox.kernels import (
     KERNEL_PROCESSES,
     KernelHome,
@@ -259,15 +261,18 @@ def scratch_root(course_root: Path) -> Path:
 
 def command_config(options: GradingOptions) -> Config:
     """What the command line said, as configuration over ``nbgrader_config.py``'s: the
-    sandbox's settings and, when given, the per-cell timeout. It travels with each task.
+    sandbox's settings and the per-cell timeout, each only when given (a flag left out leaves
+    the file's value standing). It travels with each task.
 
     >>> config = command_config(GradingOptions(Path("/c"), memory_gb=1.0, unconfined=True))
     >>> config.GradingSandbox.kernel_memory_gb, config.GradingSandbox.unconfined
     (1.0, True)
     """
     config = Config()
-    config.GradingSandbox.unconfined = options.unconfined
-    config.GradingSandbox.kernel_memory_gb = options.memory_gb
+    if options.unconfined:
+        config.GradingSandbox.unconfined = True
+    if options.memory_gb is not None:
+        config.GradingSandbox.kernel_memory_gb = options.memory_gb
     if options.judge_memory_gb is not None:
         config.GradingSandbox.judge_memory_gb = options.judge_memory_gb
     if options.timeout is not None:
@@ -275,15 +280,23 @@ def command_config(options: GradingOptions) -> Config:
     return config
 
 
-def prepare_worker() -> None:
-    """Set up a grading process: ``alembic`` on its path, quiet logs; remove what grading
-    processes that are gone left on this machine. Every setting of a student's grading
-    travels with that student's task instead (``command_config``), and the kernels' own
-    environment is built for them (``kernels.give_kernels``).
+def prepare_worker(memory_gb: float = 0.0) -> None:
+    """Set up a grading process: its own memory limit (``GradingSandbox.grader_memory_gb``;
+    0: none), ``alembic`` on its path, quiet logs; remove what grading processes that are gone
+    left on this machine. Every setting of a student's grading travels with that student's
+    task instead (``command_config``), and the kernels' own environment is built for them
+    (``kernels.give_kernels``).
 
     Call once per worker process before :func:`grade_submission` (``on_dask.GradingWorker``
     does, in every Dask worker).
     """
+    # What a kernel prints piles up here until the cell ends: a flood must stop this process
+    # (its student then goes to a person), not the machine's other graders.
+    limit = memory_bytes(memory_gb)
+    if limit:
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        soft = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
     # nbgrader runs `alembic` from its own process's PATH when it creates a gradebook, and
     # takes no setting for it: find it next to this Python.
     bin_dir = str(Path(sys.executable).parent)

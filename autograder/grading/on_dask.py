@@ -77,13 +77,14 @@ from distributed.security import Security
 from nbclient import NotebookClient
 from traitlets.config import Config
 
-from autograder.course import ASSIGNMENT, CODE_ROOT
+from autograder.course import ASSIGNMENT, CODE_ROOT, course_config
 from autograder.grading.grade_one import command_config, grade_submission, prepare_worker
 from autograder.grading.gradebook_rows import StudentResult
 from autograder.grading.options import GradingOptions
 from autograder.plugins.guarded_execute import SandboxKernelManager
 from autograder.problems import NOT_GRADED_KIND, Problem
 from autograder.sandbox import bwrap
+from autograder.sandbox.bwrap import GradingSandbox
 from autograder.sandbox.kernels import KERNEL_PROCESSES, give_kernels, jail_kernels, student_home
 from autograder.sandbox.trusted_paths import refusal, refuse_untrusted, untrusted_entries
 
@@ -292,7 +293,9 @@ def ready_to_grade(options: GradingOptions, process: str) -> str | None:
     """Set this process up to grade (environment, logs), then prove that it can, with the
     sandbox ``options`` ask for (``why_cannot_grade``): None, or why it cannot. Every Dask worker
     runs it at setup; ``grade_class --in-process`` before its first student."""
-    prepare_worker()
+    settings = course_config(options.course_root)
+    settings.merge(command_config(options))
+    prepare_worker(GradingSandbox(config=settings).grader_memory_gb)
     return why_cannot_grade(options.course_root, process, command_config(options))
 
 

@@ -19,8 +19,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-DEFAULT_MEMORY_GB = 4.0  # address-space limit of each grading kernel
-
 
 @dataclass(frozen=True)
 class GradingOptions:
@@ -28,7 +26,7 @@ class GradingOptions:
 
     course_root: Path  # absolute, links resolved: workers must see it at the same path
     jobs: int = 1  # worker processes of a local cluster
-    memory_gb: float = DEFAULT_MEMORY_GB  # one student's kernels; 0: no limit
+    memory_gb: float | None = None  # one student's kernels; 0: no limit; None: the config's
     timeout: int | None = None  # per cell, seconds; None: nbgrader_config.py's
     lean: bool = False  # lesson cells run only their definitions
     unconfined: bool = False  # student code runs without the sandbox, and grades say so

@@ -48,6 +48,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import functools
+import itertools
 import os
 import shutil
 import signal
@@ -168,7 +169,8 @@ SHM_BYTES = 4 * 2**20  # /dev/shm: enough for semaphores, not for filling memory
 _TMP, _SHM = "/tmp", "/dev/shm"  # each sandbox's own, in memory
 _PIDS_ROOTS = (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup"))  # cgroup v1, then v2
 _MEMORY_ROOTS = (Path("/sys/fs/cgroup/memory"), Path("/sys/fs/cgroup"))  # cgroup v1, then v2
-_CAP_PREFIX = "bpe-grading-"  # then the cap's name and the pid of the process that made it
+_CAP_PREFIX = "bpe-grading-"  # then the cap's name, a serial and the maker's pid, last
+_SERIAL = itertools.count()
 
 
 # The operating system, read-only; nothing else of the machine is there unless named.
@@ -321,6 +323,11 @@ class GradingSandbox(Configurable):
     ).tag(config=True)
     judge_memory_gb = Float(
         2.0, help="memory of the judge's process running one notebook's answers, GB (0: none)"
+    ).tag(config=True)
+    grader_memory_gb = Float(
+        4.0,
+        help="memory of each grading process itself (a Dask worker running nbgrader), GB: "
+        "what a kernel flooding it with output can make it hold (0: none)",
     ).tag(config=True)
 
     def in_use(self) -> bool:
@@ -481,7 +488,9 @@ def _cgroup(root: Path | None, name: str, limit: Callable[[Path], bool]) -> Iter
     """A cgroup of this process's own under ``root`` that ``limit`` set up (False, or an
     OSError: none); yields its ``cgroup.procs``, or None. On exit, whatever still runs in it
     is killed and the cgroup removed."""
-    group = root / f"{_CAP_PREFIX}{name}-{os.getpid()}" if root else None
+    # A serial of this process's own: two sandboxes of one name started side by side (two
+    # students judged at once in one worker) must not share a group, nor find it taken.
+    group = root / f"{_CAP_PREFIX}{name}-{next(_SERIAL)}-{os.getpid()}" if root else None
     try:
         if group is not None:
             group.mkdir()

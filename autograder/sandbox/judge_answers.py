@@ -52,7 +52,7 @@ from autograder.hidden_tests.cases import EXAMPLES, cases
 from autograder.hidden_tests.compare import agrees, reference, trials_of
 from autograder.hidden_tests.judge import judge, shorten, size
 from autograder.sandbox import bwrap
-from autograder.sandbox.bwrap import Sandbox, python_and_library
+from autograder.sandbox.bwrap import GradingSandbox, Sandbox, python_and_library
 from bpe_course.lesson_cells import nbgrader_meta
 from bpe_course.outcomes import ERROR_LIMIT, Outcome, dumps, loads, run_case
 
@@ -60,7 +60,7 @@ HERE = Path(__file__).resolve().parent
 CHILD = HERE / "judge_child.py"
 OUTCOMES = CODE_ROOT / "bpe_course" / "outcomes.py"  # the judge's child loads its text
 DEFAULT_SECONDS = 10.0  # per group of cases, like nbgrader's per-cell timeout
-DEFAULT_MEMORY_GB = 2.0
+DEFAULT_MEMORY_GB = GradingSandbox.judge_memory_gb.default_value  # for callers outside grading
 _STARTUP_SECONDS = 5.0  # Python's own start, on a busy machine
 _RESTART_SECONDS = 1.0  # a fresh child's start, allowed once per step
 _MAX_OUTPUT = 50 * 2**20
