@@ -18,23 +18,23 @@ c.Exchange.root = os.environ.get("BPE_EXCHANGE") or os.path.join(ROOT, ".exchang
 # so this holds from the course root; a copy of this file away from the grading code keeps
 # nbgrader's own collect rather than failing every nbgrader command.
 if importlib.util.find_spec("autograder") is not None:
-    c.ExchangeFactory.collect = "autograder.nbgrader_steps.owned_collect.OwnedCollect"
+    c.ExchangeFactory.collect = "autograder.plugins.owned_collect.OwnedCollect"
     # A submitted entry no other account can write (nbgrader's own leaves it 0777).
-    c.ExchangeFactory.submit = "autograder.nbgrader_steps.private_submit.PrivateSubmit"
+    c.ExchangeFactory.submit = "autograder.plugins.private_submit.PrivateSubmit"
     # Release: nbgrader's own steps, then each lesson code cell marked with its id and source
     # hash, so that the student's self-check runs the lesson lean, as grading does.
     from nbgrader.converters import GenerateAssignment
 
     c.GenerateAssignment.preprocessors = [
         *GenerateAssignment.class_traits()["preprocessors"].default(),
-        "autograder.nbgrader_steps.lesson_marks.MarkLessonCells",
+        "autograder.plugins.lessons.MarkLessonCells",
     ]
 
 # A cell that loops forever costs this many seconds, then grading moves on to the next cell;
 # the judge holds each group of hidden cases to the same limit.
 c.ExecutePreprocessor.timeout = 10
 
-# Student code runs in the sandbox (autograder/isolation/bwrap.py): one student's kernels
+# Student code runs in the sandbox (autograder/sandbox/bwrap.py): one student's kernels
 # together, and the judge running one notebook's answers, hold at most this much memory.
 # The grading command's --memory-gb and --judge-memory-gb set them for one run. A bare
 # `nbgrader autograde` refuses to run a student's kernel outside the sandbox unless given
@@ -48,20 +48,21 @@ c.GradingSandbox.unconfined = False
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 
 # Autograde: nbgrader's own steps, with the hidden tests set aside before the student's kernel
-# runs and judged outside it after (in the sandbox, by autograder/judging/), an Execute
-# that survives a lost kernel, a cap on output bytes, and a student's markup shown as text.
+# runs and judged outside it after (in the sandbox, by autograder/sandbox/judge_answers.py),
+# an Execute that survives a lost kernel, a cap on output bytes, and a student's markup shown
+# as text.
 # `make autograde` runs this list with every kernel in the sandbox too; a bare
 # `nbgrader autograde` runs the kernels unconfined.
 c.Autograde.autograde_preprocessors = [
-    "autograder.nbgrader_steps.hidden_tests_outside.SetAsideHiddenTests",
-    "autograder.nbgrader_steps.guarded_execute.GuardedExecute",
-    "autograder.nbgrader_steps.hidden_tests_outside.JudgeHiddenTests",
+    "autograder.plugins.hidden_tests_outside.SetAsideHiddenTests",
+    "autograder.plugins.guarded_execute.GuardedExecute",
+    "autograder.plugins.hidden_tests_outside.JudgeHiddenTests",
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",
     "nbgrader.preprocessors.LimitOutput",
-    "autograder.nbgrader_steps.cap_output_bytes.CapOutputBytes",
-    "autograder.nbgrader_steps.plain_outputs.PlainOutputs",
-    "autograder.nbgrader_steps.markup_as_text.MarkupAsText",
+    "autograder.plugins.outputs.CapOutputBytes",
+    "autograder.plugins.outputs.PlainOutputs",
+    "autograder.plugins.outputs.MarkupAsText",
     "nbgrader.preprocessors.SaveAutoGrades",
     "nbgrader.preprocessors.AssignLatePenalties",
     "nbgrader.preprocessors.CheckCellMetadata",
@@ -72,17 +73,17 @@ c.JudgeHiddenTests.course_root = ROOT
 c.MarkupAsText.course_root = ROOT
 
 # Feedback keeps each failed check's message but not the hidden tests' source or the checker's
-# traceback lines (autograder/nbgrader_steps/redact_feedback.py). Like autograde, it needs
+# traceback lines (autograder/plugins/feedback.py). Like autograde, it needs
 # PYTHONPATH=<course root>, which the make targets set.
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
-    "autograder.nbgrader_steps.redact_feedback.RedactHiddenTests",
-    "autograder.nbgrader_steps.feedback_page.FeedbackPage",
+    "autograder.plugins.feedback.RedactHiddenTests",
+    "autograder.plugins.feedback.FeedbackPage",
 ]
 # The page: nbgrader's feedback template with formulas as MathML (no script; offline),
 # long lines wrapped, tables ruled and each test cell named by what it tests.
-c.GenerateFeedback.exporter_class = "autograder.nbgrader_steps.feedback_page.FeedbackExporter"
+c.GenerateFeedback.exporter_class = "autograder.plugins.feedback.FeedbackExporter"
 
 # nbgrader validate (and Lab's Validate button) cut every line of a message at this width;
 # wide enough that no failure message of the visible tests is cut.

@@ -16,7 +16,7 @@ GUARDED = {"grade": "the grading process", "regrade": "the regrading process"}
 
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] in GUARDED:
-        from autograder.grading.trusted_paths import refuse_untrusted
+        from autograder.sandbox.trusted_paths import refuse_untrusted
 
         refuse_untrusted(GUARDED[sys.argv[1]])
 

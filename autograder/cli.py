@@ -13,7 +13,7 @@ command then calls a plain function of the module that does the work, with typed
 
 But: it grades, exports and builds nothing itself; the check that no folder another account
 can write is on the path comes before this module loads, in ``__main__`` (grading) or in
-``cluster`` (Dask's programs).
+``on_dask`` (Dask's programs).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from autograder.course import ASSIGNMENT
-from autograder.grading import cluster
+from autograder.grading import on_dask
 from autograder.grading.options import GradingOptions, course_root
 from autograder.reports import canvas as canvas_file
 from autograder.reports import moodle as moodle_file
@@ -287,8 +287,8 @@ def parser() -> _Parser:
     scheduler.add_argument(
         "--port",
         type=int,
-        default=cluster.DEFAULT_PORT,
-        help=f"port (default: {cluster.DEFAULT_PORT})",
+        default=on_dask.DEFAULT_PORT,
+        help=f"port (default: {on_dask.DEFAULT_PORT})",
     )
     scheduler.add_argument("--host", default=None, help="address to listen on (default: all)")
     worker = _command(
@@ -353,9 +353,9 @@ def _regrade(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    from autograder.grading import regrade
+    from autograder.grading import grade_class
 
-    return regrade.run(options_from(args))
+    return grade_class.regrade(options_from(args))
 
 
 def _feedback(args: argparse.Namespace) -> int:
@@ -410,29 +410,29 @@ def _moodle(args: argparse.Namespace) -> int:
 
 
 def _check_class(args: argparse.Namespace) -> int:
-    from autograder.grading import class_check
+    from autograder.grading import grade_class
 
-    return class_check.run(args.root)
+    return grade_class.check_class(args.root)
 
 
 def _scheduler(args: argparse.Namespace) -> int:
-    return cluster.run_scheduler(args.root, args.port, args.host)
+    return on_dask.run_scheduler(args.root, args.port, args.host)
 
 
 def _worker(args: argparse.Namespace) -> int:
-    return cluster.run_workers(args.root, args.address, args.nworkers)
+    return on_dask.run_workers(args.root, args.address, args.nworkers)
 
 
 def _bundle(args: argparse.Namespace) -> int:
-    from autograder.release import bundle
+    from autograder import release
 
-    return bundle.run(args.out)
+    return release.run_bundle(args.out)
 
 
 def _solutions(args: argparse.Namespace) -> int:
-    from autograder.release import solutions
+    from autograder import release
 
-    return solutions.run(args.root)
+    return release.run_solutions(args.root)
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {

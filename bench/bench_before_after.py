@@ -156,7 +156,7 @@ def grading_facts() -> dict[str, object]:
         facts["bubblewrap"] = version.stdout.split()[-1] if version.returncode == 0 else None
     except OSError:
         facts["bubblewrap"] = None
-    from autograder.isolation import bwrap  # this tree's: what its caps would be made with
+    from autograder.sandbox import bwrap  # this tree's: what its caps would be made with
 
     facts["cgroups"] = {cap: v or "none" for cap, v in bwrap.cgroup_versions().items()}
     return facts

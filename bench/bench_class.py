@@ -17,7 +17,7 @@ lean through ``--scheduler`` on ``dask scheduler`` and ``dask worker`` programs 
 on a cluster of machines: the time per student, the scheduler's overhead per task (a map of
 trivial tasks on the same cluster) and its memory (sampled every 50 ms), and from them the
 worker cores that grade 10,000 submissions in an hour. Last, where a student's time goes: a
-bare kernel's start and stop (jupyter_client's manager and grading's ``prompt_kernel``, taking
+bare kernel's start and stop (jupyter_client's manager and grading's ``PromptKernelManager``, taking
 turns) and each notebook's own cells, run once outside nbgrader. The figures and each target,
 met or missed, go to ``artifacts/bench/class.json`` too, with the machine (``bench/record.py``).
 
@@ -51,7 +51,7 @@ import record  # noqa: E402  (bench/record.py, beside this script)
 
 from autograder.course import RESULTS_RECORD  # noqa: E402
 from autograder.grading import grade_one  # noqa: E402
-from autograder.grading.cluster import security  # noqa: E402
+from autograder.grading.on_dask import security  # noqa: E402
 from course_fixtures.catalogue import CORRECT, WRONG  # noqa: E402
 from course_fixtures.dask_programs import dask_cluster  # noqa: E402
 from course_fixtures.scratch_course import make_scratch_course  # noqa: E402
@@ -221,7 +221,7 @@ def where_time_goes(root: Path) -> dict[str, float]:
     from jupyter_client.manager import AsyncKernelManager
     from nbclient import NotebookClient
 
-    from autograder.nbgrader_steps.prompt_kernel import PromptKernelManager
+    from autograder.plugins.guarded_execute import PromptKernelManager
 
     grade_one.prepare_worker()
     out = {}

@@ -5,7 +5,7 @@
 files in folders of their own) on 127.0.0.1 and a free port, each program in its own process
 group with its log in a given folder, and stops them all by process group when the block
 ends. Tests and ``bench/bench_class.py`` grade through it; a client connects with
-``autograder.grading.cluster.security(course_root)``.
+``autograder.grading.on_dask.security(course_root)``.
 
 But: it does not wait for the workers to join (a client's ``wait_for_workers`` does) and
 grades nothing itself.

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.course import SOLUTIONS, course_config
-from autograder.nbgrader_steps import private_submit
+from autograder.plugins import private_submit
 
 # What the instructor's copy holds: enough to generate, release, grade and give feedback with
 # the course's own tools (make autograde, make feedback, make export).

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.isolation.bwrap import UNCONFINED_FLAG
+from autograder.sandbox.bwrap import UNCONFINED_FLAG
 from tests.conftest import ROOT
 
 pytestmark = [pytest.mark.nbgrader, pytest.mark.slow]

@@ -16,7 +16,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from autograder.release.bundle import NAME, build_bundle, leak
+from autograder.release import NAME, build_bundle, leak
 from course_fixtures.catalogue import CORRECT
 from course_fixtures.synthetic import fill_answers
 from tests.conftest import ROOT

@@ -30,12 +30,10 @@ import pytest
 
 import solutions
 from autograder.course import EXERCISES
-from autograder.hidden_tests.came_back import CAME_BACK_LIMIT
 from autograder.hidden_tests.cases import GROUPS, cases
-from autograder.hidden_tests.judge import judge
-from autograder.isolation import bwrap
-from autograder.judging.judge_answers import expected_outcomes, judge_notebook
-from autograder.judging.sandbox import run_answers
+from autograder.hidden_tests.judge import CAME_BACK_LIMIT, judge
+from autograder.sandbox import bwrap
+from autograder.sandbox.judge_answers import expected_outcomes, judge_notebook, run_answers
 from bpe_course.feedback import named_mistake
 from bpe_course.outcomes import run_case
 from course_fixtures.catalogue import CORRECT, MORE_WRONG, WRONG
@@ -247,7 +245,7 @@ def _master_with(name: str, answer: str):
 
     import nbformat
 
-    from autograder.judging.judge_answers import exercises_of
+    from autograder.sandbox.judge_answers import exercises_of
 
     exercise = next(e for e in exercises_of(ROOT) if e.name == name)
     notebook = copy.deepcopy(exercise.master)
@@ -345,10 +343,10 @@ def test_a_kernel_that_cannot_import_the_library_refuses_naming_the_sandboxs_pat
 ) -> None:
     """As where the environment reaches bpe_course by a path the sandbox does not show (an
     editable install pointing elsewhere): the worker's proof fails and says what it shows."""
-    from autograder.grading.ready import why_cannot_grade
+    from autograder.grading.on_dask import why_cannot_grade
 
     monkeypatch.setattr(bwrap, "_library_folder", lambda: None)
-    monkeypatch.setattr("autograder.grading.ready.untrusted_entries", lambda: [])
+    monkeypatch.setattr("autograder.grading.on_dask.untrusted_entries", lambda: [])
     said = why_cannot_grade(ROOT, "the probe") or ""
     assert "the probe cannot grade" in said and "No module named 'bpe_course'" in said, said
     shown = ", ".join(str(p) for p in bwrap.python_and_library())

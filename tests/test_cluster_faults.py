@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.grading.cluster import security, tls_files
+from autograder.grading.on_dask import security, tls_files
 from course_fixtures.catalogue import CORRECT
 from course_fixtures.dask_programs import dask_cluster, free_port, listening, stop
 from tests.conftest import ROOT

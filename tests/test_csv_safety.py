@@ -20,7 +20,8 @@ import pytest
 
 from autograder import cli
 from autograder.course import RECORDS, VERDICTS_RECORD
-from autograder.reports import regrade_report, safe_csv, summary
+from autograder.grading import grade_class
+from autograder.reports import safe_csv, summary
 from tests.support.lms import Spec, add_student, new_course, scores
 
 pytestmark = pytest.mark.slow  # builds a graded class through nbgrader's gradebook
@@ -68,11 +69,11 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     (root / "export.csv").write_text(EXPORT)
 
-    before = regrade_report.snapshot(root)
+    before = grade_class.snapshot(root)
     assert cli.main(["export", "--root", str(root)]) == 0
     summary.report(root, quiet=True)
     add_student(root, "=2+2", Spec(scores()))  # a regrade that moved, and a new student
-    regrade_report.write_report(root, before, regrade_report.snapshot(root))
+    grade_class.write_report(root, before, grade_class.snapshot(root))
     assert (
         cli.main(["canvas", str(root / "export.csv"), "--root", str(root), "--allow-unmatched"])
         == 0

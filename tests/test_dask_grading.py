@@ -158,7 +158,7 @@ def _kill_a_busy_worker(address: str, grading: subprocess.Popen, course: Path) -
     """Wait until a worker runs a student's task, SIGKILL that worker process; its key."""
     from distributed import Client
 
-    from autograder.grading.cluster import security
+    from autograder.grading.on_dask import security
 
     with Client(address, timeout=10, set_as_default=False, security=security(course)) as client:
         client.wait_for_workers(2, timeout=60)
@@ -250,7 +250,7 @@ def test_an_unreachable_or_plain_scheduler_is_one_line_and_writes_nothing(
     (tmp_path / "submitted" / "ada" / "bpe").mkdir(parents=True)
     (tmp_path / "nbgrader_config.py").write_text((ROOT / "nbgrader_config.py").read_text())
     (tmp_path / ".dask-tls").mkdir(mode=0o700)  # the certificate, made as make scheduler would
-    from autograder.grading.cluster import tls_files
+    from autograder.grading.on_dask import tls_files
 
     tls_files(tmp_path)
     before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.nbgrader_steps.owned_collect import UntrustedEntryError, copy_plain
+from autograder.plugins.owned_collect import UntrustedEntryError, copy_plain
 from hub import accounts
 from hub.layout import HubFolder, make_exchange
 from hub.preflight import why_not

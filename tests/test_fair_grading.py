@@ -24,13 +24,12 @@ import pytest
 
 from autograder import cli
 from autograder.hidden_tests import cases as cases_module
-from autograder.hidden_tests.cases import GROUPS, cases
+from autograder.hidden_tests.cases import GROUPS, cases, uncaught, why_unfair
 from autograder.hidden_tests.compare import agrees, reference
-from autograder.hidden_tests.fairness import uncaught, why_unfair
-from autograder.judging import judge_answers
-from autograder.judging.judge_answers import exercises_of
-from autograder.nbgrader_steps import hidden_tests_outside
-from autograder.nbgrader_steps.hidden_tests_outside import JudgeHiddenTests
+from autograder.plugins import hidden_tests_outside
+from autograder.plugins.hidden_tests_outside import JudgeHiddenTests
+from autograder.sandbox import judge_answers
+from autograder.sandbox.judge_answers import exercises_of
 from bpe_course.mistakes import MISTAKES
 from bpe_course.outcomes import Outcome, run_case
 from course_fixtures.catalogue import CORRECT, MORE_WRONG, WRONG

@@ -11,14 +11,15 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from traitlets.config import Config
 
-from autograder.nbgrader_steps.feedback_page import (
+from autograder.plugins.feedback import (
+    ELEMENTS,
     TEMPLATE_FILE,
     TEMPLATE_NAME,
     FeedbackExporter,
     FeedbackPage,
     cell_title,
+    to_mathml,
 )
-from autograder.shared.math_as_mathml import ELEMENTS, to_mathml
 
 
 def test_each_test_cell_gets_a_title_saying_what_it_tests() -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.isolation.bwrap import UNCONFINED_FLAG
+from autograder.sandbox.bwrap import UNCONFINED_FLAG
 from course_fixtures.catalogue import CORRECT
 from course_fixtures.scratch_course import make_scratch_course
 from course_fixtures.synthetic import write_submission

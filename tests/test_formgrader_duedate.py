@@ -1,7 +1,7 @@
 """The Formgrader's due-date dialog takes a time zone name, and says why it did not save.
 
 A course folder whose gradebook holds ``bpe`` and no due date, served by a real Jupyter server
-with nbgrader's formgrader and the course's extension (``autograder.formgrader.duedates``).
+with nbgrader's formgrader and the course's extension (``autograder.formgrader.lateness``).
 In Chromium, as the instructors' guide says: Manage Assignments, the pencil beside ``bpe``
 (found by its name, as a screen reader gives it), the date and time, the time zone, Save.
 ``Europe/Paris`` in December stores the instant one hour earlier in UTC; ``-05:00`` five

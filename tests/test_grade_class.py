@@ -307,7 +307,7 @@ def test_delegating_to_the_demonstration_engine_earns_nothing(graded) -> None:
 
 
 def test_a_student_kernel_cannot_touch_the_gradebook_or_other_students(graded) -> None:
-    from autograder.isolation.kernel_spec import jail_available
+    from autograder.sandbox.kernels import jail_available
 
     if not jail_available():
         pytest.skip("no mount namespaces here (unshare/setpriv): kernels run unconfined")

@@ -4,7 +4,7 @@
   on the way, and names the course folder by an absolute path whatever the command line said;
 - a result that never came back from a worker is recorded in ``results.json`` with the same
   fields as any other student's, and its grading counts as stopped;
-- ``grade_class``, ``regrade``, ``class_check`` and ``cluster`` read ``--root`` alike.
+- ``grade_class`` (grade, regrade, check-class) and ``on_dask`` read ``--root`` alike.
 
 But: nothing here grades (``test_grade_class`` and ``test_dask_grading`` do).
 """
@@ -64,18 +64,18 @@ def test_a_result_that_never_came_back_is_recorded_like_any_other(tmp_path: Path
 def test_every_grading_command_reads_the_course_root_alike(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from autograder.grading import class_check, cluster
+    from autograder.grading import grade_class, on_dask
 
     (tmp_path / "nbgrader_config.py").write_text("c = get_config()\n")
-    monkeypatch.setattr(class_check, "foreign_dask_folders", lambda: [])
+    monkeypatch.setattr(grade_class, "foreign_dask_folders", lambda: [])
     monkeypatch.chdir(tmp_path.parent)
     relative = tmp_path.name
     assert cli.main(["check-class", "--root", relative]) == 0
     seen: list[Path] = []
-    monkeypatch.setattr(cluster, "refuse_untrusted", lambda process: None)
-    monkeypatch.setattr(cluster, "_wait", lambda process: process.wait())  # no signal handlers
+    monkeypatch.setattr(on_dask, "refuse_untrusted", lambda process: None)
+    monkeypatch.setattr(on_dask, "_wait", lambda process: process.wait())  # no signal handlers
     monkeypatch.setattr(
-        cluster, "scheduler_command", lambda root, port, host: seen.append(root) or ["true"]
+        on_dask, "scheduler_command", lambda root, port, host: seen.append(root) or ["true"]
     )
     assert cli.main(["scheduler", "--root", relative]) == 0
     assert seen == [tmp_path.resolve()]

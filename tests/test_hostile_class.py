@@ -36,7 +36,7 @@ from pathlib import Path
 import pytest
 
 from autograder import cli
-from autograder.isolation import bwrap, landlock
+from autograder.sandbox import bwrap, landlock
 from course_fixtures.catalogue import CORRECT
 from course_fixtures.scratch_course import make_scratch_course
 from course_fixtures.synthetic import write_submission

@@ -4,7 +4,7 @@ A hostile answer cell forks children that each stay under the per-process limit 
 run gives its kernels (``GradingSandbox.kernel_memory_gb``, ``--memory-gb``) but together
 exceed it: in the sandbox one of them is stopped, and the kernel goes on to run the next cell.
 Where no memory cgroup can be made, the fallback is said (on the worker's stderr, its log, and
-by ``python -m autograder.isolation.bwrap``), never silent; the v1 memory group made for a cap
+by ``python -m autograder.sandbox.bwrap``), never silent; the v1 memory group made for a cap
 goes when the cap does.
 """
 
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.isolation import bwrap, kernel_spec
+from autograder.sandbox import bwrap, kernels
 from tests.conftest import ROOT
 
 LIMIT_GB = 1.0  # each of the kernel's processes may have this much, as under --memory-gb 1
@@ -58,10 +58,10 @@ from nbclient import NotebookClient
 from pathlib import Path
 from traitlets.config import Config
 from autograder.course import ASSIGNMENT
-from autograder.isolation import bwrap
-from autograder.isolation.kernel_home import student_home
-from autograder.isolation.kernel_spec import KERNEL_PROCESSES, give_kernels, jail_kernels
-from autograder.nbgrader_steps.guarded_execute import SandboxKernelManager
+from autograder.sandbox import bwrap
+from autograder.sandbox.kernels import student_home
+from autograder.sandbox.kernels import KERNEL_PROCESSES, give_kernels, jail_kernels
+from autograder.plugins.guarded_execute import SandboxKernelManager
 
 cells = [nbformat.v4.new_code_cell(sys.argv[1]), nbformat.v4.new_code_cell("print(6 * 7)")]
 notebook = nbformat.v4.new_notebook(cells=cells)
@@ -120,7 +120,7 @@ def test_no_memory_cgroup_is_said_once_and_the_process_cap_kept(monkeypatch, cap
     monkeypatch.setattr(bwrap, "_SAID", set())
     cap = Path("/sys/fs/cgroup/pids/bpe-grading-nobody-1/cgroup.procs")  # never opened here
     for _ in range(3):  # three students of one worker
-        assert kernel_spec._whole_sandbox_caps(cap, 2**30) == [cap]
+        assert kernels._whole_sandbox_caps(cap, 2**30) == [cap]
     said = capsys.readouterr().err
     assert said.count("sandbox: grading kernels: no memory cgroup can be made here") == 1, said
     assert "each process holds its own 1.0 GB (RLIMIT_AS)" in said, said
@@ -128,7 +128,7 @@ def test_no_memory_cgroup_is_said_once_and_the_process_cap_kept(monkeypatch, cap
 
 def test_no_process_cap_is_said_with_both_fallbacks(monkeypatch, capsys) -> None:
     monkeypatch.setattr(bwrap, "_SAID", set())
-    assert kernel_spec._whole_sandbox_caps(None, 2**30) == []
+    assert kernels._whole_sandbox_caps(None, 2**30) == []
     said = capsys.readouterr().err
     assert "no process cap" in said and "does not enforce for root" in said, said
     assert "no memory cap either" in said and "can together use more" in said, said

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.isolation import landlock
+from autograder.sandbox import landlock
 from tests.conftest import ROOT
 
 pytestmark = [
@@ -20,7 +20,7 @@ pytestmark = [
 
 PROBE = """
 import json, os, socket, subprocess, sys
-from autograder.isolation import landlock
+from autograder.sandbox import landlock
 writable, sockets, elsewhere = sys.argv[1:4]
 landlock.restrict([writable], ["/dev"], [sockets])
 

@@ -179,7 +179,7 @@ def test_the_grading_sandbox_refuses_the_engines_at_scale_too() -> None:
     script = (
         "import sys; sys.path.insert(0, sys.argv[1])\n"
         "from autograder.course import ENGINE_MODULES, ENGINE_PARTS\n"
-        "from autograder.judging.sandbox_child import refuse_engine, EngineRefusedError\n"
+        "from autograder.sandbox.judge_child import refuse_engine, EngineRefusedError\n"
         "refuse_engine(list(ENGINE_MODULES), list(ENGINE_PARTS))\n"
         "from bpe_course import learn_merges_arrays, train_on_files\n"
         "from bpe_course.engine import naive_merges\n"

@@ -20,12 +20,10 @@ from tests.conftest import ROOT
 PACKAGES = ("autograder", "solutions", "bpe_course", "bench", "tests", "course_fixtures")
 # autograder's rooms, bottom first: a module imports only from its own room or one below.
 ROOMS = (
-    "course",
-    "shared",
+    "course",  # with roster, cells and problems beside it
     "hidden_tests",
-    "isolation",
-    "judging",
-    "nbgrader_steps",
+    "sandbox",  # all that confines or distrusts student code
+    "plugins",  # classes nbgrader loads, and nothing else
     "reports",
     "formgrader",
     "grading",
@@ -189,8 +187,8 @@ def not_plugins(folder: Path) -> list[str]:
     return found
 
 
-def test_nbgrader_steps_holds_plugins_alone(tmp_path: Path) -> None:
-    assert not_plugins(ROOT / "autograder" / "nbgrader_steps") == []
+def test_plugins_holds_plugins_alone(tmp_path: Path) -> None:
+    assert not_plugins(ROOT / "autograder" / "plugins") == []
     # The check itself: a helper module beside a plug-in is found.
     (tmp_path / "step.py").write_text(
         "from nbgrader.preprocessors import NbGraderPreprocessor\n"

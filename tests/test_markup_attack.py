@@ -25,11 +25,11 @@ import pytest
 from nbformat.v4 import new_markdown_cell, new_raw_cell
 from traitlets.config import Config
 
-import autograder.nbgrader_steps.markup_as_text
+import autograder.plugins.outputs
 from autograder.grading.grade_one import _nbgrader_config
-from autograder.isolation.bwrap import UNCONFINED_FLAG
-from autograder.isolation.kernel_home import KernelHome
-from autograder.nbgrader_steps.feedback_page import FeedbackExporter
+from autograder.plugins.feedback import FeedbackExporter
+from autograder.sandbox.bwrap import UNCONFINED_FLAG
+from autograder.sandbox.kernels import KernelHome
 from course_fixtures.catalogue import CORRECT
 from course_fixtures.scratch_course import make_scratch_course
 from course_fixtures.synthetic import write_submission
@@ -42,7 +42,7 @@ page = lab.page
 pytestmark = pytest.mark.nbgrader
 
 LESSON = "01_bpe_by_hand.ipynb"
-STEP = '    "autograder.nbgrader_steps.markup_as_text.MarkupAsText",\n'
+STEP = '    "autograder.plugins.outputs.MarkupAsText",\n'
 SVG = "<svg xmlns='http://www.w3.org/2000/svg'><script>document.title='PWNED-svg'</script></svg>"
 MARKDOWN = (
     "My notes <script>document.title='PWNED-md-script'</script>\n\n"
@@ -224,7 +224,7 @@ def test_attachments_keep_only_pictures_that_cannot_script(courses: dict[str, Pa
         "a.png": {"image/png": "iVBORw0KGgo=", "image/svg+xml": "PHN2Zz4="},
         "b.png": {"image/png": '" onerror="alert(1)'},
     }
-    step = autograder.nbgrader_steps.markup_as_text.MarkupAsText()
+    step = autograder.plugins.outputs.MarkupAsText()
     kept, _ = step.preprocess_cell(cell, {}, 0)
     assert kept["attachments"] == {"a.png": {"image/png": "iVBORw0KGgo="}}
 
@@ -237,9 +237,7 @@ def test_grade_class_runs_the_step_with_the_course_masters(
     config = _nbgrader_config(
         root, tmp_path / "g.db", Config(), True, tmp_path / "v.jsonl", kernels
     )
-    assert "autograder.nbgrader_steps.markup_as_text.MarkupAsText" in (
-        config.Autograde.autograde_preprocessors
-    )
+    assert "autograder.plugins.outputs.MarkupAsText" in (config.Autograde.autograde_preprocessors)
     assert config.MarkupAsText.course_root == str(root)
 
 

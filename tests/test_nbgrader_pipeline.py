@@ -30,7 +30,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.isolation.bwrap import UNCONFINED_FLAG
+from autograder.sandbox.bwrap import UNCONFINED_FLAG
 from course_fixtures.catalogue import CORRECT, WRONG
 from course_fixtures.synthetic import answer_cells, write_submission
 from tests.conftest import ROOT

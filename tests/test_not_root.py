@@ -30,8 +30,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder.isolation import bwrap
 from autograder.reports import summary
+from autograder.sandbox import bwrap
 from course_fixtures.catalogue import CORRECT
 from course_fixtures.scratch_course import make_scratch_course
 from course_fixtures.synthetic import write_submission

@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 from traitlets.config import Config
 
-from autograder.grading.trusted_paths import SEARCHED
-from autograder.isolation import bwrap
+from autograder.sandbox import bwrap
+from autograder.sandbox.trusted_paths import SEARCHED
 from tests.conftest import ROOT
 
 PRODUCTION = ("autograder", "bpe_course", "hub")
@@ -36,7 +36,7 @@ READ = {
     *SEARCHED,  # folders read for code or settings: checked for other accounts' folders
 }
 # Variables read in a loop over a named list: each name of the list.
-LOOPED = {("autograder/grading/trusted_paths.py", "name"): SEARCHED}
+LOOPED = {("autograder/sandbox/trusted_paths.py", "name"): SEARCHED}
 # The one write: nbgrader runs `alembic` from its own PATH and takes no setting for it.
 WRITTEN = {("autograder/grading/grade_one.py", "PATH")}
 _CHILD = re.compile(r"\benv\b\s*=|\"env\"|\*\*os\.environ|dict\(os\.environ|os\.environ\.items\(\)")
@@ -112,7 +112,7 @@ def test_the_check_finds_a_setting_sent_through_the_environment(tmp_path: Path) 
 def test_the_judge_gets_the_memory_the_run_configures(monkeypatch: pytest.MonkeyPatch) -> None:
     """``GradingSandbox.judge_memory_gb`` (and the sandbox choice) of the run's configuration
     reach the judge; ``tests/test_sandbox_attacks.py`` shows the judge holds an answer to it."""
-    from autograder.nbgrader_steps import hidden_tests_outside
+    from autograder.plugins import hidden_tests_outside
 
     handed = []
 
@@ -147,10 +147,10 @@ from nbclient import NotebookClient
 from traitlets.config import Config
 from autograder.course import ASSIGNMENT
 from pathlib import Path
-from autograder.isolation import bwrap
-from autograder.isolation.kernel_home import student_home
-from autograder.isolation.kernel_spec import KERNEL_PROCESSES, give_kernels, jail_kernels
-from autograder.nbgrader_steps.guarded_execute import SandboxKernelManager
+from autograder.sandbox import bwrap
+from autograder.sandbox.kernels import student_home
+from autograder.sandbox.kernels import KERNEL_PROCESSES, give_kernels, jail_kernels
+from autograder.plugins.guarded_execute import SandboxKernelManager
 
 PROBE = "import os, resource\\nprint(os.environ['HOME'], resource.getrlimit(resource.RLIMIT_AS)[0])"
 before = dict(os.environ)

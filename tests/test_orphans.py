@@ -14,16 +14,16 @@ from pathlib import Path
 
 import pytest
 
-from autograder.isolation import bwrap
-from autograder.isolation.kernel_home import student_home
+from autograder.sandbox import bwrap
+from autograder.sandbox.kernels import student_home
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.slow  # starts and kills sandboxed workers
 
 HOLD = """
 import contextlib, os, sys, time
-from autograder.isolation import bwrap
-from autograder.isolation.kernel_home import student_home
+from autograder.sandbox import bwrap
+from autograder.sandbox.kernels import student_home
 with student_home("orphan") as home, bwrap.process_cap("orphan", 10) as cap:
     print(home.home, cap, home.sockets, flush=True)
     time.sleep(120)

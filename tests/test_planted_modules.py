@@ -29,8 +29,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder.grading.trusted_paths import untrusted_entries, why_untrusted
-from autograder.isolation import bwrap
+from autograder.sandbox import bwrap
+from autograder.sandbox.trusted_paths import untrusted_entries, why_untrusted
 from course_fixtures.catalogue import CORRECT
 from tests.conftest import ROOT
 
@@ -108,7 +108,7 @@ from autograder.grading.options import GradingOptions
 
 def path_and_untrusted():
     import sys
-    from autograder.grading.trusted_paths import why_untrusted
+    from autograder.sandbox.trusted_paths import why_untrusted
     return sys.path, [e for e in sys.path if why_untrusted(e)]
 
 with open_cluster(GradingOptions(Path(sys.argv[1]), jobs=2)) as client:
@@ -179,7 +179,7 @@ def test_the_check_refuses_a_folder_another_account_can_change(
         target = open_parent / "not-yet"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     env[variable] = f"{env.get(variable, '')}{os.pathsep}{target}".lstrip(os.pathsep)
-    probe = "from autograder.grading.trusted_paths import untrusted_entries as u; print(u())"
+    probe = "from autograder.sandbox.trusted_paths import untrusted_entries as u; print(u())"
     found = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True)
     assert str(target) in found.stdout and said in found.stdout, found.stdout + found.stderr
     (tmp_path / "submitted" / "ada" / "bpe").mkdir(parents=True)

@@ -20,12 +20,12 @@ from pathlib import Path
 
 import pytest
 
-from autograder.nbgrader_steps.owned_collect import UntrustedEntryError, copy_plain
+from autograder.plugins.owned_collect import UntrustedEntryError, copy_plain
 from hub.layout import EXCHANGE_MODES
 from tests.conftest import ROOT
 from tests.test_exchange_collect import COURSE_ID, collect
 
-PRIVATE = "autograder.nbgrader_steps.private_submit.PrivateSubmit"
+PRIVATE = "autograder.plugins.private_submit.PrivateSubmit"
 STOCK = "nbgrader.exchange.default.submit.ExchangeSubmit"
 WRITABLE = "can be written by other accounts"
 

@@ -18,9 +18,11 @@ from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.manager import AsyncKernelManager, KernelManager
 from nbclient import NotebookClient
 
-from autograder.nbgrader_steps import prompt_kernel
-from autograder.nbgrader_steps.guarded_execute import GuardedExecute
-from autograder.nbgrader_steps.prompt_kernel import PromptKernelClient, PromptKernelManager
+from autograder.plugins.guarded_execute import (
+    GuardedExecute,
+    PromptKernelClient,
+    PromptKernelManager,
+)
 
 pytestmark = pytest.mark.slow  # starts kernels
 
@@ -183,16 +185,17 @@ def test_a_status_lost_before_iopub_connected_is_asked_for_again(monkeypatch) ->
 
 
 REVIEW = (
-    "jupyter_client changed the private method prompt_kernel.PromptKernelManager overrides: "
-    "review autograder/nbgrader_steps/prompt_kernel.py and the bound in pyproject.toml"
+    "jupyter_client changed the private method PromptKernelManager overrides: "
+    "review autograder/plugins/guarded_execute.py and the bound in pyproject.toml"
 )
 
 
 def test_the_one_private_method_used_is_the_one_shutdown_still_calls() -> None:
     """The guard of pyproject.toml's bound: ``_async_wait`` is the only private name of
-    jupyter_client that prompt_kernel touches, it still takes ``pollinterval``, and both ways
-    jupyter_client stops a kernel still wait through it."""
-    tree = ast.parse(inspect.getsource(prompt_kernel))
+    jupyter_client that the prompt kernel's classes touch, it still takes ``pollinterval``, and
+    both ways jupyter_client stops a kernel still wait through it."""
+    classes = (PromptKernelManager, PromptKernelClient)
+    tree = ast.parse("\n".join(inspect.getsource(c) for c in classes))
     private = {
         node.attr
         for node in ast.walk(tree)

@@ -163,7 +163,7 @@ def test_no_link_was_followed(graded) -> None:
 
 
 def test_exports_and_summary_list_every_refused_student(graded) -> None:
-    from autograder.reports.regrade_report import snapshot, total
+    from autograder.grading.grade_class import snapshot, total
 
     root, rows = graded["root"], graded["rows"]
     with open(root / "grades-nbgrader.csv", newline="") as handle:
@@ -269,7 +269,7 @@ def test_a_hand_grade_on_a_refused_submission_survives_a_regrade(graded) -> None
 
 
 def test_safe_copy_reads_regular_files_only(tmp_path: Path) -> None:
-    from autograder.grading.refused import safe_copy
+    from autograder.sandbox.safe_walk import safe_copy
 
     outside = tmp_path / "outside.txt"
     outside.write_text(OUTSIDE_MARK)

@@ -18,7 +18,7 @@ import nbformat
 import pytest
 
 from autograder import cli
-from autograder.reports.regrade_report import changes
+from autograder.grading.grade_class import changes
 from course_fixtures.catalogue import CORRECT, WRONG
 from course_fixtures.scratch_course import make_scratch_course
 from course_fixtures.synthetic import write_submission
@@ -107,7 +107,7 @@ def test_a_regrade_that_moves_nothing_says_so_and_new_students_are_listed() -> N
 def _regrade_calls(monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> tuple[int, list]:
     """Run regrade's main on ``argv`` with grading (the folder it was told) and the
     snapshots recorded, not done."""
-    from autograder.grading import grade_class, regrade
+    from autograder.grading import grade_class
 
     calls: list = []
 
@@ -116,8 +116,10 @@ def _regrade_calls(monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> tuple[in
         return 0
 
     monkeypatch.setattr(grade_class, "run", grade)
-    monkeypatch.setattr(regrade, "snapshot", lambda root: calls.append(("snapshot", root)) or {})
-    monkeypatch.setattr(regrade, "write_report", lambda *a: (Path("r.csv"), ""))
+    monkeypatch.setattr(
+        grade_class, "snapshot", lambda root: calls.append(("snapshot", root)) or {}
+    )
+    monkeypatch.setattr(grade_class, "write_report", lambda *a: (Path("r.csv"), ""))
     try:
         return cli.main(["regrade", *argv]), calls
     except SystemExit as stop:  # argparse's way of refusing, as in grade_class

@@ -4,7 +4,7 @@ A student who can still change ``submitted/`` or an inbound entry while it is wa
 turn a folder into a link once its parent has been listed. Here ``os.scandir`` swaps ``notes/``
 for a link to a folder outside the submission (holding only a regular file, so nothing there
 looks wrong) as soon as the top folder has been listed: grading's walk
-(``inspect_submission.unsafe_entries``) lists ``notes`` as unsafe and collect's
+(``grade_one.unsafe_entries``) lists ``notes`` as unsafe and collect's
 (``owned_collect.copy_plain``) refuses the entry, and neither reads the outside folder.
 
 But: the walk's bounds are ``test_submission_bounds``'s, the refusals of links present from
@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder.grading.inspect_submission import unsafe_entries
-from autograder.nbgrader_steps.owned_collect import UntrustedEntryError, copy_plain
+from autograder.grading.grade_one import unsafe_entries
+from autograder.plugins.owned_collect import UntrustedEntryError, copy_plain
 
 
 class SwapAfterFirstListing:

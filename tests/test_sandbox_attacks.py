@@ -16,9 +16,8 @@ from pathlib import Path
 import pytest
 
 from autograder.hidden_tests.compare import agrees
-from autograder.isolation import bwrap
-from autograder.judging import sandbox
-from autograder.judging.sandbox import run_answers
+from autograder.sandbox import bwrap, judge_answers
+from autograder.sandbox.judge_answers import run_answers
 from bpe_course.outcomes import ERROR_LIMIT, Outcome
 from tests.conftest import ROOT
 from tests.support.attacks import FORK_LOOP, SEND_EVERYWHERE
@@ -66,7 +65,7 @@ def pair_counts(words):
 @pytest.mark.parametrize("confined", [True, False])
 def test_a_detached_process_does_not_outlive_the_run(confined: bool, monkeypatch) -> None:
     marker = "4321.5" if confined else "4321.25"
-    monkeypatch.setattr(sandbox, "confined", lambda: confined)
+    monkeypatch.setattr(judge_answers, "confined", lambda: confined)
     try:
         outcomes = _run(DETACHED.format(seconds=marker))
         assert _honest_ok(outcomes)
@@ -91,7 +90,7 @@ def pair_counts(words):
 
 @pytest.mark.parametrize("confined", [True, False])
 def test_the_reference_and_masters_are_invisible(confined: bool, monkeypatch) -> None:
-    monkeypatch.setattr(sandbox, "confined", lambda: confined)
+    monkeypatch.setattr(judge_answers, "confined", lambda: confined)
     (got,) = _run(PEEK.format(root=str(ROOT)))["pair_counts"]["core"]
     ((key, uid),) = got.value.items()
     shadow = (Path("/etc/shadow").stat().st_size,) if Path("/etc/shadow").exists() else (-1,)
@@ -125,7 +124,7 @@ def pair_counts(words):
 
 @pytest.mark.parametrize("confined", [True, False])
 def test_forks_stop_at_the_cap(confined: bool, monkeypatch) -> None:
-    monkeypatch.setattr(sandbox, "confined", lambda: confined)
+    monkeypatch.setattr(judge_answers, "confined", lambda: confined)
     (got,) = _run(FORKS, seconds=10)["pair_counts"]["core"]
     ((key, _),) = got.value.items()
     forked = int(key[1])
@@ -158,7 +157,7 @@ def pair_counts(words):
 
 @pytest.mark.parametrize("confined", [True, False])
 def test_dev_shm_is_capped_and_dev_is_read_only(confined: bool, monkeypatch) -> None:
-    monkeypatch.setattr(sandbox, "confined", lambda: confined)
+    monkeypatch.setattr(judge_answers, "confined", lambda: confined)
     attack = SHM.format(marker=os.getpid())
     if not confined:  # never write into the machine's own /dev
         attack = attack.replace('open("/dev/planted", "w")', "open('/nonexistent/x', 'w')")
@@ -184,7 +183,7 @@ def pair_counts(words):
 
 @pytest.mark.parametrize("confined", [True, False])
 def test_a_process_outside_cannot_be_killed(confined: bool, monkeypatch) -> None:
-    monkeypatch.setattr(sandbox, "confined", lambda: confined)
+    monkeypatch.setattr(judge_answers, "confined", lambda: confined)
     bystander = subprocess.Popen(["sleep", "60"])
     try:
         assert _honest_ok(_run(KILL.format(pid=bystander.pid)))

@@ -129,7 +129,7 @@ def test_the_default_limit_is_the_graders() -> None:
     """The students' copy has no nbgrader_config.py, so the self-check keeps its own limit:
     the one grading reads from the course's configuration."""
     from autograder.course import course_config
-    from autograder.nbgrader_steps.guarded_execute import cell_timeout
+    from autograder.plugins.guarded_execute import cell_timeout
     from bpe_course.selfcheck import CELL_TIMEOUT
 
     assert cell_timeout(course_config(ROOT)) == CELL_TIMEOUT

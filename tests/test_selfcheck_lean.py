@@ -112,7 +112,7 @@ def test_a_demonstration_does_not_run_but_the_students_own_cell_does(
 def test_an_edited_lesson_cell_is_cut_as_grading_cuts_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from autograder.shared.cells import LessonCells
+    from autograder.cells import LessonCells
 
     notebook = answered(released(), RIGHT)
     edited = lesson_cell(notebook, "l01-05")
@@ -152,7 +152,7 @@ def graders_verdicts(path: Path) -> dict[str, str | None]:
     ``TrimLessonCells`` against the master, then nbgrader's ``Execute`` (in process)."""
     from nbgrader.preprocessors import Execute
 
-    from autograder.nbgrader_steps.lean_lessons import TrimLessonCells
+    from autograder.plugins.lessons import TrimLessonCells
 
     notebook = nbformat.read(path, as_version=4)
     resources = {"unique_key": path.stem, "metadata": {"path": str(path.parent)}}

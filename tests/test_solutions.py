@@ -20,7 +20,7 @@ import pytest
 
 from autograder.course import EXERCISES
 from autograder.hidden_tests.cases import cases
-from autograder.release.solutions import BANNER_ID, SOLUTIONS, solution_code
+from autograder.release import BANNER_ID, SOLUTIONS, solution_code
 from course_fixtures.scratch_course import SCRATCH_SECRET, make_scratch_course
 from tests.conftest import ROOT
 
@@ -176,10 +176,10 @@ def test_nbgraders_generate_solution_runs_the_release_steps_and_executes_nothing
     from nbgrader.preprocessors import ClearHiddenTests, ClearSolutions, Execute, SaveCells
     from traitlets.config.loader import PyFileConfigLoader
 
-    from autograder.release.solutions import ForReading, TakeAnswers, solution_steps
+    from autograder.release import ForReading, TakeAnswers, solution_steps
 
     steps = solution_steps(PyFileConfigLoader("nbgrader_config.py", path=str(ROOT)).load_config())
     assert steps[0] is TakeAnswers and steps[-1] is ForReading
     assert ClearHiddenTests in steps and ClearSolutions in steps
-    assert "autograder.nbgrader_steps.lesson_marks.MarkLessonCells" in steps
+    assert "autograder.plugins.lessons.MarkLessonCells" in steps
     assert Execute not in steps and SaveCells not in steps

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder.grading.inspect_submission import unsafe_entries
-from autograder.nbgrader_steps.owned_collect import copy_plain
-from autograder.shared.safe_walk import MAX_DEPTH, MAX_ENTRIES, TooManyEntriesError
+from autograder.grading.grade_one import unsafe_entries
+from autograder.plugins.owned_collect import copy_plain
+from autograder.sandbox.safe_walk import MAX_DEPTH, MAX_ENTRIES, TooManyEntriesError
 from tests.test_exchange_collect import COURSE_ID, GHOST, collect, stamp
 
 CROWD = 60_000

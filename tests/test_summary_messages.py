@@ -8,9 +8,9 @@ from pathlib import Path
 import nbformat
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
-from autograder.grading.inspect_submission import MAX_CELLS, inspect_submission, read_outcomes
+from autograder.grading.grade_one import MAX_CELLS, inspect_submission, read_outcomes
+from autograder.problems import Problem
 from autograder.reports import summary
-from autograder.shared.problems import Problem
 from tests.conftest import ROOT
 
 SOURCE = ROOT / "source" / "bpe"

@@ -20,9 +20,8 @@ import sys
 
 import pytest
 
-from autograder.isolation import bwrap
-from autograder.judging import sandbox
-from autograder.judging.sandbox import run_answers
+from autograder.sandbox import bwrap, judge_answers
+from autograder.sandbox.judge_answers import run_answers
 from tests.conftest import ROOT
 from tests.support.syscall_probe import (
     CONTROL,
@@ -67,7 +66,7 @@ def test_the_judges_child_is_filtered_and_still_works(monkeypatch) -> None:
     assert results["calls"]["clone3"] == "ENOSYS"  # glibc then uses clone, filtered
     assert work == CONTROL_EXPECTED
     # The control: unconfined, no filter, and the probe sees the calls go through.
-    monkeypatch.setattr(sandbox, "confined", lambda: False)
+    monkeypatch.setattr(judge_answers, "confined", lambda: False)
     results, work = _judge_probe()
     assert results["seccomp"] == "0", results
     assert [what for what, seen in denied_calls(results).items() if seen != "PermissionError"]
@@ -83,10 +82,10 @@ from nbclient import NotebookClient
 from pathlib import Path
 from traitlets.config import Config
 from autograder.course import ASSIGNMENT
-from autograder.isolation import bwrap
-from autograder.isolation.kernel_home import student_home
-from autograder.isolation.kernel_spec import KERNEL_PROCESSES, give_kernels, jail_kernels
-from autograder.nbgrader_steps.guarded_execute import SandboxKernelManager
+from autograder.sandbox import bwrap
+from autograder.sandbox.kernels import student_home
+from autograder.sandbox.kernels import KERNEL_PROCESSES, give_kernels, jail_kernels
+from autograder.plugins.guarded_execute import SandboxKernelManager
 
 cells = [nbformat.v4.new_code_cell(source) for source in json.loads(sys.argv[1])]
 notebook = nbformat.v4.new_notebook(cells=cells)
@@ -156,16 +155,15 @@ def test_a_grading_kernel_is_filtered_and_lesson_work_still_runs() -> None:
 
 
 def test_the_filter_denies_what_the_threat_model_lists() -> None:
-    from autograder.isolation import syscall_filter
 
     listed = (ROOT / "docs" / "guides" / "sandbox.md").read_text()
-    for name in syscall_filter.DENIED:
+    for name in bwrap.DENIED:
         assert f"`{name}`" in listed, name
     must = {"io_uring_setup", "io_uring_enter", "io_uring_register", "keyctl", "add_key"}
     must |= {"request_key", "ptrace", "bpf", "userfaultfd", "perf_event_open", "unshare"}
     must |= {"setns", "mount", "umount2", "pivot_root", "kexec_load", "kexec_file_load"}
     must |= {"init_module", "finit_module", "delete_module", "open_by_handle_at"}
-    assert must <= set(syscall_filter.DENIED)
+    assert must <= set(bwrap.DENIED)
 
 
 def test_no_filter_means_no_grading(monkeypatch, tmp_path) -> None:
@@ -173,12 +171,12 @@ def test_no_filter_means_no_grading(monkeypatch, tmp_path) -> None:
     for a missing bubblewrap."""
     from autograder.grading import grade_class
     from autograder.grading.options import GradingOptions
-    from autograder.isolation import syscall_filter
+    from autograder.sandbox import bwrap
 
     def missing() -> bytes:
-        raise syscall_filter.FilterUnavailableError("libseccomp is not installed (test)")
+        raise bwrap.FilterUnavailableError("libseccomp is not installed (test)")
 
-    monkeypatch.setattr(syscall_filter, "compiled", missing)
+    monkeypatch.setattr(bwrap, "compiled", missing)
     monkeypatch.setattr(bwrap, "_problem", bwrap._problem.__wrapped__)  # not the cached
     assert not bwrap.available()
     assert "libseccomp is not installed (test)" in bwrap.why_unavailable()
@@ -194,7 +192,7 @@ def test_no_filter_means_no_grading(monkeypatch, tmp_path) -> None:
 def test_a_kernel_is_not_started_without_the_filter(tmp_path) -> None:
     """A jail whose spec lacks the filter (a stale spec, a caller that forgot it) starts no
     kernel: ``kernel_jail`` says so instead of running the prefix unfiltered."""
-    jail = ROOT / "autograder" / "isolation" / "kernel_jail.py"
+    jail = ROOT / "autograder" / "sandbox" / "kernel_jail.py"
     ran = tmp_path / "ran"
     spec = {"prefix": ["/bin/sh", "-c", f"touch {ran}", "--"], "caps": [], "environment": []}
     spec["landlock"] = {"writable": [], "devices": [], "sockets": []}

@@ -14,8 +14,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.judging.judge_answers import exercises_of, judge_notebook
-from autograder.shared.cells import answer_statements, example_calls
+from autograder.cells import answer_statements, example_calls
+from autograder.sandbox.judge_answers import exercises_of, judge_notebook
 from course_fixtures.catalogue import CORRECT, DELEGATING, WRONG
 
 pytestmark = pytest.mark.slow  # judges answers in the sandbox, a process each
@@ -251,7 +251,7 @@ def test_lesson_cells_still_give_only_their_definitions() -> None:
 
 def test_the_same_error_everywhere_is_named_and_flagged_for_a_person(tmp_path: Path) -> None:
     from autograder.course import SECRET_FILE
-    from autograder.nbgrader_steps.hidden_tests_outside import JudgeHiddenTests
+    from autograder.plugins.hidden_tests_outside import JudgeHiddenTests
 
     exercise = EXERCISES["pair_counts"]
     answer = "def pair_counts(words):\n    return {p: STEP for w in words for p in zip(w, w[1:])}\n"

@@ -20,9 +20,8 @@ import pytest
 from nbclient.exceptions import CellExecutionComplete
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
-from autograder.isolation.kernel_spec import JAIL_KERNEL
-from autograder.nbgrader_steps.guarded_execute import GuardedExecute
-from autograder.shared.well_formed_outputs import NOTE, well_formed_cell
+from autograder.plugins.guarded_execute import NOTE, GuardedExecute, well_formed_cell
+from autograder.sandbox.kernels import JAIL_KERNEL
 
 COUNT = "execute_result", {"data": {"text/plain": "1"}, "metadata": {}}
 

@@ -1,39 +1,36 @@
 """The course's guard around nbgrader's Formgrader: student ids, names, notebook and file names
 show as text, never run as markup.
 
-A Jupyter server extension (``autograder.formgrader``, enabled next to nbgrader's own
-formgrader extension). nbgrader 0.9 renders its pages through a Jinja environment that does not
-autoescape, puts ids from the gradebook and from the URL into HTML and inside JavaScript
-strings, and draws the grading view with nbconvert templates that do not escape either. This
-extension puts a subclass of each of nbgrader's page handlers in front of nbgrader's routes;
-each renders through an autoescaping environment that finds the course's copies of the pages
-that need ``|tojson`` first (``templates/``), draws the grading view with the course's copies
-of its nbconvert templates (``templates/formgrade/``), and answers 404 for a student,
-assignment or notebook that the gradebook does not hold. It serves the course's copy of the one
-script that showed a name as markup (``static/js/``), and adds the second layer of ``headers``.
-It also marks late work on the pages an instructor grades from (``lateness``): the
-assignment's submissions list and a student's list of assignments (``static/js/late_marks.js``,
-loaded after nbgrader's own scripts, adds the words to their rows), a student's submission
-and the grading view say "late by …" in words.
-Its lists and the grading view write a student's name as the roster has it, first name then
-last, and a missing email as blank (``static/js/student_names.js``, and the grading view's
-copy of nbgrader's macros); the grading view's tables get room between their columns
-(``static/css/formgrade.css``).
-Its due-date dialog (Manage Assignments, the pencil) takes a time zone name as well as a UTC
-offset and shows an error instead of hanging on one it cannot read (``duedates``; the page is
-nbgrader's, extended by ``templates/manage_assignments.tpl`` to load ``duedate_dialog.js``).
-A submission whose notebook has no autograded copy (lesson 3, which has no graded cells, is
-never autograded) gets a 404 page saying why, and next and previous from it lead back to the
-notebook's list, where nbgrader answered 500 for both.
-It also keeps the server's other routes that render or run a file (nbconvert's exports,
-``view/``, Voila's ``render/``, ``files/`` and ``tree/``) away from the course's student folders
-(``student_routes``).
-Load order does not matter: the handlers read nbgrader's settings only when a request comes.
+A Jupyter server extension (``autograder.formgrader``, enabled next to nbgrader's own formgrader
+extension). nbgrader 0.9 renders its pages through a Jinja environment that does not autoescape,
+puts ids from the gradebook and from the URL into HTML and inside JavaScript strings, and draws the
+grading view with nbconvert templates that do not escape either. This extension puts a subclass of
+each of nbgrader's page handlers in front of nbgrader's routes; each renders through an autoescaping
+environment that finds the course's copies of the pages that need ``|tojson`` first
+(``templates/``), draws the grading view with the course's copies of its nbconvert templates
+(``templates/formgrade/``), and answers 404 for a student, assignment or notebook that the gradebook
+does not hold. It serves the course's copy of the one script that showed a name as markup
+(``static/js/``), and adds the second layer of ``student_routes``. It also marks late work on the
+pages an instructor grades from (``lateness``): the assignment's submissions list and a student's
+list of assignments (``static/js/late_marks.js``, loaded after nbgrader's own scripts, adds the
+words to their rows), a student's submission and the grading view say "late by …" in words. Its
+lists and the grading view write a student's name as the roster has it, first name then last, and a
+missing email as blank (``static/js/student_names.js``, and the grading view's copy of nbgrader's
+macros); the grading view's tables get room between their columns (``static/css/formgrade.css``).
+Its due-date dialog (Manage Assignments, the pencil) takes a time zone name as well as a UTC offset
+and shows an error instead of hanging on one it cannot read (``lateness.DueDateAPI``; the page is
+nbgrader's, extended by ``templates/manage_assignments.tpl`` to load ``duedate_dialog.js``). A
+submission whose notebook has no autograded copy (lesson 3, which has no graded cells, is never
+autograded) gets a 404 page saying why, and next and previous from it lead back to the notebook's
+list, where nbgrader answered 500 for both. It also keeps the server's other routes that render or
+run a file (nbconvert's exports, ``view/``, Voila's ``render/``, ``files/`` and ``tree/``) away from
+the course's student folders (``student_routes``). Load order does not matter: the handlers read
+nbgrader's settings only when a request comes.
 
 But: of nbgrader's JSON API it changes only that three submission routes carry ``late`` and
 ``seconds_late`` (it stays data) and that the assignment route reads a due date's time zone
 name, and it does not stop markup that
-a student's notebook puts in the grading view's cells (``autograder.nbgrader_steps.markup_as_text``
+a student's notebook puts in the grading view's cells (``autograder.plugins.outputs``
 does that at autograde).
 """
 
@@ -53,14 +50,14 @@ from nbgrader.server_extensions.formgrader import apihandlers as nbgrader_api
 from nbgrader.server_extensions.formgrader import handlers as nbgrader_handlers
 from tornado import web
 
-from autograder.formgrader.duedates import DueDateAPI
-from autograder.formgrader.headers import (
+from autograder.formgrader.lateness import DueDateAPI, LateAPI, late_by
+from autograder.formgrader.student_routes import (
     FormgraderPolicy,
     StudentFiles,
+    export_route,
     files_handler,
+    refuse_student_paths,
 )
-from autograder.formgrader.lateness import LateAPI, late_by
-from autograder.formgrader.student_routes import export_route, refuse_student_paths
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = HERE / "templates"

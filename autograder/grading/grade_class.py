@@ -1,17 +1,57 @@
 """Grade every submission in ``submitted/`` on Dask workers, then summarize.
 
-``python -m autograder grade --jobs N`` (``make autograde``) grades each student as one task
-on a local Dask cluster of N worker processes, or with ``--scheduler ADDRESS`` on an existing
-cluster (``on_dask``; nbgrader's 4.5 s start is paid once per worker). This one process merges
-each student's rows into ``gradebook.db`` as they arrive (SQLite sees one writer), keeps what
-was found in ``results.json`` and every test cell's judged verdict in ``verdicts.json``, and
-prints the class summary. ``--in-process`` grades here, without Dask, after the same proof
-that this process can grade that every Dask worker gives (``ready``). The options are the
-command line's (``autograder.cli``), read once into one ``GradingOptions``. Nothing
-is graded unless the term's core hidden cases catch every known mistake (``fairness``).
+``python -m autograder grade --jobs N`` (``make autograde``) grades each student as one task on a
+local Dask cluster of N worker processes, or with ``--scheduler ADDRESS`` on an existing cluster
+(``on_dask``; nbgrader's 4.5 s start is paid once per worker). This one process merges each
+student's rows into ``gradebook.db`` as they arrive (SQLite sees one writer), keeps what was found
+in ``results.json`` and every test cell's judged verdict in ``verdicts.json``, and prints the class
+summary. ``--in-process`` grades here, without Dask, after the same proof that this process can
+grade that every Dask worker gives (``on_dask.why_cannot_grade``). The options are the command
+line's (``autograder.cli``), read once into one ``GradingOptions``. Nothing is graded unless the
+term's core hidden cases catch every known mistake (``cases.why_unfair``).
 
 But: the grading itself is ``grade_one``'s and the retrying Dask's; a scheduler that cannot
 be reached stops the run before anything is written.
+
+Regrade the whole class after a test changed, and report whose grade moved.
+
+``python -m autograder regrade [grade's options]`` (``make regrade``) takes a
+snapshot of the gradebook, grades every student with ``grade_class`` (same options, the same
+sandbox; hand grades are kept as in any run), takes another, and writes
+``artifacts/grading/regrade-<time>.csv`` and ``.md`` listing each student whose grade moved:
+the total before and after and every test cell that moved. The path that leads here: edit the
+master in ``source/bpe/`` (or the hidden cases in ``autograder/hidden_tests/cases.py``), run
+``make notebooks``, then ``make regrade``.
+
+But: it grades every student, never only some (``--student`` is refused), and it tells the
+instructor, not the students.
+
+Whose grade a regrade moved: the gradebook before and after, compared test cell by test cell.
+
+``snapshot`` reads every student's test-cell scores from the gradebook (a person's score over
+the automatic one, None where nobody could give one yet); ``changes`` lists each student with
+a test cell whose score differs between two snapshots, with the totals before and after;
+``write_report`` keeps them as ``artifacts/grading/regrade-<time>.csv`` and ``.md`` and
+returns the table to print.
+
+>>> before = {"ada": {"test_merge_pair_hidden_core": 0.0, "test_merge_pair_examples": 1.0}}
+>>> after = {"ada": {"test_merge_pair_hidden_core": 1.0, "test_merge_pair_examples": 1.0}}
+>>> [(c.student, c.before, c.after, c.cells) for c in changes(before, after)]
+[('ada', 1.0, 2.0, [('test_merge_pair_hidden_core', 0.0, 1.0)])]
+
+But: it grades nothing and changes no gradebook (``autograder.grading.grade_class`` regrades).
+
+Find what strangers left in the class: made-up student ids and other accounts' Dask folders.
+
+``python -m autograder check-class`` (``make check-class``; ``make autograde`` runs it
+first) lists every id in the gradebook, ``submitted/`` or ``feedback/`` that is no student of
+the class (``roster``: not a safe id, or not in ``roster.csv``), and every Dask scratch folder
+in the temporary folder that another account owns (a Dask process started without a folder of
+its own would import modules from it), each with how to remove it. It exits 1 when it found
+any.
+
+But: it removes nothing; a person decides. It cannot tell a student dropped from the roster
+mid-term from a made-up id: both are listed.
 """
 
 from __future__ import annotations
@@ -26,7 +66,8 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from pathlib import Path
 
 from autograder.course import (
@@ -40,9 +81,8 @@ from autograder.course import (
     find_students,
     term_secret,
 )
-from autograder.grading import class_check
 from autograder.grading.grade_one import scratch_root
-from autograder.grading.gradebook_rows import make_template, merge_student
+from autograder.grading.gradebook_rows import StudentResult, make_template, merge_student
 from autograder.grading.on_dask import (
     blind_workers,
     grade_on_cluster,
@@ -51,15 +91,88 @@ from autograder.grading.on_dask import (
     ready_to_grade,
 )
 from autograder.grading.options import GradingOptions
-from autograder.grading.student_result import StudentResult
-from autograder.grading.trusted_paths import refuse_untrusted
-from autograder.hidden_tests.fairness import why_unfair
-from autograder.isolation import bwrap
-from autograder.isolation.bwrap import why_unavailable
+from autograder.hidden_tests.cases import why_unfair
+from autograder.problems import printable
 from autograder.reports import summary
 from autograder.reports.export_grades import course_version
+from autograder.reports.safe_csv import write_csv
+from autograder.reports.summary import UNGRADED, given_score
 from autograder.roster import read_roster, why_not_a_student
-from autograder.shared.problems import printable
+from autograder.sandbox import bwrap
+from autograder.sandbox.bwrap import why_unavailable
+from autograder.sandbox.trusted_paths import refuse_untrusted
+
+
+def _gradebook_ids(course_root: Path) -> list[str]:
+    path = class_db_path(course_root)
+    if not path.exists():
+        return []
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+        known = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'student'").fetchone()
+        return [row[0] for row in db.execute("SELECT id FROM student")] if known else []
+
+
+def strangers(course_root: Path) -> list[str]:
+    """One line for each id that is no student of the class, where it is and what to do."""
+    roster = read_roster(course_root)
+    lines = []
+    for student in _gradebook_ids(course_root):
+        why = why_not_a_student(student, roster)
+        if why:
+            lines.append(
+                f"in the gradebook: {why}; remove it with "
+                f"`nbgrader db student remove {_shell(student)} --force`"
+            )
+    for place in ("submitted", "feedback"):
+        folder = course_root / place
+        for path in sorted(folder.iterdir()) if folder.is_dir() else []:
+            why = why_not_a_student(path.name, roster)
+            if why:
+                lines.append(
+                    f"in {place}/: {why}; move it out of the course with "
+                    f"`mv {place}/{_shell(path.name)} <somewhere else>`"
+                )
+    return lines
+
+
+def foreign_dask_folders(temporary: Path | None = None) -> list[str]:
+    """One line for each Dask scratch folder in ``temporary`` another account owns."""
+    temporary = temporary or Path(tempfile.gettempdir())
+    lines = []
+    for path in sorted(temporary.glob("dask-scratch-space*")):
+        try:
+            owner = path.lstat().st_uid
+        except OSError:
+            continue
+        if owner not in (0, os.geteuid()):
+            lines.append(
+                f"{path} belongs to uid {owner}: a Dask program started without a folder of "
+                f"its own would import modules from it; as root, `rm -rf {path}`"
+            )
+    return lines
+
+
+def _shell(text: str) -> str:
+    """``text`` quoted for a shell, with non-printing characters shown escaped."""
+    import shlex
+
+    return shlex.quote(printable(text)[:120])
+
+
+def strangers_report(course_root: Path) -> list[str]:
+    """Print what was found (nothing when all is well); return the lines."""
+    lines = strangers(course_root) + foreign_dask_folders()
+    for line in lines:
+        print(f"check: {line}")
+    return lines
+
+
+def check_class(course_root: Path) -> int:
+    """Print what was found, or that all is well; 1 when something was found."""
+    lines = strangers_report(course_root)
+    if not lines:
+        print(f"check: every id of {ASSIGNMENT}'s gradebook and folders is a student's")
+    return 1 if lines else 0
 
 
 def save_grading_results(course_root: Path, results: list[StudentResult]) -> None:
@@ -174,7 +287,7 @@ def grade_class(options: GradingOptions, students: list[str] | None = None) -> l
     course_root = options.course_root.resolve()
     options = replace(options, course_root=course_root)
     refuse_untrusted("the grading process")
-    class_check.report(course_root)  # strangers from before: a person removes them
+    strangers_report(course_root)  # strangers from before: a person removes them
     class_db = class_db_path(course_root)
     students, refused = class_members(course_root, students)
     record_refused(course_root, refused)
@@ -271,3 +384,143 @@ def _exit_status(results: list[StudentResult], refused: dict[str, str]) -> int:
         print(f"{len(refused)} folder(s) of submitted/ refused: not students of the class",
               file=sys.stderr)  # fmt: skip
     return 1 if not_graded or refused else 0
+
+
+def regrade(options: GradingOptions) -> int:
+    """Grade the whole class as ``options`` say, then report whose grade moved; the exit
+    status of the grading."""
+    root = options.course_root
+    before = snapshot(root)
+    try:
+        status = run(options)
+    finally:
+        # Even a run that stopped part way may have moved grades: the report says whose.
+        path, table = write_report(root, before, snapshot(root))
+        print(f"\nregrade: whose grade moved (also {path} and {path.with_suffix('.md').name})")
+        print(table)
+    return status
+
+
+# student -> test cell grade_id -> score (None: waiting for a person, or not scored)
+Snapshot = dict[str, dict[str, float | None]]
+COLUMNS = ("student", "before", "after", "change", "test cells that moved")
+
+
+@dataclass(frozen=True)
+class Change:
+    """One student whose grade a regrade moved: totals (None: not complete) and the cells."""
+
+    student: str
+    before: float | None
+    after: float | None
+    cells: list[tuple[str, float | None, float | None]]
+
+    @property
+    def change(self) -> float | None:
+        if self.before is None or self.after is None:
+            return None
+        return self.after - self.before
+
+
+def snapshot(course_root: Path, assignment: str = ASSIGNMENT) -> Snapshot:
+    """Every student's score on every test cell of ``assignment``, as the gradebook holds it."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    db = class_db_path(course_root)
+    if not db.exists():
+        return {}
+    scores: Snapshot = {}
+    with Gradebook(f"sqlite:///{db}") as gb:
+        for student in sorted(s.id for s in gb.students):
+            try:
+                submission = gb.find_submission(assignment, student)
+            except MissingEntry:
+                continue
+            scores[student] = {
+                grade.name: given_score(grade)
+                for notebook in submission.notebooks
+                for grade in notebook.grades
+            }
+    return scores
+
+
+def total(cells: dict[str, float | None]) -> float | None:
+    """A student's total, or None while any cell waits for a score (never a partial sum)."""
+    if any(score is None for score in cells.values()):
+        return None
+    return sum(score for score in cells.values() if score is not None)
+
+
+def changes(before: Snapshot, after: Snapshot) -> list[Change]:
+    """Each student (by name) with a test cell scored differently after than before; a
+    student new to the gradebook counts too, a student the regrade did not reach does not."""
+    moved = []
+    for student in sorted(after):
+        old, new = before.get(student, {}), after[student]
+        cells = [
+            (cell, old.get(cell), new.get(cell))
+            for cell in sorted(set(old) | set(new))
+            if old.get(cell) != new.get(cell) or (cell in old) != (cell in new)
+        ]
+        if cells:
+            moved.append(Change(student, total(old) if old else None, total(new), cells))
+    return moved
+
+
+def _score(score: float | None) -> str:
+    return UNGRADED if score is None else f"{score:g}"
+
+
+def _signed(score: float | None) -> str:
+    return UNGRADED if score is None else f"{score:+g}"
+
+
+def rows(moved: list[Change]) -> list[tuple[str, ...]]:
+    """The report's rows as text, one per student: COLUMNS."""
+    return [
+        (
+            c.student,
+            _score(c.before),
+            _score(c.after),
+            _signed(c.change),
+            "; ".join(f"{cell} {_score(a)} → {_score(b)}" for cell, a, b in c.cells),
+        )
+        for c in moved
+    ]
+
+
+def format_table(moved: list[Change], students: int) -> str:
+    """The report as a Markdown table (also readable as plain text), with a closing line."""
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    # A student id is a folder name the student may have chosen: no escape sequence or "|"
+    # of it reaches the terminal or the Markdown table.
+    lines += [
+        "| " + " | ".join(printable(text).replace("|", "\\|") for text in row) + " |"
+        for row in rows(moved)
+    ]
+    if not moved:
+        lines = []
+    lines.append(
+        f"{len(moved)} of {students} students' grades moved"
+        + ("; tell them." if moved else ": nobody to tell.")
+    )
+    return "\n".join(lines)
+
+
+def write_report(
+    course_root: Path, before: Snapshot, after: Snapshot, when: datetime | None = None
+) -> tuple[Path, str]:
+    """Write ``regrade-<UTC time>.csv`` and ``.md`` under artifacts/grading; returns the CSV's
+    path and the table to print."""
+    when = when or datetime.now(UTC)
+    moved = changes(before, after)
+    out = course_root / RECORDS
+    out.mkdir(parents=True, exist_ok=True)
+    stem = out / f"regrade-{when:%Y%m%d-%H%M%S}"
+    csv_path = stem.with_suffix(".csv")
+    write_csv(csv_path, COLUMNS, rows(moved))  # text cells safe in a spreadsheet
+    table = format_table(moved, len(after))
+    title = f"# Regrade of {when:%Y-%m-%d %H:%M} UTC\n\nGrades are totals of the test cells "
+    title += f"({UNGRADED}: waiting for a person); a hand grade counts over the automatic one.\n\n"
+    stem.with_suffix(".md").write_text(title + table + "\n")
+    return csv_path, table

@@ -1,16 +1,15 @@
 """Grade a class on Dask distributed: one task per student, results handed back as they arrive.
 
-``open_cluster(options)`` starts a local cluster of ``options.jobs`` worker processes (one
-thread each) on 127.0.0.1, talking TLS with a certificate made for the run, its scratch files
-in a folder of its own; with ``options.scheduler`` (``tls://host:8786``) it joins one started
-by ``make scheduler`` and ``make worker`` (``cluster``) with the course's certificate, or
-stops within seconds with one line naming the address when it cannot. Either way every
-process is checked before anyone is graded: no folder it imports from may be another
-account's, and each worker proves at setup that it can start a grading kernel
-(``ready_to_grade``, which ``grade_class --in-process`` runs too). ``grade_on_cluster``
-submits ``grade_submission`` for every student, with the run's configuration
-(``command_config``) as data of each task, and calls back in this process for each result, so
-the caller stays the gradebook's one writer.
+``open_cluster(options)`` starts a local cluster of ``options.jobs`` worker processes (one thread
+each) on 127.0.0.1, talking TLS with a certificate made for the run, its scratch files in a folder
+of its own; with ``options.scheduler`` (``tls://host:8786``) it joins one started by ``make
+scheduler`` and ``make worker`` (``run_scheduler``, ``run_workers``) with the course's certificate,
+or stops within seconds with one line naming the address when it cannot. Either way every process is
+checked before anyone is graded: no folder it imports from may be another account's, and each worker
+proves at setup that it can start a grading kernel (``ready_to_grade``, which ``grade_class
+--in-process`` runs too). ``grade_on_cluster`` submits ``grade_submission`` for every student, with
+the run's configuration (``command_config``) as data of each task, and calls back in this process
+for each result, so the caller stays the gradebook's one writer.
 
 But: it writes no gradebook and judges nothing. A task whose worker dies is run again by
 Dask's scheduler elsewhere (up to its ``allowed-failures``; then the student is reported as
@@ -21,38 +20,256 @@ is kept in the process.
 
 >>> failed("ada", "the grading worker died").problems
 (Problem(kind='not_graded', notebook='', detail='the grading worker died'),)
+
+Start a Dask scheduler and workers for grading this course, guarded by the course's own TLS.
+
+``python -m autograder scheduler`` (``make scheduler``) and ``python -m autograder worker
+tls://HOST:8786`` (``make worker``) run Dask's own ``dask scheduler`` and ``dask worker``
+with this Python, the course on their path, a temporary directory of their own (mode 0700:
+Dask would otherwise use ``/tmp/dask-scratch-space``, which any account can make first and
+fill with modules), and TLS with the certificate in ``<course>/.dask-tls/`` (made on first
+use, readable by the instructor alone), so a client without it is refused. ``make autograde
+SCHEDULER=tls://HOST:8786`` connects with the same certificate (``security``).
+
+But: it starts no grading; ``grade_class`` does, and checks what each process imports. The
+certificate guards the connection, not the machines: anyone who can read ``.dask-tls/`` (root,
+the instructor) can use the cluster.
+
+Prove that a grading process can grade before it is given a student.
+
+``why_cannot_grade(course_root)`` looks at what this process imports and runs (no folder that
+another account can write: ``trusted_paths``) and starts one grading kernel the way grading
+does (this process's Python, the kernel spec made for this process, the sandbox, a fresh home)
+to import the course library and answer. It returns None when all is well, else one paragraph
+naming what is wrong and what to do. Every Dask worker runs it at setup (``on_dask``); the
+grading command stops before anyone is graded when a worker cannot grade.
+
+But: it proves the machinery, not a submission; a kernel that a student's code later kills is
+that student's outcome.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import logging
 import os
 import shutil
+import signal
+import subprocess
+import sys
 import tempfile
 import time
 import traceback
 import uuid
 import warnings
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import dask
+import nbformat
 from distributed import Client, LocalCluster, WorkerPlugin, as_completed
 from distributed.comm.addressing import parse_address, parse_host_port
 from distributed.scheduler import KilledWorker
 from distributed.security import Security
+from nbclient import NotebookClient
+from traitlets.config import Config
 
-from autograder.course import course_config
-from autograder.grading.cluster import HTTP_OFF, security
+from autograder.course import ASSIGNMENT, CODE_ROOT, course_config
 from autograder.grading.grade_one import command_config, grade_submission, prepare_worker
+from autograder.grading.gradebook_rows import StudentResult
 from autograder.grading.options import GradingOptions
-from autograder.grading.ready import why_cannot_grade
-from autograder.grading.student_result import StudentResult
-from autograder.grading.trusted_paths import refusal, untrusted_entries
-from autograder.isolation.bwrap import GradingSandbox
-from autograder.shared.problems import NOT_GRADED_KIND, Problem
+from autograder.plugins.guarded_execute import SandboxKernelManager
+from autograder.problems import NOT_GRADED_KIND, Problem
+from autograder.sandbox import bwrap
+from autograder.sandbox.bwrap import GradingSandbox
+from autograder.sandbox.kernels import KERNEL_PROCESSES, give_kernels, jail_kernels, student_home
+from autograder.sandbox.trusted_paths import refusal, refuse_untrusted, untrusted_entries
+
+if TYPE_CHECKING:  # imported where used: the commands check their paths before Dask loads
+    from distributed.security import Security
+
+# Dask serves pages about the cluster (workers, task keys naming students, logs) over plain
+# HTTP to anyone who reaches the port, dashboard or not: no routes at all.
+HTTP_OFF: dict[str, list[str]] = {
+    "distributed.scheduler.http.routes": [],
+    "distributed.worker.http.routes": [],
+}
+TLS_FOLDER = ".dask-tls"  # under the course root; in .gitignore and the sandbox never shows it
+DEFAULT_PORT = 8786
+
+
+@dataclass(frozen=True)
+class TlsFiles:
+    """The course's certificate authority, certificate and key, as PEM files."""
+
+    ca: Path
+    cert: Path
+    key: Path
+
+
+def tls_files(course_root: Path) -> TlsFiles:
+    """The course's TLS files, made on first use: one self-signed certificate (Dask's own
+    ``Security.temporary``) that is the authority, the scheduler's, the workers' and the
+    client's, in a folder of mode 0700."""
+    folder = course_root / TLS_FOLDER
+    files = TlsFiles(folder / "ca.pem", folder / "cert.pem", folder / "key.pem")
+    if all(path.exists() for path in (files.ca, files.cert, files.key)):
+        return files
+    from distributed.security import Security
+
+    made = Security.temporary()
+    folder.mkdir(mode=0o700, exist_ok=True)
+    folder.chmod(0o700)
+    for path, text in (
+        (files.key, made.tls_client_key),
+        (files.cert, made.tls_client_cert),
+        (files.ca, made.tls_ca_file),
+    ):
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "w") as out:
+            out.write(text)
+    return files
+
+
+def security(course_root: Path) -> Security:
+    """What a client of the course's cluster presents: the course's certificate."""
+    from distributed.security import Security
+
+    files = tls_files(course_root)
+    return Security(
+        tls_ca_file=str(files.ca),
+        tls_client_cert=str(files.cert),
+        tls_client_key=str(files.key),
+        require_encryption=True,
+    )
+
+
+def _tls_options(files: TlsFiles) -> list[str]:
+    return ["--tls-ca-file", str(files.ca), "--tls-cert", str(files.cert)] + [
+        "--tls-key",
+        str(files.key),
+    ]
+
+
+def scheduler_command(course_root: Path, port: int, host: str | None) -> list[str]:
+    """``dask scheduler`` on TLS, no dashboard (it would be open to every account)."""
+    command = [sys.executable, "-m", "distributed.cli.dask_scheduler", "--protocol", "tls"]
+    command += ["--port", str(port), "--no-dashboard", "--dashboard-address", "127.0.0.1:0"]
+    command += _tls_options(tls_files(course_root))
+    return command + (["--host", host] if host else [])
+
+
+def worker_command(course_root: Path, address: str, workers: int, scratch: Path) -> list[str]:
+    """``dask worker`` processes of one thread each (a student's kernels are set up through
+    the process's environment), scratch files in a folder of their own."""
+    command = [sys.executable, "-m", "distributed.cli.dask_worker", address]
+    command += ["--nthreads", "1", "--nworkers", str(workers), "--no-dashboard"]
+    command += ["--local-directory", str(scratch), *_tls_options(tls_files(course_root))]
+    return command
+
+
+def environment(scratch: Path) -> dict[str, str]:
+    """The course's grading code on the path, and Dask's temporary directory private."""
+    env = dict(os.environ, PYTHONPATH=str(CODE_ROOT), DASK_TEMPORARY_DIRECTORY=str(scratch))
+    env.update(DASK_DISTRIBUTED__SCHEDULER__HTTP__ROUTES="[]")
+    env.update(DASK_DISTRIBUTED__WORKER__HTTP__ROUTES="[]")
+    env.setdefault("MPLBACKEND", "Agg")
+    return env
+
+
+def run_scheduler(course_root: Path, port: int = DEFAULT_PORT, host: str | None = None) -> int:
+    """Run Dask's scheduler for the course until it stops; its exit status."""
+    return _run("scheduler", lambda scratch: scheduler_command(course_root, port, host))
+
+
+def run_workers(course_root: Path, address: str, workers: int) -> int:
+    """Run ``workers`` grading workers for the scheduler at ``address`` (tls://) until they
+    stop; their exit status."""
+    return _run("worker", lambda scratch: worker_command(course_root, address, workers, scratch))
+
+
+def _run(role: str, command: Callable[[Path], list[str]]) -> int:
+    refuse_untrusted(f"the Dask {role}")  # before Dask, which it would start, is imported
+    scratch = Path(tempfile.mkdtemp(prefix=f"bpe-dask-{role}-"))  # mode 0700, a new name
+    print(f"starting the Dask {role} for grading; Ctrl-C stops it", flush=True)
+    process = subprocess.Popen(command(scratch), env=environment(scratch))
+    try:
+        return _wait(process)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _wait(process: subprocess.Popen[bytes]) -> int:
+    """Wait for Dask's program, handing it the signals that would stop this one (Ctrl-C
+    reaches both; a ``kill`` of this process alone would otherwise leave it running)."""
+
+    def hand_on(number: int, frame: object) -> None:
+        process.send_signal(number)
+
+    for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, hand_on)
+    return process.wait()
+
+
+PROBE = "import bpe_course, sys\nprint(sys.executable, bpe_course.__file__)"
+PROBE_SECONDS = 60
+
+
+def why_cannot_grade(
+    course_root: Path, process: str = "this grading process", settings: Config | None = None
+) -> str | None:
+    """Why this process cannot grade (one paragraph), or None when it can, with the
+    sandbox ``settings`` of the run (``GradingSandbox``; by default its own defaults)."""
+    lines = untrusted_entries()
+    if lines:
+        return refusal(process, lines)
+    return _kernel_round_trip(course_root, process, settings or Config())
+
+
+def _kernel_round_trip(course_root: Path, process: str, settings: Config) -> str | None:
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(PROBE)])
+    with student_home("probe") as home, bwrap.process_cap("probe", KERNEL_PROCESSES) as cap:
+        config = Config()
+        config.merge(settings)
+        give_kernels(config, home)
+        jailed = jail_kernels(course_root, "probe", ASSIGNMENT, config, home, cap)
+        client = NotebookClient(
+            notebook,
+            timeout=PROBE_SECONDS,
+            startup_timeout=PROBE_SECONDS,
+            kernel_name=config.Execute.kernel_name if jailed else "python3",
+            kernel_manager_class=SandboxKernelManager,
+            resources={"metadata": {"path": str(home.home)}},
+            config=config,
+            allow_errors=True,
+        )
+        try:
+            client.execute()
+        except Exception as error:  # the kernel did not start or answer
+            if client.km is None:  # nbclient cleaned up but left its exit hook, which fails
+                atexit.unregister(client._cleanup_kernel)  # as the command ends, after this
+            return _cannot(process, f"{type(error).__name__}: {error}", jailed)
+    outputs = notebook.cells[0].get("outputs", [])
+    errors = [o for o in outputs if o.get("output_type") == "error"]
+    if errors:
+        return _cannot(process, f"{errors[0]['ename']}: {errors[0]['evalue']}", jailed)
+    return None
+
+
+def _cannot(process: str, what: str, jailed: bool) -> str:
+    shown = ", ".join(str(p) for p in bwrap.python_and_library())
+    where = f"the sandbox shows only {shown}" if jailed else "it ran unconfined"
+    return (
+        f"{process} cannot grade: a grading kernel started with {sys.executable} failed "
+        f"({' '.join(what.split())[:300]}); {where}. Start the worker with the course's own "
+        "Python (`make worker`, or the `.venv/bin/dask` of the course folder) on a machine "
+        "where that Python and the course folder are at the same paths as here; nothing was "
+        "graded by it."
+    )
+
 
 CONNECT_SECONDS = 5  # an unreachable scheduler is reported after this long
 WORKERS_SECONDS = 30  # a reachable scheduler must have a worker by then
@@ -74,7 +291,7 @@ _SETUP_PROBLEM: list[str] = []  # why this worker process cannot grade, once set
 
 def ready_to_grade(options: GradingOptions, process: str) -> str | None:
     """Set this process up to grade (environment, logs), then prove that it can, with the
-    sandbox ``options`` ask for (``ready``): None, or why it cannot. Every Dask worker
+    sandbox ``options`` ask for (``why_cannot_grade``): None, or why it cannot. Every Dask worker
     runs it at setup; ``grade_class --in-process`` before its first student."""
     settings = course_config(options.course_root)
     settings.merge(command_config(options))

@@ -6,9 +6,9 @@ from a fixed seed per exercise, the same under any ``PYTHONHASHSEED``) and ``"ex
 (the visible cell's inputs: ``bpe_course.examples`` for four exercises, and for
 merge_and_update its cell's stateful calls, rebuilt).
 
-Grading passes the term's secret: both groups are then drawn for that term (the core cases
-by ``drawn``, keeping each one's purpose), the same for every student of the term and at
-every regrade, so the same answer earns the same score whoever hands it in.
+Grading passes the term's secret: both groups are then drawn for that term (the core cases by
+``draw``, keeping each one's purpose), the same for every student of the term and at every regrade,
+so the same answer earns the same score whoever hands it in.
 
 But: it says nothing about expected answers; ``compare.reference`` knows those.
 
@@ -16,20 +16,159 @@ But: it says nothing about expected answers; ``compare.reference`` knows those.
 (('a', 'a', 'a'), ('a', 'a'))
 >>> len(cases("train_bpe", "random")) == len(cases("train_bpe", "random"))
 True
+
+Draw each core case anew for a term: the same purpose, other letters and counts.
+
+``draw(name, fixed, seed)`` turns the fixed core cases of exercise ``name`` into this seed's:
+each case's letters are renamed by a map that keeps their alphabetical order (so every tie
+still goes to the same pair, every overlap, absent pair and unseen character stays what it
+was), its counts are multiplied by one factor (none where a count of 1 is the point), and a
+corpus's words are shuffled; for merge_and_update the trainer's state is renamed and
+re-indexed the same way, keeping a ``where[pair]`` that a set iterates out of order so.
+The same seed gives the same cases under any ``PYTHONHASHSEED``; the seed is the term's
+secret, so every student of a term meets the same cases and a new term meets new ones.
+
+But: it knows no expected answer (the reference computes those), and it leaves spaces and
+the visible examples as they are.
+
+>>> draw("merge_pair", [(("a", "a", "a"), ("a", "a"))], "term-2026-autumn")
+[(('h', 'h', 'h'), ('h', 'h'))]
+
+Before anyone is graded: do this term's core cases catch every known mistake?
+
+``uncaught(secret)`` runs each wrong version of our own (the variants of
+``bpe_course.mistakes.MISTAKES``) on the core cases ``secret`` draws for its exercise and
+lists each (exercise, mistake) whose variant passes all of them. A mistake that only the
+random group catches is caught by the luck of a draw; every student of a term meets the same
+cases, so the core group is where each known mistake must be caught, whatever the secret.
+``why_unfair(secret)`` says so in words an instructor can act on, or returns "".
+
+But: a mistake recognised by a test on the outcome alone (wrong types, a changed argument,
+a loop over all words, a token for the empty word, the shortest segmentation) has no wrong
+version to run and is not checked here; the tests check those on the catalogue of answers.
+
+>>> uncaught("term-2026-autumn")
+[]
 """
 
 from __future__ import annotations
 
 import copy
 import random
+import string
 from collections.abc import Callable
+from typing import Any
 
 from autograder.course import EXERCISES
-from autograder.hidden_tests.drawn import draw
+from autograder.hidden_tests.compare import agrees, reference
 from bpe_course.engine import index_pairs
 from bpe_course.examples import EXAMPLES as VISIBLE
 from bpe_course.examples import example_cases
+from bpe_course.mistakes import MISTAKES
+from bpe_course.outcomes import Outcome, run_case
 from solutions import merge_and_update, train_bpe
+
+_POOL = string.ascii_lowercase  # the letters a drawn case is written in
+_TRIES = 200  # permutations tried to keep a where[pair] out of order
+
+
+def _letters(value: Any, found: set[str]) -> None:
+    if type(value) is str:
+        found.update(c for c in value if c in _POOL)
+    elif type(value) in (tuple, list, set, frozenset):
+        for item in value:
+            _letters(item, found)
+    elif type(value) is dict:
+        for key, item in value.items():
+            _letters(key, found)
+            _letters(item, found)
+
+
+def _renaming(case: tuple, rng: random.Random) -> Callable[[str], str]:
+    """An order-keeping map of the case's letters into ``_POOL``, as a function on strings."""
+    found: set[str] = set()
+    _letters(case, found)
+    old = sorted(found)
+    new = sorted(rng.sample(_POOL, len(old)))
+    table = str.maketrans(dict(zip(old, new)))
+    return lambda text: text.translate(table)
+
+
+def _renamed(value: Any, rename: Callable[[str], str]) -> Any:
+    """``value`` with every string renamed; counts, indices and containers' types kept."""
+    kind = type(value)
+    if kind is str:
+        return rename(value)
+    if kind in (tuple, list):
+        return kind(_renamed(item, rename) for item in value)
+    if kind is dict:
+        return {_renamed(k, rename): _renamed(v, rename) for k, v in value.items()}
+    return value  # ints, and where's sets of word indices
+
+
+def _factor(counts: list[int], rng: random.Random, keep_ones: bool) -> int:
+    if keep_ones and 1 in counts:  # a count of 1 is this case's point (the last merge, ...)
+        return 1
+    return rng.randint(2, 6) if keep_ones else rng.randint(1, 9)
+
+
+def _shuffled_dict(words: dict, factor: int, rng: random.Random) -> dict:
+    items = list(words.items())
+    rng.shuffle(items)
+    return {word: count * factor for word, count in items}
+
+
+def _corpus_case(case: tuple, rng: random.Random, keep_ones: bool) -> tuple:
+    words, *rest = case
+    factor = _factor(list(words.values()), rng, keep_ones)
+    return (_shuffled_dict(words, factor, rng), *rest)
+
+
+def _out_of_order(indices: set[int]) -> bool:
+    return list(indices) != sorted(indices)
+
+
+def _state_case(case: tuple, rng: random.Random) -> tuple:
+    """merge_and_update's (words, counts, stats, where, pair), its words in another order and
+    its counts scaled; a where[pair] that iterated out of order still does."""
+    words, counts, stats, where, pair = case
+    factor = _factor(counts, rng, keep_ones=True)
+    keep_disorder = _out_of_order(where.get(pair, set()))
+    order = list(range(len(words)))
+    for _ in range(_TRIES):
+        rng.shuffle(order)  # order[i]: where word i goes
+        moved = {order[i] for i in where.get(pair, set())}
+        if not keep_disorder or _out_of_order(moved):
+            break
+    else:
+        order = list(range(len(words)))
+    new_words: list = [None] * len(words)
+    new_counts = [0] * len(words)
+    for i, (word, count) in enumerate(zip(words, counts)):
+        new_words[order[i]], new_counts[order[i]] = word, count * factor
+    new_stats = {p: n * factor for p, n in stats.items()}
+    new_where = {p: {order[i] for i in held} for p, held in where.items()}
+    return (new_words, new_counts, new_stats, new_where, pair)
+
+
+def _drawn_case(name: str, case: tuple, rng: random.Random) -> tuple:
+    if name == "pair_counts":
+        case = _corpus_case(case, rng, keep_ones=False)
+    elif name == "train_bpe":
+        case = _corpus_case(case, rng, keep_ones=True)
+    elif name == "merge_and_update":
+        case = _state_case(case, rng)
+    return _renamed(case, _renaming(case, rng))
+
+
+def draw(name: str, fixed: list[tuple], seed: str) -> list[tuple]:
+    """The cases ``fixed`` of exercise ``name`` as ``seed`` draws them, one per fixed case."""
+    # A str seed is hashed with SHA-512 by random: the same on every machine and hash seed.
+    return [
+        _drawn_case(name, case, random.Random(f"{seed}/{name}/core/{i}"))
+        for i, case in enumerate(fixed)
+    ]
+
 
 GROUPS = ("core", "random")
 EXAMPLES = "examples"  # the visible examples, where they cannot be read from the notebook
@@ -294,7 +433,7 @@ _RANDOM: dict[str, Callable[[random.Random], list[Case]]] = {
 _EXAMPLES: dict[str, Callable[[], list[Case]]] = {"merge_and_update": _merge_and_update_examples}
 # One seed per exercise, so adding cases to one exercise leaves the others unchanged. A
 # term's grading passes its secret (course.term_secret), which draws the core cases anew
-# (drawn.py) and seeds the random ones: last term's cases buy nothing this term. Never the
+# (draw, above) and seeds the random ones: last term's cases buy nothing this term. Never the
 # student's id: two students who hand in the same answer must meet the same cases.
 _SEEDS = {name: 2024 + i for i, name in enumerate(EXERCISES)}
 
@@ -341,7 +480,7 @@ def _random_source(name: str, secret: str | None) -> random.Random:
 def cases(name: str, group: str, secret: str | None = None) -> list[Case]:
     """The argument tuples exercise ``name`` is graded on in ``group`` ("core" or "random";
     "examples" for merge_and_update). ``secret`` draws both groups for that term, the same
-    for every student (``drawn``: the core cases keep their purpose, not their letters);
+    for every student (``draw``: the core cases keep their purpose, not their letters);
     without it, the fixed cases, for the masters' own hidden cells and the tests."""
     if name not in _CORE:
         raise ValueError(f"unknown exercise {name!r}; expected one of {', '.join(EXERCISES)}")
@@ -354,3 +493,38 @@ def cases(name: str, group: str, secret: str | None = None) -> list[Case]:
             return example_cases(name)
         return _EXAMPLES[name]()
     raise ValueError(f"unknown group {group!r}; expected 'core' or 'random'")
+
+
+CASES_FILE = "autograder/hidden_tests/cases.py"
+
+
+def uncaught(secret: str | None) -> list[tuple[str, str]]:
+    """(exercise, mistake) for each known mistake with a variant that passes every core case
+    of the term ``secret`` (None: the fixed cases)."""
+    found = []
+    for name in EXERCISES:
+        group = cases(name, "core", secret)
+        expected = [run_case(name, reference(name), args) for args in group]
+        for mistake in MISTAKES.get(name, []):
+            if any(_passes(name, v, group, expected) for v in mistake.variants):
+                found.append((name, mistake.name))
+    return found
+
+
+def _passes(name: str, answer: Callable, group: list[tuple], expected: list[Outcome]) -> bool:
+    return all(agrees(name, want, run_case(name, answer, a)) for a, want in zip(group, expected))
+
+
+def why_unfair(secret: str | None) -> str:
+    """Why grading must not start with this term's cases, or "" when every known mistake is
+    caught by the core group."""
+    missed = uncaught(secret)
+    if not missed:
+        return ""
+    listed = "; ".join(f"{name}: {mistake!r}" for name, mistake in missed)
+    return (
+        f"refusing to grade: this term's core hidden cases do not catch {listed}. Such an "
+        "answer would lose points only where the random cases happen to catch it. Add a core "
+        f"case it fails to {CASES_FILE} (or undo the change to the hidden cases), then grade "
+        "again. Nothing was graded."
+    )

@@ -25,8 +25,8 @@ from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 from autograder.course import ASSIGNMENT, GRADED, NO_SUBMISSION, Status, class_db_path
+from autograder.problems import printable
 from autograder.roster import ROSTER_FILE, RosterError, Student, read_roster
-from autograder.shared.problems import printable
 
 CENT = Decimal("0.01")
 EXIT_UNMATCHED = 2  # graded students the LMS file cannot reach; nothing written

@@ -34,10 +34,7 @@ from autograder.course import (
     class_db_path,
     exercise_of,
 )
-from autograder.judging.judge_answers import exercises_of
-from autograder.reports import mistakes, safe_csv
-from autograder.reports.late import how_late, late_words  # noqa: F401 - how_late read here
-from autograder.shared.problems import (
+from autograder.problems import (
     EARLIER_GRADE,
     NO_EARLIER_GRADE,
     NOT_GRADED_KIND,
@@ -47,6 +44,9 @@ from autograder.shared.problems import (
     Problem,
     printable,
 )
+from autograder.reports import mistakes, safe_csv
+from autograder.reports.late import how_late, late_words  # noqa: F401 - how_late read here
+from autograder.sandbox.judge_answers import exercises_of
 
 OUT = RECORDS
 MAX_NOTES = 6  # per student in the printed table

@@ -1,6 +1,6 @@
 // The due-date dialog of Manage Assignments (the pencil beside an assignment), as the course
 // serves it. nbgrader's script draws the dialog and posts the date, time and time zone; the
-// course's server reads a zone name or a UTC offset (autograder/formgrader/duedates.py) and
+// course's server reads a zone name or a UTC offset (autograder/formgrader/lateness.py) and
 // answers a date it cannot read with a 400 whose "error" says why. This script, loaded after
 // nbgrader's, labels the fields for what they take, names the pencil for a screen reader, and
 // shows that error in the dialog as an alert (role=alert, read out at once) with Save back to

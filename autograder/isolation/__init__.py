@@ -1,1 +1,0 @@
-"""Keeping student code away from what it must not see or touch: bwrap, kernels, kernel homes."""

@@ -1,1 +1,0 @@
-"""Judging answers outside the kernels: the sandboxed runner and the judge around it."""

@@ -1,1 +1,0 @@
-"""nbgrader plug-ins, one job each (what they share lives in autograder.shared)."""

@@ -1,0 +1,1 @@
+"""nbgrader plug-ins: the classes nbgrader loads by name (nbgrader_config.py), nothing else."""

@@ -1,0 +1,94 @@
+"""The lesson cells in nbgrader's steps: marked at release, run lean at grading.
+
+Lean grading as two nbgrader steps around Execute: lesson cells run only their definitions.
+
+``TrimLessonCells`` (before Execute) cuts each lesson cell (untracked by nbgrader and found in
+the master notebook, see ``cells.LessonCells``) down to its ``import``, ``def`` and ``class``
+statements; ``RestoreLessonCells`` (after) puts the lesson's text back. A cell the student
+added runs whole, since an answer may rely on it.
+
+But: the lessons' demonstrations do not run, so their outputs are missing from the autograded
+copy; the grade is the same only while test cells use nothing but the student's functions.
+
+Mark each lesson code cell of a released notebook, so the self-check can run it lean.
+
+``MarkLessonCells`` (last of ``GenerateAssignment.preprocessors``) puts on every code cell
+that nbgrader does not track (the lesson's demonstrations and helpers) its id and the hash
+of its source as released::
+
+    cell.metadata["bpe_course"] = {"lesson": {"id": "<cell id>", "sha256": "<hex>"}}
+
+Lean grading tells the lesson's cells from a student's by the master notebook
+(``autograder.cells.LessonCells``); students have no master, so the self-check
+(``bpe_course.selfcheck``) reads the same ids and hashes from these marks instead.
+
+But: it changes no cell's source or nbgrader metadata, and grading never reads the marks
+(the masters say what is the lesson's there). They stay in the autograded copy:
+``ClearMetadataPreprocessor`` in the autograde list is registered without being enabled
+(nbconvert's default), so it clears nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import nbformat
+from nbformat.notebooknode import NotebookNode
+from nbgrader.preprocessors.base import NbGraderPreprocessor
+from traitlets import Unicode
+
+from autograder.cells import LessonCells
+from bpe_course.lesson_cells import MARK, definitions_only, is_tracked, source_sha256
+
+
+class MarkLessonCells(NbGraderPreprocessor):
+    """Record each untracked code cell's id and source hash in its metadata (``MARK``)."""
+
+    def preprocess_cell(
+        self, cell: NotebookNode, resources: Any, index: int
+    ) -> tuple[NotebookNode, Any]:
+        if cell.cell_type == "code" and not is_tracked(cell):
+            lesson = {"id": cell.get("id", ""), "sha256": source_sha256(cell.source)}
+            cell.metadata[MARK] = {"lesson": lesson}
+        else:
+            cell.metadata.pop(MARK, None)  # a mark copied onto a tracked cell in the master
+        return cell, resources
+
+
+_STASH = "lean_lesson_sources"  # resources key: cell index -> the lesson's own text
+
+
+class TrimLessonCells(NbGraderPreprocessor):
+    """Keep only the definitions of each lesson cell; stash the full text in ``resources``."""
+
+    masters = Unicode("", help="folder of the master notebooks (source/<assignment>)").tag(
+        config=True
+    )
+
+    def preprocess(self, nb: NotebookNode, resources: Any) -> tuple[NotebookNode, Any]:
+        lesson = LessonCells(self._master(resources.get("unique_key")))
+        stash = resources.setdefault(_STASH, {})
+        for index, cell in enumerate(nb.cells):
+            if lesson.trims(cell):  # the rule the self-check applies too
+                stash[index] = cell.source
+                cell.source = definitions_only(cell.source)
+        return nb, resources
+
+    def _master(self, notebook_name: str | None) -> NotebookNode | None:
+        path = Path(self.masters) / f"{notebook_name}.ipynb"
+        if not (self.masters and notebook_name and path.is_file()):
+            return None
+        return nbformat.read(path, as_version=4)
+
+
+class RestoreLessonCells(NbGraderPreprocessor):
+    """Put back the text ``TrimLessonCells`` cut; a cell left with nothing shows no output."""
+
+    def preprocess(self, nb: NotebookNode, resources: Any) -> tuple[NotebookNode, Any]:
+        for index, source in resources.pop(_STASH, {}).items():
+            cell = nb.cells[index]
+            if not cell.source.strip():
+                cell.outputs = []
+            cell.source = source
+        return nb, resources

@@ -1,1 +1,0 @@
-"""What goes out to students: the student bundle and, after the deadline, the solutions."""

@@ -1,0 +1,593 @@
+"""The one sandbox every run of student code goes through: bubblewrap, plus a cap on processes.
+
+``Sandbox(...).command(argv, seccomp_fd)`` wraps a command in ``bwrap``: a throwaway uid
+(65534), its own user, PID, network, IPC and mount namespaces (everything it starts dies with
+it), a view of the machine that holds only the operating system (its secrets blanked), the
+folders named visible (read-only), and a private ``/tmp`` and scratch folders, capped, in
+memory; and the syscall filter built below (which bwrap reads from ``seccomp_fd``,
+opened by ``opened()`` and passed with ``pass_fds``). The sandbox is
+``available()`` only where bubblewrap runs a command with that filter.
+``max_processes`` caps its tasks from inside (for an instructor who is not root);
+``process_cap`` puts a process and all it starts under a pids cgroup (for root), named after
+the process that made it, so ``remove_orphaned_caps`` can remove those whose maker is gone.
+
+``sandbox_cap`` adds a memory cgroup over the whole sandbox (the judge's); ``memory_over``
+adds one to a cap ``process_cap`` made (the kernels'), removed with it. ``python -m
+autograder.sandbox.bwrap`` says which of these caps this machine gives, and the fallback.
+
+But: memory per process and file sizes are ``setrlimit``'s job (the judge's child and
+``kernel_jail`` set them), and where bubblewrap or a cgroup cannot be had this module only
+says so (``say_once``, on stderr: a worker's log): the callers decide whether to go on.
+
+>>> Sandbox(visible=(Path("/srv/course/bpe_course"),)).command(["true"], 3)[-7:]
+['--ro-bind', '/srv/course/bpe_course', '/srv/course/bpe_course', '--seccomp', '3', '--', 'true']
+
+The system calls student code may not make in the grading sandbox, as a seccomp filter.
+
+``DENIED`` names them, all in one place; ``compiled()`` builds the filter with libseccomp (its
+``pyseccomp`` binding) once per process and returns the program, which bubblewrap loads from a
+file descriptor (``--seccomp FD``) just before it runs the command, after its own namespaces
+and mounts are made; ``opened()`` hands a fresh descriptor holding it. Every other call is
+allowed. A denied call fails with EPERM, which Python raises as ``PermissionError``; nothing
+is killed. Three are denied in part: ``personality`` unless it asks for the persona
+(0xffffffff) or sets plain Linux (0), the two values Python and glibc use; ``clone`` with a
+flag that makes a namespace (what ``unshare`` would do); ``clone3`` always, with ENOSYS, since
+its flags lie in memory a filter cannot read and glibc then falls back to ``clone``. A call
+made through another architecture's entry (i386's ``int 0x80``, x32) fails with EPERM too.
+
+>>> len(compiled()) % 8  # whole BPF instructions of 8 bytes each
+0
+
+But: it only builds the filter; bubblewrap loads it (``bwrap.Sandbox.command``), and where
+libseccomp or pyseccomp is missing :class:`FilterUnavailableError` says so and the sandbox counts
+as unavailable: grading refuses unless asked to run unconfined.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import functools
+import itertools
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from traitlets import Bool, Float
+from traitlets.config import Configurable
+
+# Each fails with EPERM (see the module's docstring for the three denied in part). Why, by group:
+DENIED = (
+    # The kernel's largest attack surfaces reachable without privilege, used by no kernel here.
+    *("io_uring_setup", "io_uring_enter", "io_uring_register"),
+    *("bpf", "perf_event_open", "userfaultfd"),
+    *("keyctl", "add_key", "request_key"),
+    # Reading or steering another process (the sandbox holds only the student's, still).
+    *("ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd"),
+    # New namespaces give a process capabilities inside them, and with them the code paths
+    # that are otherwise for root only (mounting, network configuration).
+    *("unshare", "setns", "clone", "clone3"),
+    *("mount", "umount2", "pivot_root", "chroot"),
+    *("fsopen", "fsconfig", "fsmount", "fspick", "move_mount", "open_tree", "mount_setattr"),
+    # Another kernel, kernel modules, files by handle (past the mount's view), the persona.
+    *("kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module"),
+    *("open_by_handle_at", "name_to_handle_at", "personality"),
+    # The machine's own administration: none of it is a student's to try.
+    *("reboot", "swapon", "swapoff", "syslog", "acct", "quotactl", "iopl", "ioperm"),
+    "fanotify_init",
+)
+PER_LINUX, PERSONA_QUERY = 0x0, 0xFFFFFFFF
+# CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET.
+NAMESPACE_FLAGS = (0x20000, 0x2000000, 0x4000000, 0x8000000, 0x10000000, 0x20000000, 0x40000000)
+_ERRNO_OF = {"clone3": errno.ENOSYS}  # the rest: EPERM
+
+
+class FilterUnavailableError(RuntimeError):
+    """The filter cannot be built here; the message says what is missing."""
+
+
+def _library() -> Any:
+    try:
+        import pyseccomp  # ctypes over libseccomp.so.2: it fails to import without it
+    except (ImportError, RuntimeError, OSError) as error:
+        raise FilterUnavailableError(
+            "the syscall filter cannot be built: libseccomp or its Python binding is missing "
+            f"({error}); Debian/Ubuntu: apt-get install libseccomp2, then "
+            "pip install -r requirements.txt"
+        ) from error
+    return pyseccomp
+
+
+def _rules(seccomp: Any, name: str) -> list[tuple]:
+    """The argument tests of each rule that denies ``name`` (one rule of none: always)."""
+    if name == "personality":
+        return _persona_changes(seccomp)
+    if name == "clone":
+        return [(seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag),) for flag in NAMESPACE_FLAGS]
+    return [()]
+
+
+def _persona_changes(seccomp: Any) -> list[tuple]:
+    """Every persona but 0 and 0xffffffff. The kernel reads the argument's low 32 bits, and a
+    rule may test one argument once, so: the 32 bits are neither all 0 nor all 1 exactly when
+    two neighbouring bits differ, one rule for each pair and way they can differ."""
+    rules = []
+    for bit in range(31):
+        pair = 0b11 << bit
+        for differ in (0b01 << bit, 0b10 << bit):
+            rules.append((seccomp.Arg(0, seccomp.MASKED_EQ, pair, differ),))
+    return rules
+
+
+@functools.cache
+def compiled() -> bytes:
+    """The filter as a BPF program for this machine's architecture, built once per process."""
+    seccomp = _library()
+    built = seccomp.SyscallFilter(seccomp.ALLOW)
+    built.set_attr(seccomp.Attr.ACT_BADARCH, seccomp.ERRNO(errno.EPERM))
+    with contextlib.suppress(OSError):  # libseccomp before 2.5: a list, slower but the same
+        built.set_attr(seccomp.Attr.CTL_OPTIMIZE, 2)  # a binary tree of syscall numbers
+    for name in DENIED:
+        action = seccomp.ERRNO(_ERRNO_OF.get(name, errno.EPERM))
+        for tests in _rules(seccomp, name):
+            built.add_rule(action, name, *tests)
+    with _memory_file() as fd, os.fdopen(os.dup(fd), "wb") as out:
+        built.export_bpf(out)
+        return os.pread(fd, os.fstat(fd).st_size, 0)
+
+
+@contextlib.contextmanager
+def opened() -> Iterator[int]:
+    """A fresh file descriptor holding the program from its start (bubblewrap reads it to its
+    end, so each bubblewrap gets its own); closed on exit. Pass it with ``pass_fds``."""
+    program = compiled()
+    with _memory_file() as fd:
+        os.write(fd, program)
+        os.lseek(fd, 0, os.SEEK_SET)
+        yield fd
+
+
+@contextlib.contextmanager
+def _memory_file() -> Iterator[int]:
+    fd = os.memfd_create("bpe-syscall-filter", os.MFD_CLOEXEC)
+    try:
+        yield fd
+    finally:
+        os.close(fd)
+
+
+THROWAWAY_UID = 65534  # "nobody" inside the sandbox; it owns nothing there
+SCRATCH_BYTES = 64 * 2**20  # a writable tmpfs holds this much, and is memory
+SHM_BYTES = 4 * 2**20  # /dev/shm: enough for semaphores, not for filling memory
+_TMP, _SHM = "/tmp", "/dev/shm"  # each sandbox's own, in memory
+_PIDS_ROOTS = (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup"))  # cgroup v1, then v2
+_MEMORY_ROOTS = (Path("/sys/fs/cgroup/memory"), Path("/sys/fs/cgroup"))  # cgroup v1, then v2
+_CAP_PREFIX = "bpe-grading-"  # then the cap's name, a serial and the maker's pid, last
+_SERIAL = itertools.count()
+
+
+# The operating system, read-only; nothing else of the machine is there unless named.
+_SYSTEM = ("/usr", "/etc")
+_SYSTEM_LINKS = ("/bin", "/lib", "/lib32", "/lib64", "/sbin")  # often links into /usr
+_ETC_SECRETS = ("/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-", "/etc/sudoers")
+_ETC_SECRET_DIRS = ("/etc/ssh", "/etc/ssl/private", "/etc/sudoers.d")
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """What a sandboxed command sees: the operating system and ``visible``, read-only; a
+    private ``/tmp`` and ``scratch`` folders (64 MB each, in memory, with ``pinned``
+    files inside read-only); ``writable`` folders; nothing else of the machine."""
+
+    visible: tuple[Path, ...] = ()  # folders shown read-only (Python, the course library)
+    blank: tuple[Path, ...] = ()  # files inside those that appear empty
+    scratch: tuple[Path, ...] = ()  # folders replaced by an empty writable tmpfs
+    pinned: tuple[Path, ...] = ()  # files shown read-only inside a scratch folder
+    writable: tuple[Path, ...] = ()  # folders bound read-write, inside a scratch one or not
+    cwd: Path | None = None
+    max_processes: int | None = None  # tasks (threads count) the sandbox may hold at once
+
+    def command(self, argv: Sequence[str], seccomp_fd: int | None) -> list[str]:
+        """``argv`` run inside the sandbox (``bwrap`` must be on PATH), under the syscall
+        filter that ``seccomp_fd`` holds (None: none, for a caller that checks it is refused
+        without one)."""
+        out = ["bwrap", "--unshare-all", "--die-with-parent", "--cap-drop", "ALL"]
+        out += ["--uid", str(THROWAWAY_UID), "--gid", str(THROWAWAY_UID)]
+        for folder in _SYSTEM:
+            out += ["--ro-bind", folder, folder]
+        for link in map(Path, _SYSTEM_LINKS):
+            if link.is_symlink():
+                out += ["--symlink", os.readlink(link), str(link)]
+            elif link.is_dir():
+                out += ["--ro-bind", str(link), str(link)]
+        out += ["--proc", "/proc", "--dev", "/dev"]
+        # /dev is a folder in memory too: its shm gets a small cap, the rest no writing at all.
+        out += ["--size", str(SHM_BYTES), "--tmpfs", _SHM, "--remount-ro", "/dev"]
+        out += ["--size", str(SCRATCH_BYTES), "--tmpfs", _TMP]
+        out += ["--setenv", "TMPDIR", "/tmp"]
+        for path in map(Path, _ETC_SECRETS):
+            out += ["--ro-bind", "/dev/null", str(path)] if path.is_file() else []
+        for folder in map(Path, _ETC_SECRET_DIRS):
+            out += ["--size", "4096", "--tmpfs", str(folder)] if folder.is_dir() else []
+        for folder in self.visible:
+            out += ["--ro-bind", str(folder), str(folder)]
+        for path in self.blank:
+            out += ["--ro-bind", "/dev/null", str(path)]
+        for folder in self.scratch:
+            out += ["--size", str(SCRATCH_BYTES), "--tmpfs", str(folder)]
+        for path in self.pinned:
+            out += ["--ro-bind", str(path), str(path)]
+        for folder in self.writable:
+            out += ["--bind", str(folder), str(folder)]
+        if self.cwd is not None:
+            out += ["--chdir", str(self.cwd)]
+        # Loaded by bwrap after it has made the namespaces and mounts, just before the exec.
+        out += ["--seccomp", str(seccomp_fd)] if seccomp_fd is not None else []
+        return [*out, "--", *self._process_limit(), *argv]
+
+    def in_memory(self) -> list[Path]:
+        """The writable folders inside that are memory, not disk: ``/tmp``, ``/dev/shm`` and
+        the scratch folders."""
+        return [Path(_TMP), Path(_SHM), *self.scratch]
+
+    def _process_limit(self) -> list[str]:
+        """An RLIMIT_NPROC set inside the sandbox's own user namespace counts only the
+        sandbox's tasks, so it caps them where no cgroup can be had (an instructor who is not
+        root). Run by root the kernel does not enforce it: :func:`process_cap` does that job."""
+        if self.max_processes is None:
+            return []
+        limit = f"--nproc={self.max_processes}:{self.max_processes}"
+        return [shutil.which("prlimit") or "/usr/bin/prlimit", limit, "--"]
+
+
+def python_and_library() -> tuple[Path, ...]:
+    """What student code needs to see to run: this Python, its venv, and the folder the
+    course library is imported from (wherever the venv's install points)."""
+    library = _library_folder()
+    found = [Path(sys.base_prefix).resolve(), Path(sys.prefix)]
+    found += [Path(sys.prefix).resolve()] if Path(sys.prefix).is_symlink() else []
+    return tuple(dict.fromkeys([*found, *([library] if library else [])]))
+
+
+@functools.cache
+def _library_folder() -> Path | None:
+    """Where this Python, started isolated (``-I``) as kernels and answers are, imports
+    ``bpe_course`` from: the venv's install decides, not this process's ``PYTHONPATH``."""
+    find = "import importlib.util as u; s = u.find_spec('bpe_course'); print(s and s.origin or '')"
+    done = subprocess.run([sys.executable, "-I", "-c", find], capture_output=True, text=True)
+    origin = done.stdout.strip()
+    return Path(origin).resolve().parent if origin else None
+
+
+def available() -> bool:
+    """True when bubblewrap can make its namespaces on this machine and run a command under
+    the syscall filter."""
+    return _problem() is None
+
+
+@functools.cache
+def _problem() -> str | None:
+    """Why the sandbox cannot be had here, in one line for an instructor; None when it can."""
+    if not shutil.which("bwrap"):
+        return "bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
+    try:
+        compiled()
+    except FilterUnavailableError as error:
+        return str(error)
+    try:
+        with opened() as fd:
+            command = Sandbox().command(["true"], seccomp_fd=fd)
+            probe = subprocess.run(command, capture_output=True, timeout=20, pass_fds=(fd,))
+    except (OSError, subprocess.SubprocessError) as error:
+        return f"bubblewrap could not be run here ({error})"
+    if probe.returncode != 0:
+        said = probe.stderr.decode(errors="replace").strip().splitlines()[-1:]
+        return (
+            "bubblewrap cannot create namespaces or load the syscall filter here (are user "
+            f"namespaces disabled?): {' '.join(said) or f'exit status {probe.returncode}'}"
+        )
+    return None
+
+
+# A bare nbgrader command's flag for running student code unconfined, on purpose.
+UNCONFINED_FLAG = "--GradingSandbox.unconfined=True"
+
+
+class GradingSandbox(Configurable):
+    """How student code is confined, read from the configuration by every process that runs
+    it (the kernels' launcher, the judge, the check that refuses unconfined kernels): set in
+    ``nbgrader_config.py``, overridden per run by the grading command's flags.
+
+    >>> from traitlets.config import Config
+    >>> config = Config()
+    >>> config.GradingSandbox.judge_memory_gb = 1.5
+    >>> settings = GradingSandbox(config=config)
+    >>> settings.judge_memory_gb, settings.kernel_memory_gb, settings.unconfined
+    (1.5, 4.0, False)
+    """
+
+    unconfined = Bool(
+        False,
+        help="run student code without the sandbox, as the instructor, on purpose (where "
+        "bubblewrap cannot run); every grade says so",
+    ).tag(config=True)
+    kernel_memory_gb = Float(
+        4.0, help="memory of one student's kernels together, GB (each process too; 0: none)"
+    ).tag(config=True)
+    judge_memory_gb = Float(
+        2.0, help="memory of the judge's process running one notebook's answers, GB (0: none)"
+    ).tag(config=True)
+    grader_memory_gb = Float(
+        4.0,
+        help="memory of each grading process itself (a Dask worker running nbgrader), GB: "
+        "what a kernel flooding it with output can make it hold (0: none)",
+    ).tag(config=True)
+
+    def in_use(self) -> bool:
+        """True when student code is to run in the sandbox: it works here and these settings
+        do not say unconfined."""
+        return not self.unconfined and available()
+
+
+def memory_bytes(gb: float) -> int | None:
+    """A memory setting in bytes; None for 0 (no limit).
+
+    >>> memory_bytes(2.0), memory_bytes(0)
+    (2147483648, None)
+    """
+    return int(gb * 2**30) if gb > 0 else None
+
+
+def why_unavailable() -> str:
+    """One line for an instructor on a machine without the sandbox."""
+    return _problem() or "the sandbox works here"
+
+
+def _pids_root() -> Path | None:
+    return _root_of("pids", _PIDS_ROOTS)
+
+
+def _memory_root() -> Path | None:
+    return _root_of("memory", _MEMORY_ROOTS)
+
+
+def _root_of(controller: str, roots: tuple[Path, ...]) -> Path | None:
+    for root in roots:
+        writable = (root / "cgroup.procs").exists() and os.access(root, os.W_OK)
+        if writable and (root.name == controller or controller in _v2_controllers(root).split()):
+            return root
+    return None
+
+
+def _v2_controllers(root: Path) -> str:
+    with contextlib.suppress(OSError):
+        return (root / "cgroup.subtree_control").read_text()
+    return ""
+
+
+@contextlib.contextmanager
+def process_cap(name: str, max_processes: int) -> Iterator[Path | None]:
+    """A pids cgroup allowing ``max_processes``; yields its ``cgroup.procs`` file (write a pid
+    there to cap that process and all it starts), or None where none can be made. On exit,
+    whatever still runs in it is killed and the cgroup removed."""
+
+    def limit(group: Path) -> bool:
+        (group / "pids.max").write_text(str(max_processes))
+        return True
+
+    with _cgroup(_pids_root(), name, limit) as procs:
+        yield procs
+
+
+@contextlib.contextmanager
+def sandbox_cap(name: str, max_processes: int, memory_bytes: int | None) -> Iterator[tuple]:
+    """Caps over everything one sandbox starts, together: ``max_processes`` tasks (as
+    :func:`process_cap`) and ``memory_bytes`` of memory (none if None), a memory cgroup
+    (v1: ``memory.limit_in_bytes``, and ``memory.memsw.limit_in_bytes`` where swap is counted;
+    v2: ``memory.max`` with no swap, in the same group as the pids cap). Yields the
+    ``cgroup.procs`` files to put the sandbox in (:func:`in_cap` takes them); a cap that cannot
+    be made is left out, and each process's own ``setrlimit`` is then all that holds."""
+    with contextlib.ExitStack() as stack:
+        procs = stack.enter_context(process_cap(name, max_processes))
+        files = [procs] if procs else []
+        if memory_bytes:
+            if procs is not None:
+                memory = memory_over(procs, memory_bytes)
+            else:
+                memory = stack.enter_context(_memory_cap(name, memory_bytes))
+            files += [memory] if memory and memory != procs else []
+            if memory is None:
+                say_once(f"{name}: {memory_fallback(memory_bytes)}")
+        yield tuple(files)
+
+
+def memory_over(procs: Path, memory_bytes: int) -> Path | None:
+    """A memory limit of ``memory_bytes`` over everything in the cap whose ``cgroup.procs``
+    :func:`process_cap` gave, for as long as that cap lasts. Returns the ``cgroup.procs`` to
+    join as well: ``procs`` itself on cgroup v2 (``memory.max`` set in the same group), a
+    group of the same name in the memory hierarchy on v1 (removed with the pids group); None
+    where no memory cgroup can be had."""
+    group, root = procs.parent, _memory_root()
+    if root is None:
+        return None
+    if group.parent == root:  # cgroup v2: one group per process, both controllers in it
+        return procs if _set_memory(group, memory_bytes) else None
+    memory = root / group.name
+    try:
+        memory.mkdir(exist_ok=True)
+    except OSError:
+        return None
+    if not _set_memory(memory, memory_bytes):
+        _empty_and_remove(memory)
+        return None
+    return memory / "cgroup.procs"
+
+
+def cgroup_versions() -> dict[str, str | None]:
+    """Per cap (``pids``, ``memory``): ``"v1"`` or ``"v2"``, the cgroup version this process
+    can make it with, or None where it cannot (not root, no such controller)."""
+    found = {"pids": _pids_root(), "memory": _memory_root()}
+    return {cap: None if root is None else _version(root) for cap, root in found.items()}
+
+
+def _version(root: Path) -> str:
+    return "v1" if root.name in ("pids", "memory") else "v2"
+
+
+def memory_fallback(memory_bytes: int | None) -> str:
+    """What holds a sandbox's memory where no memory cgroup can be made (one sentence)."""
+    each = f"its own {memory_bytes / 2**30:.1f} GB" if memory_bytes else "no limit of its own"
+    return (
+        "no memory cgroup can be made here (neither cgroup v2's memory controller nor a v1 "
+        f"memory hierarchy is writable by this process): each process holds {each} "
+        "(RLIMIT_AS), and processes forked inside the sandbox can together use more"
+    )
+
+
+_SAID: set[str] = set()
+
+
+def say_once(message: str) -> None:
+    """``message`` on stderr (a grading worker's log), once per process: a fallback is said,
+    never silent, and not once per student."""
+    if message not in _SAID:
+        _SAID.add(message)
+        print(f"sandbox: {message}", file=sys.stderr, flush=True)
+
+
+def _set_memory(group: Path, memory_bytes: int) -> bool:
+    """Write the memory limit of a cgroup of either version; False when it cannot be set."""
+    v1 = group.parent.name == "memory"
+    limits = ["memory.limit_in_bytes", "memory.memsw.limit_in_bytes"] if v1 else ["memory.max"]
+    limits += [] if v1 else ["memory.swap.max"]
+    try:
+        for i, limit in enumerate(limits):
+            value = "0" if limit == "memory.swap.max" else str(memory_bytes)
+            if i == 0 or (group / limit).exists():  # swap is counted only where it is on
+                (group / limit).write_text(value)
+    except OSError:
+        return False
+    return True
+
+
+@contextlib.contextmanager
+def _memory_cap(name: str, memory_bytes: int) -> Iterator[Path | None]:
+    with _cgroup(_memory_root(), name, lambda group: _set_memory(group, memory_bytes)) as procs:
+        yield procs
+
+
+@contextlib.contextmanager
+def _cgroup(root: Path | None, name: str, limit: Callable[[Path], bool]) -> Iterator[Path | None]:
+    """A cgroup of this process's own under ``root`` that ``limit`` set up (False, or an
+    OSError: none); yields its ``cgroup.procs``, or None. On exit, whatever still runs in it
+    is killed and the cgroup removed."""
+    # A serial of this process's own: two sandboxes of one name started side by side (two
+    # students judged at once in one worker) must not share a group, nor find it taken.
+    group = root / f"{_CAP_PREFIX}{name}-{next(_SERIAL)}-{os.getpid()}" if root else None
+    try:
+        if group is not None:
+            group.mkdir()
+            if not limit(group):
+                group.rmdir()
+                group = None
+    except OSError:
+        group = None
+    try:
+        yield group / "cgroup.procs" if group else None
+    finally:
+        if group is not None:
+            _empty_and_remove(group)
+            # The same name in the other hierarchy (cgroup v1): its memory cap, by memory_over.
+            for other in (_pids_root(), _memory_root()):
+                if other is not None and other != root and (other / group.name).is_dir():
+                    _empty_and_remove(other / group.name)
+
+
+def remove_orphaned_caps() -> list[Path]:
+    """Remove the caps whose maker is gone (a grading worker killed mid-student); return them.
+    Whatever still runs in one is killed first."""
+    roots = dict.fromkeys(root for root in (_pids_root(), _memory_root()) if root)
+    orphans = []
+    for group in (g for root in roots for g in root.glob(f"{_CAP_PREFIX}*")):
+        maker = group.name.rsplit("-", 1)[-1]
+        if maker.isascii() and maker.isdigit() and not process_alive(int(maker)):
+            orphans.append(group)
+    for group in orphans:
+        _empty_and_remove(group)
+    return orphans
+
+
+def process_alive(pid: int) -> bool:
+    """True when a process of this id runs on this machine (whoever owns it)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):  # someone else's; a number no pid can be
+        return True
+    return True
+
+
+def _empty_and_remove(group: Path) -> None:
+    for _ in range(50):
+        with contextlib.suppress(OSError):
+            pids = [int(p) for p in (group / "cgroup.procs").read_text().split()]
+            for pid in pids:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            if not pids:
+                group.rmdir()
+                return
+        time.sleep(0.02)
+
+
+def in_cap(procs: Path | tuple | None, argv: list[str]) -> list[str]:
+    """``argv`` run by a shell that first puts itself (and so all it starts) under a cap from
+    :func:`process_cap` (or each of :func:`sandbox_cap`'s); ``argv`` as it is without one. No
+    Python runs between fork and exec, as a ``preexec_fn`` would, which can deadlock in a
+    process with threads (a Dask worker)."""
+    files = [procs] if isinstance(procs, Path) else [p for p in procs or () if p]
+    if not files:
+        return list(argv)
+    joins = "; ".join(f'echo $$ > "${i}"' for i in range(len(files)))
+    shift = f"shift {len(files) - 1}; " if len(files) > 1 else ""
+    join = f'{{ {joins}; }} 2>/dev/null; {shift}exec "$@"'
+    return ["/bin/sh", "-c", join, *map(str, files), *argv]
+
+
+def report() -> list[str]:
+    """What the sandbox holds on this machine, as this process would make it: bubblewrap,
+    and each cap over a whole sandbox (made for real, then removed), or its fallback."""
+    lines = [f"bubblewrap: {'works' if available() else why_unavailable()}"]
+    if available():
+        denied = len(DENIED)
+        lines.append(f"syscall filter: {denied} calls denied (libseccomp, with EPERM)")
+    versions = cgroup_versions()
+    with process_cap("check", 8) as procs, contextlib.ExitStack() as stack:
+        if procs is not None:
+            memory = memory_over(procs, 2**30)
+        else:
+            memory = stack.enter_context(_memory_cap("check", 2**30))
+        made = {"pids": procs is not None, "memory": memory is not None}
+    fallbacks = {
+        "pids": "RLIMIT_NPROC inside the sandbox's user namespace only (prlimit), which the "
+        "kernel does not enforce for root",
+        "memory": memory_fallback(None),
+    }
+    for cap, fallback in fallbacks.items():
+        if made[cap]:
+            lines.append(f"{cap} over the whole sandbox: cgroup {versions[cap]}")
+        else:
+            lines.append(f"{cap} over the whole sandbox: none; fallback: {fallback}")
+    return lines
+
+
+if __name__ == "__main__":
+    print("\n".join(report()))

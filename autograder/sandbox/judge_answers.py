@@ -1,0 +1,610 @@
+"""Judge one notebook's answers outside the student's kernel: run them in the sandbox, judge here.
+
+``exercises_of`` reads the masters: which exercise lives in which notebook, its test cells
+and their points, and the literal calls of its visible examples. ``judge_notebook`` takes each
+answer's code from a notebook (``cells.answer_statements``), runs it in the sandbox on the
+hidden cases drawn for this term, the same for every student, and on the examples (only plain
+data comes back), the expected outcomes computed here by the reference, and judges the
+outcomes in this process (``hidden_tests.judge``): per test cell "" (passed), the failure
+message, or None (examples too stateful to re-run alone: the kernel's verdict stands).
+
+``run_answers`` is the runner: it runs ``judge_child.py``'s text with ``python -I`` in an
+empty folder, a bare environment, its own session, the memory and file-size limits it sets
+itself and, where bubblewrap works, a sandbox that shows it Python and the course library only
+(not the reference, the graders, any submission or the gradebook), under the kernels' syscall
+filter (``bwrap.compiled``), with caps on the processes and the memory of everything in it
+together (cgroups, where the grader can make them). The cases go in one at a time, each after
+the previous one's outcome: the child holds only the inputs of the case it runs, never another
+case, group or expected result. Each group of cases has a time limit, started only by the
+step line the job says comes next; a group that runs out or dies fails from the case that was
+running, and the rest go to a fresh process, within one deadline for the whole call. Only
+``outcomes.loads`` data comes back.
+
+But: it never runs student code in this process; it writes no notebook and no gradebook
+(``hidden_tests_outside`` puts its verdicts into the notebook nbgrader scores).
+
+>>> code = ["def merge_pair(symbols, pair):\\n    return list(symbols)"]
+>>> outs = run_answer(code, "merge_pair", {"core": [(("a",), ("a", "a"))]})
+>>> outs["core"][0].value, outs["core"][0].error
+(['a'], None)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import selectors
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+from autograder.cells import answer_statements, engine_uses, example_calls
+from autograder.course import ASSIGNMENT, CODE_ROOT, ENGINE_MODULES, ENGINE_PARTS, EXERCISES
+from autograder.hidden_tests.cases import EXAMPLES, cases
+from autograder.hidden_tests.compare import agrees, reference, trials_of
+from autograder.hidden_tests.judge import judge, shorten, size
+from autograder.sandbox import bwrap
+from autograder.sandbox.bwrap import GradingSandbox, Sandbox, python_and_library
+from bpe_course.lesson_cells import nbgrader_meta
+from bpe_course.outcomes import ERROR_LIMIT, Outcome, dumps, loads, run_case
+
+HERE = Path(__file__).resolve().parent
+CHILD = HERE / "judge_child.py"
+OUTCOMES = CODE_ROOT / "bpe_course" / "outcomes.py"  # the judge's child loads its text
+DEFAULT_SECONDS = 10.0  # per group of cases, like nbgrader's per-cell timeout
+DEFAULT_MEMORY_GB = GradingSandbox.judge_memory_gb.default_value  # for callers outside grading
+_STARTUP_SECONDS = 5.0  # Python's own start, on a busy machine
+_RESTART_SECONDS = 1.0  # a fresh child's start, allowed once per step
+_MAX_OUTPUT = 50 * 2**20
+_MAX_PROCESSES = 64  # a fork bomb stops here
+
+
+def _answer_sandbox() -> Sandbox:
+    """The sandbox for answers: Python and the course library, whose engine modules are
+    blanked (the child serves stand-ins that refuse; blank files cannot be read and run)."""
+    visible = python_and_library()
+    library = visible[-1]
+    engine = [library / f"{name.rsplit('.', 1)[1]}.py" for name in ENGINE_MODULES]
+    compiled = [
+        p
+        for name in ENGINE_MODULES
+        for p in library.glob(f"__pycache__/{name.rsplit('.', 1)[1]}.*")
+    ]
+    return Sandbox(
+        visible=visible,
+        blank=tuple(p for p in [*engine, *compiled] if p.is_file()),
+        cwd=Path("/tmp"),
+        max_processes=_MAX_PROCESSES,
+    )
+
+
+def confined() -> bool:
+    """True when answers can run inside bubblewrap here; else only in a limited process."""
+    return bwrap.available()
+
+
+def _failed(args: tuple, why: str) -> Outcome:
+    return Outcome(value=None, error=why, after=tuple(args))
+
+
+def _decode(text: str, args: tuple) -> Outcome:
+    """An Outcome from the child's line; anything that is not [value, error, after] with a
+    str-or-None error and one entry per argument becomes an error outcome."""
+    try:
+        value, error, after = loads(text)
+    except Exception:
+        return _failed(args, "the sandbox sent back something that is not plain data")
+    if (error is not None and type(error) is not str) or type(after) is not list:
+        return _failed(args, "the sandbox sent back a malformed result")
+    if len(after) != len(args):
+        return _failed(args, "the sandbox sent back a malformed result")
+    if error is not None and len(error) > ERROR_LIMIT:  # the child's own cap is the student's
+        error = error[:ERROR_LIMIT] + " ..."
+    return Outcome(value=value, error=error, after=tuple(after))
+
+
+def _run_child(
+    job: dict, plan: list, seconds: float, memory_gb: float, sandbox: Sandbox | None, until: float
+) -> tuple[list[dict], str]:
+    """Run one child on ``job`` and the cases of ``plan``, sent one at a time; return the
+    result lines it wrote and, if it did not finish cleanly, why. Each step (defining an
+    exercise, each group of its cases) gets ``seconds``, and the child is stopped at
+    ``until`` (``time.monotonic``) whatever it writes. Without ``sandbox`` it runs in a
+    limited process only."""
+    with tempfile.TemporaryDirectory(prefix="judge-sandbox-") as home:
+        env = {"PATH": "/usr/bin:/bin", "HOME": home, "LANG": "C.UTF-8", "TMPDIR": home}
+        # The child's own file is in a folder the child cannot see: pass its text instead. It
+        # sets its limits before it reads the job, so before any student code runs.
+        memory = str(int(memory_gb * 2**30)) if memory_gb > 0 else "0"
+        command = [sys.executable, "-I", "-c", CHILD.read_text(), memory]
+        cap_processes, seccomp = contextlib.nullcontext(None), contextlib.nullcontext(None)
+        if sandbox is not None:
+            env.update(HOME="/tmp", TMPDIR="/tmp")
+            seccomp = bwrap.opened()
+            # Processes and memory over everything the answer starts, where cgroups allow.
+            whole = int(memory) or None
+            cap_processes = bwrap.sandbox_cap(f"judge-{os.getpid()}", _MAX_PROCESSES, whole)
+        with cap_processes as cap, seccomp as seccomp_fd:
+            if sandbox is not None and seccomp_fd is not None:
+                command = sandbox.command(command, seccomp_fd)
+            child = subprocess.Popen(
+                bwrap.in_cap(cap, command),
+                cwd=home,
+                env=env,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+                pass_fds=() if seccomp_fd is None else (seccomp_fd,),
+            )
+            try:
+                cap_seconds = until - time.monotonic()
+                lines, timed_out = _read_lines(
+                    child, json.dumps(job).encode(), plan, seconds, cap_seconds
+                )
+            finally:
+                _kill(child)
+    if timed_out:
+        return lines, f"TimeLimit: did not finish within {seconds:.0f} s"
+    return lines, "" if child.returncode == 0 else _exit_reason(child.returncode)
+
+
+def _read_lines(
+    child: subprocess.Popen,
+    job: bytes,
+    plan: list,
+    seconds: float,
+    cap_seconds: float,
+) -> tuple[list[dict], bool]:
+    """Send the job's line, then collect JSON lines until EOF, until a step runs out of time,
+    or until ``cap_seconds`` have passed since the start, whatever the child writes. ``plan``
+    lists the step lines the child writes and the cases it is sent, in order: of the step
+    lines only those, in their order, are kept, and each case is sent once the line before it
+    (its group's step line, or the previous case's outcome) has come, so the child never
+    holds more than the case it runs."""
+    assert child.stdin is not None and child.stdout is not None
+    feed = _Feed(child.stdin.fileno(), job + b"\n", plan)
+    fd = child.stdout.fileno()
+    start = time.monotonic()
+    deadline = start + _STARTUP_SECONDS + seconds
+    buffer, lines, size = b"", [], 0
+    with selectors.DefaultSelector() as selector:
+        selector.register(fd, selectors.EVENT_READ)
+        while True:
+            left = min(deadline, start + cap_seconds) - time.monotonic()
+            if left <= 0:
+                return lines, True
+            feed.watch(selector)
+            ready = {key.fd for key, _ in selector.select(timeout=left)}
+            if feed.fd in ready:
+                feed.write()
+            if fd not in ready:
+                continue
+            chunk = os.read(fd, 1 << 16)
+            size += len(chunk)
+            if not chunk or size > _MAX_OUTPUT:
+                return lines, False
+            buffer += chunk
+            *complete, buffer = buffer.split(b"\n")
+            for raw in complete:
+                line = _parse_line(raw)
+                if line is None:
+                    continue
+                if "start" in line or "setup" in line:
+                    # Only the step the job says comes next starts a fresh time limit; any
+                    # other step line (written by the answer) is dropped.
+                    if not feed.step(line):
+                        continue
+                    deadline = time.monotonic() + seconds
+                else:
+                    feed.answered(line)
+                lines.append(line)
+
+
+class _Feed:
+    """The child's stdin: the job's line, then each case of the plan when its turn comes."""
+
+    def __init__(self, fd: int, job: bytes, plan: list) -> None:
+        self.fd, self.out, self.plan = fd, job, iter(plan)
+        self.next = next(self.plan, None)
+        self.running: tuple | None = None  # (name, group, index) of the case sent last
+        self.watched = self.gone = False
+        os.set_blocking(fd, False)
+
+    def step(self, line: dict) -> bool:
+        """True when ``line`` is the step line that comes next; then the case after it goes."""
+        if line != self.next:
+            return False
+        self.next = next(self.plan, None)
+        self._send_case()
+        return True
+
+    def answered(self, line: dict) -> None:
+        """An outcome line for the case the child holds sends the next case, if one is due."""
+        if (line["name"], line["group"], line["index"]) == self.running:
+            self.running = None
+            self._send_case()
+
+    def _send_case(self) -> None:
+        if type(self.next) is tuple:
+            name, group, index, text = self.next
+            self.running = (name, group, index)
+            self.out += text + b"\n"
+            self.next = next(self.plan, None)
+        self.write()
+
+    def write(self) -> None:
+        if not self.out or self.gone:
+            return
+        try:
+            self.out = self.out[os.write(self.fd, self.out) :]
+        except BlockingIOError:
+            return
+        except OSError:  # the child is gone; its end of the output ends the reading
+            self.out, self.gone = b"", True
+
+    def watch(self, selector: selectors.BaseSelector) -> None:
+        """Wait for room in the pipe only while there is something to send."""
+        wanted = bool(self.out) and not self.gone
+        if wanted and not self.watched:
+            selector.register(self.fd, selectors.EVENT_WRITE)
+        elif self.watched and not wanted:
+            with contextlib.suppress(KeyError, ValueError):
+                selector.unregister(self.fd)
+        self.watched = wanted
+
+
+def _plan(job: dict, cases: dict) -> list:
+    """The step lines the child writes for ``job`` and the cases it is sent, in order: per
+    exercise its setup line, then per group its start line and the text of each case."""
+    plan: list = []
+    for exercise in job["exercises"]:
+        name = exercise["name"]
+        plan.append({"setup": name})
+        for group, indices in exercise["groups"]:
+            plan.append({"start": [name, group]})
+            for i in indices:
+                plan.append((name, group, i, dumps(tuple(cases[name][group][i])).encode()))
+    return plan
+
+
+def _parse_line(raw: bytes) -> dict | None:
+    """A line of the child's as a dict whose keys the parent reads hold the right types, or
+    None: student code may write anything there, and only well-formed lines are looked at."""
+    try:
+        line = json.loads(raw)
+    except (ValueError, RecursionError):  # "[[[[..." nests past the parser's depth
+        return None
+    if type(line) is not dict:
+        return None
+    # A step's line keeps only its own key: other keys of it would go unchecked.
+    if "setup" in line:
+        return {"setup": line["setup"]} if type(line["setup"]) is str else None
+    if "start" in line:
+        start = line["start"]
+        ok = type(start) is list and len(start) == 2 and all(type(x) is str for x in start)
+        return {"start": start} if ok else None
+    typed = (str, str, int, str)
+    keys = ("name", "group", "index", "outcome")
+    if all(type(line.get(k)) is t for k, t in zip(keys, typed)):
+        return line
+    return None
+
+
+def _exit_reason(code: int) -> str:
+    if code < 0:
+        return f"SandboxStopped: the process was killed by signal {signal.Signals(-code).name}"
+    return f"SandboxStopped: the process exited with status {code}"
+
+
+def _kill(child: subprocess.Popen) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(child.pid, signal.SIGKILL)
+    child.wait()
+
+
+def run_answers(
+    exercises: list[tuple[str, list[str], dict[str, list[tuple]]]],
+    seconds: float = DEFAULT_SECONDS,
+    memory_gb: float = DEFAULT_MEMORY_GB,
+    unconfined: bool = False,
+) -> dict[str, dict[str, list[Outcome]]]:
+    """For each ``(name, statements, groups)``: define the student's code from ``statements``
+    (each exercise in a fresh namespace), call ``name`` on every case of every group, and return
+    one Outcome per case, in order. One process serves them all until something stops it; the
+    step that was running then loses its remaining cases and the rest go to a fresh process.
+    The sandbox shows them Python and the course library, and nothing else of the machine;
+    ``unconfined`` (or a machine without bubblewrap) leaves only the process's own limits."""
+    sandbox = _answer_sandbox() if not unconfined and confined() else None
+    tools = {
+        "outcomes_src": OUTCOMES.read_text(),
+        "engine_modules": list(ENGINE_MODULES),
+        "engine_parts": list(ENGINE_PARTS),
+    }
+    code = {name: statements for name, statements, _ in exercises}
+    cases = {name: groups for name, _, groups in exercises}
+    results = {
+        name: {g: [None] * len(c) for g, c in groups.items()} for name, groups in cases.items()
+    }
+
+    def pending(name: str) -> list[str]:
+        return [g for g, outs in results[name].items() if None in outs]
+
+    todo = [name for name in code if pending(name)]
+    # One deadline for the whole call: a child stopped early hands its rest to a fresh one,
+    # which gets only the time left, so no restart and no line written extends the total.
+    # Each step may cost a restart (at most one each): a second for its Python to start.
+    steps = sum(1 + len(pending(name)) for name in todo)
+    start = time.monotonic()
+    until = start + _STARTUP_SECONDS + (seconds + _RESTART_SECONDS) * steps
+    while todo:
+        job = dict(tools)
+        job["exercises"] = [
+            {
+                "name": name,
+                "statements": code[name],
+                "groups": [
+                    [g, [i for i, out in enumerate(results[name][g]) if out is None]]
+                    for g in pending(name)
+                ],
+            }
+            for name in todo
+        ]
+        if time.monotonic() >= until:
+            _fail_all(todo, pending, cases, results, _OUT_OF_TIME.format(until - start))
+            break
+        lines, why = _run_child(job, _plan(job, cases), seconds, memory_gb, sandbox, until)
+        started: set[str] = set()
+        for line in lines:
+            name, group, index = line.get("name"), line.get("group"), line.get("index")
+            if "start" in line:
+                started.add(line["start"][0])
+            if name not in results or group not in results[name]:
+                continue
+            if 0 <= index < len(cases[name][group]) and results[name][group][index] is None:
+                args = tuple(cases[name][group][index])
+                results[name][group][index] = _decode(line["outcome"], args)
+        stopped = next((name for name in todo if pending(name)), None)
+        if stopped is None:
+            break
+        reason = why or "SandboxStopped: the sandbox stopped before this case"
+        # Stopped while defining the answer: every case of it fails. Else only the rest of the
+        # group that was running.
+        groups = pending(stopped) if stopped not in started else pending(stopped)[:1]
+        if stopped not in started:
+            reason += " (while the answer cell was being defined)"
+        for g in groups:
+            results[stopped][g] = [
+                out if out is not None else _failed(tuple(cases[stopped][g][i]), reason)
+                for i, out in enumerate(results[stopped][g])
+            ]
+        todo = [name for name in todo if pending(name)]
+    return {
+        name: {g: [o for o in outs if o is not None] for g, outs in groups.items()}
+        for name, groups in results.items()
+    }
+
+
+_OUT_OF_TIME = "TimeLimit: judging these answers took all of its {:.0f} s"
+
+
+def _fail_all(todo: list[str], pending, cases: dict, results: dict, reason: str) -> None:
+    """Every case still without an outcome fails with ``reason``."""
+    for name in todo:
+        for g in pending(name):
+            results[name][g] = [
+                out if out is not None else _failed(tuple(cases[name][g][i]), reason)
+                for i, out in enumerate(results[name][g])
+            ]
+
+
+def run_answer(
+    statements: list[str],
+    name: str,
+    groups: dict[str, list[tuple]],
+    seconds: float = DEFAULT_SECONDS,
+    memory_gb: float = DEFAULT_MEMORY_GB,
+    unconfined: bool = False,
+) -> dict[str, list[Outcome]]:
+    """:func:`run_answers` for one exercise."""
+    return run_answers([(name, statements, groups)], seconds, memory_gb, unconfined)[name]
+
+
+GROUP_OF_CELL = {"examples": "examples", "hidden_core": "core", "hidden_random": "random"}
+# Errors that mean the answer could not run on its own, outside the student's kernel.
+_ALONE_ERRORS = ("NameError", "ImportError", "ModuleNotFoundError")
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """Where an exercise lives and what its test cells are worth, from the master notebook."""
+
+    name: str
+    notebook: str
+    cells: dict[str, float]  # test cell grade_id -> points
+    examples: list[tuple]
+    master: Any = field(default=None, compare=False, repr=False)  # the master notebook
+
+
+@dataclass
+class Findings:
+    """What judging one notebook found besides the verdicts, per exercise."""
+
+    alone: dict[str, str] = field(default_factory=dict)  # the error when it cannot run alone
+    engine: dict[str, list[str]] = field(default_factory=dict)  # engine parts it refers to
+
+
+def exercises_of(course_root: Path, assignment: str = ASSIGNMENT) -> list[Exercise]:
+    """The exercises of the assignment, read from the master notebooks in source/."""
+    found = []
+    for path in sorted((course_root / "source" / assignment).glob("*.ipynb")):
+        notebook = nbformat.read(path, as_version=4)
+        metas = [(c, nbgrader_meta(c)) for c in notebook.cells]
+        for name in EXERCISES:
+            if not any(m.get("solution") and m.get("grade_id") == name for _, m in metas):
+                continue
+            tests = {
+                m["grade_id"]: float(m.get("points", 0))
+                for _, m in metas
+                if m.get("grade") and str(m.get("grade_id", "")).startswith(f"test_{name}_")
+            }
+            shown = [c.source for c, m in metas if m.get("grade_id") == f"test_{name}_examples"]
+            examples = example_calls(shown[0], name) if shown else []
+            found.append(Exercise(name, path.stem, tests, examples, notebook))
+    return found
+
+
+def group_of(cell: str, name: str) -> str | None:
+    """The group of cases a test cell of exercise ``name`` stands for."""
+    return GROUP_OF_CELL.get(cell.removeprefix(f"test_{name}_"))
+
+
+_EXPECTED: dict[tuple, list[Outcome]] = {}
+_KEPT = 256  # groups of expected outcomes kept: a term's, and examples' literal calls
+
+
+def expected_outcomes(
+    name: str,
+    group: str,
+    calls: list[tuple] | None = None,
+    secret: str | None = None,
+) -> list[Outcome]:
+    """The reference's outcomes on a group's cases of the term (or on ``calls``), computed
+    here, outside the sandbox, once per process."""
+    key = (name, group, secret) if calls is None else (name, repr(calls))
+    if key not in _EXPECTED:
+        if len(_EXPECTED) >= _KEPT:
+            _EXPECTED.clear()
+        args_list = cases(name, group, secret) if calls is None else calls
+        _EXPECTED[key] = [run_case(name, reference(name), args) for args in args_list]
+    return _EXPECTED[key]
+
+
+def _has_example_cases(name: str) -> bool:
+    try:
+        cases(name, EXAMPLES)
+    except ValueError:
+        return False
+    return True
+
+
+def _groups(exercise: Exercise, secret: str | None) -> dict[str, list[tuple]]:
+    name = exercise.name
+    groups = {g: cases(name, g, secret) for g in ("core", "random")}
+    if exercise.examples:
+        groups["examples"] = list(exercise.examples)
+    elif _has_example_cases(name):  # stateful examples, rebuilt as cases
+        groups["examples"] = cases(name, EXAMPLES)
+    return groups
+
+
+def cannot_run_alone(name: str, outcomes: dict[str, list[Outcome]], secret: str | None) -> str:
+    """The error when every hidden case the answer gets wrong raised NameError or ImportError
+    (it leans on something outside what the sandbox runs; cases such as an empty corpus may
+    never reach that name and pass), else ""."""
+    wrong = [
+        got
+        for group in ("core", "random")
+        for want, got in zip(expected_outcomes(name, group, secret=secret), outcomes.get(group, []))
+        if not agrees(name, want, got)
+    ]
+    if wrong and all((o.error or "").split(":")[0] in _ALONE_ERRORS for o in wrong):
+        return str(wrong[0].error)
+    return ""
+
+
+def _examples_verdict(name: str, calls: list[tuple], outcomes: list) -> str:
+    for args, expected, got in zip(calls, expected_outcomes(name, "literal", calls), outcomes):
+        if not agrees(name, expected, got):
+            shown = got.error or repr(got.value)
+            return f"example {name}{args!r} gave {shown[:150]}"
+    return ""
+
+
+def verdict(
+    name: str,
+    group: str,
+    outcomes: list[Outcome],
+    expected: list[Outcome],
+    secret: str | None = None,
+) -> str:
+    """The empty string when every case of the group passed, else the message about the
+    smallest failing one, with about 200 characters of what came back (``judge.shorten``)."""
+    messages = judge(name, group, outcomes, expected, secret)
+    if not messages:
+        return ""
+    trials = trials_of(name, cases(name, group, secret), outcomes, expected)
+    smallest = min((t for t in trials if not t.passed), key=lambda t: size(t.args))
+    return shorten(messages[0], smallest)
+
+
+def _judge_exercise(
+    exercise: Exercise, outcomes: dict[str, list], secret: str | None
+) -> dict[str, str | None]:
+    name = exercise.name
+    verdicts: dict[str, str | None] = {}
+    for cell in exercise.cells:
+        group = group_of(cell, name)
+        if group in ("core", "random"):
+            expected = expected_outcomes(name, group, secret=secret)
+            verdicts[cell] = verdict(name, group, outcomes[group], expected, secret)
+        elif group == "examples" and exercise.examples:
+            verdicts[cell] = _examples_verdict(name, exercise.examples, outcomes["examples"])
+        elif group == "examples" and "examples" in outcomes:
+            expected = expected_outcomes(name, EXAMPLES)
+            verdicts[cell] = verdict(name, EXAMPLES, outcomes["examples"], expected)
+        elif group == "examples":
+            # Not re-runnable alone; a function that fails every hidden case outside the
+            # kernel (an imported reference, a planted module) keeps nothing.
+            core = expected_outcomes(name, "core", secret=secret)
+            passes_some = any(agrees(name, e, o) for e, o in zip(core, outcomes["core"]))
+            verdicts[cell] = None if passes_some else "fails every core case outside the kernel"
+    return verdicts
+
+
+def judge_notebook(
+    notebook: nbformat.NotebookNode,
+    exercises: list[Exercise],
+    secret: str | None = None,
+    seconds: float = DEFAULT_SECONDS,
+    memory_gb: float = DEFAULT_MEMORY_GB,
+    unconfined: bool = False,
+) -> tuple[dict[str, dict[str, str | None]], Findings]:
+    """For each exercise of one notebook and each of its test cells: "" if it passes outside
+    the kernel, else why not; None where the kernel's verdict stands; and what a person
+    should know about each exercise. The hidden cases are this term's (``secret``), the
+    same for every student; one sandbox process serves the whole notebook, one case at a
+    time (``run_answers``, with ``memory_gb`` and ``unconfined``)."""
+    verdicts: dict[str, dict[str, str | None]] = {}
+    findings = Findings()
+    jobs = []
+    for exercise in exercises:
+        statements = answer_statements(notebook, exercise.name, exercise.master)
+        if statements is None:
+            why = f"no answer cell with grade_id {exercise.name!r}"
+            verdicts[exercise.name] = {cell: why for cell in exercise.cells}
+        else:
+            jobs.append((exercise.name, statements, _groups(exercise, secret)))
+            uses = engine_uses(notebook, exercise.name, exercise.master)
+            if uses:
+                findings.engine[exercise.name] = uses
+    outcomes = run_answers(jobs, seconds, memory_gb, unconfined) if jobs else {}
+    for exercise in exercises:
+        if exercise.name in outcomes:
+            found = outcomes[exercise.name]
+            verdicts[exercise.name] = _judge_exercise(exercise, found, secret)
+            alone = cannot_run_alone(exercise.name, found, secret)
+            if alone:
+                findings.alone[exercise.name] = alone
+            errors = [o.error or "" for group in found.values() for o in group]
+            if any(error.startswith("EngineRefusedError") for error in errors):
+                findings.engine.setdefault(exercise.name, ["the engine, when it ran"])
+    return verdicts, findings
