@@ -3,7 +3,9 @@ site built once for every module that reads it."""
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -17,6 +19,8 @@ if str(ROOT) not in sys.path:
 # Set before anything imports Jupyter or matplotlib, and inherited by every subprocess the
 # tests start (nbgrader, kernels, JupyterLab, Voila).
 _STATE = Path(tempfile.mkdtemp(prefix="bpe-course-tests-"))
+# Removed when this process ends, so runs leave no folder behind (each run makes its own).
+atexit.register(shutil.rmtree, _STATE, ignore_errors=True)
 for _name in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "MPLCONFIGDIR"):
     os.environ[_name] = str(_STATE / _name.lower())
     Path(os.environ[_name]).mkdir(parents=True, exist_ok=True)
