@@ -267,8 +267,9 @@ def describe_distribution(rows: list[StudentRow]) -> str:
 
 def format_table(rows: list[StudentRow]) -> str:
     """The summary as fixed-width text, reasons on indented lines under each student."""
-    short = ("pairs", "merge", "train", "encode", "update")
-    head = f"{'student':<20} {'total':>7} " + " ".join(f"{s:>7}" for s in short) + "  status"
+    short = {"pair_counts": "pairs", "merge_pair": "merge", "merge_and_update": "update"}
+    labels = (short.get(n, n.split("_")[0])[:7] for n in EXERCISES)  # one per exercise
+    head = f"{'student':<20} {'total':>7} " + " ".join(f"{s:>7}" for s in labels) + "  status"
     lines = [head, "-" * len(head)]
     for row in rows:
         maximum = sum(row.maxima.values())

@@ -35,8 +35,10 @@ def tracked_files(folder: Path) -> Path:
     return folder
 
 
-def course_copy(folder: Path) -> Path:
-    """The tracked files of this clone in ``folder``, ready to grade; returns ``folder``."""
+def course_copy(folder: Path, generate: bool = True) -> Path:
+    """The tracked files of this clone in ``folder``, ready to grade; returns ``folder``.
+    ``generate=False`` leaves the assignment for the caller to generate (as ``make notebooks``
+    does), after changing the masters."""
     tracked_files(folder)
     (folder / ".venv").symlink_to(REPO / ".venv")
     # As after `make venv` there: the venv's stamp newer than what it was built from (this
@@ -46,6 +48,8 @@ def course_copy(folder: Path) -> Path:
     for name in ("requirements.txt", "requirements-student.txt", "pyproject.toml"):
         os.utime(folder / name, (built - 1, built - 1))
     (folder / SECRET_FILE).write_text(SCRATCH_SECRET + "\n")
+    if not generate:
+        return folder
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
     command = [sys.executable, "-m", "nbgrader", "generate_assignment", "bpe", "--force"]
     subprocess.run([*command, "--log-level=ERROR"], cwd=folder, env=env, check=True)
