@@ -2,7 +2,7 @@
 
 Unlike ``nbgrader export`` (one number per student, whatever was scored), the total is blank
 unless the status is ``graded``, and an exercise is blank where a person must decide. It reads
-the gradebook through ``summary.collect`` and the judged verdicts (``class_rows``, which the
+the gradebook and the judged verdicts through ``summary.collect`` (``class_rows``, which the
 LMS files read too); ``late_penalty`` is nbgrader's, which the LMS files subtract, and
 ``late`` says how late the submission was ('late by 2 min 5 s', from nbgrader's timestamp and
 the due date in the gradebook, blank when on time or with no due date), and
