@@ -3,35 +3,31 @@ show as text, never run as markup.
 
 A Jupyter server extension (``autograder.formgrader``, enabled next to nbgrader's own formgrader
 extension). nbgrader 0.9 renders its pages through a Jinja environment that does not autoescape,
-puts ids from the gradebook and from the URL into HTML and inside JavaScript strings, and draws the
-grading view with nbconvert templates that do not escape either. This extension puts a subclass of
-each of nbgrader's page handlers in front of nbgrader's routes; each renders through an autoescaping
-environment that finds the course's copies of the pages that need ``|tojson`` first
-(``templates/``), draws the grading view with the course's copies of its nbconvert templates
-(``templates/formgrade/``), and answers 404 for a student, assignment or notebook that the gradebook
-does not hold. It serves the course's copy of the one script that showed a name as markup
-(``static/js/``), and adds the second layer of ``student_routes``. It also marks late work on the
-pages an instructor grades from (``lateness``): the assignment's submissions list and a student's
-list of assignments (``static/js/late_marks.js``, loaded after nbgrader's own scripts, adds the
-words to their rows), a student's submission and the grading view say "late by …" in words. Its
-lists and the grading view write a student's name as the roster has it, first name then last, and a
-missing email as blank (``static/js/student_names.js``, and the grading view's copy of nbgrader's
-macros); the grading view's tables get room between their columns (``static/css/formgrade.css``).
-Its due-date dialog (Manage Assignments, the pencil) takes a time zone name as well as a UTC offset
-and shows an error instead of hanging on one it cannot read (``lateness.DueDateAPI``; the page is
-nbgrader's, extended by ``templates/manage_assignments.tpl`` to load ``duedate_dialog.js``). A
-submission whose notebook has no autograded copy (lesson 3, which has no graded cells, is never
-autograded) gets a 404 page saying why, and next and previous from it lead back to the notebook's
-list, where nbgrader answered 500 for both. It also keeps the server's other routes that render or
-run a file (nbconvert's exports, ``view/``, Voila's ``render/``, ``files/`` and ``tree/``) away from
-the course's student folders (``student_routes``). Load order does not matter: the handlers read
-nbgrader's settings only when a request comes.
+puts ids from the gradebook and from the URL into HTML and inside JavaScript strings, and draws
+the grading view with nbconvert templates that do not escape either. In front of each of
+nbgrader's page routes this extension puts a subclass of its handler that renders through an
+autoescaping environment (the course's copies of the pages that need ``|tojson``, in
+``templates/``, found first), draws the grading view with the course's copies of its nbconvert
+templates (``templates/formgrade/``), and answers 404 for a student, assignment or notebook that
+the gradebook does not hold. It serves the course's copy of the one script that showed a name as
+markup (``static/js/``).
+
+It also marks late work ("late by …", ``lateness``) on a student's submission, the grading view,
+and, through ``static/js/late_marks.js``, the rows of the submissions list and of a student's
+list of assignments; writes a student's name as the roster has it and a missing email as blank
+(``static/js/student_names.js`` and the grading view's copy of nbgrader's macros), with room
+between the grading view's columns (``static/css/formgrade.css``); lets the due-date dialog take
+a time zone name and show an error instead of hanging (``lateness.DueDateAPI``, loaded by
+``templates/manage_assignments.tpl`` with ``duedate_dialog.js``); answers a submission whose
+notebook has no autograded copy (lesson 3 has no graded cells) with a 404 page saying why, its
+next and previous leading back to the notebook's list (nbgrader answered 500); and keeps the
+server's routes that render or run a file away from the student folders (``student_routes``).
+Load order does not matter: the handlers read nbgrader's settings only when a request comes.
 
 But: of nbgrader's JSON API it changes only that three submission routes carry ``late`` and
-``seconds_late`` (it stays data) and that the assignment route reads a due date's time zone
-name, and it does not stop markup that
-a student's notebook puts in the grading view's cells (``autograder.plugins.outputs``
-does that at autograde).
+``seconds_late`` and that the assignment route reads a time zone name; it does not stop markup
+that a student's notebook puts in the grading view's cells (``autograder.plugins.outputs`` does,
+at autograde).
 """
 
 from __future__ import annotations
@@ -50,14 +46,14 @@ from nbgrader.server_extensions.formgrader import apihandlers as nbgrader_api
 from nbgrader.server_extensions.formgrader import handlers as nbgrader_handlers
 from tornado import web
 
-from autograder.formgrader.lateness import DueDateAPI, LateAPI, late_by
+from autograder.formgrader.lateness import DueDateAPI, LateAPI, seconds_late
 from autograder.formgrader.student_routes import (
+    EXPORT_ROUTE,
     FormgraderPolicy,
     StudentFiles,
-    export_route,
-    files_handler,
     refuse_student_paths,
 )
+from autograder.reports.late import late_words
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = HERE / "templates"
@@ -80,14 +76,6 @@ def environment() -> Environment:
     return Environment(loader=ChoiceLoader([pages, nbgraders]), autoescape=True)
 
 
-def exporter(config: Any) -> HTMLExporter:
-    """The grading view's exporter: nbgrader's settings, the course's ``formgrade`` copies first."""
-    config = copy.deepcopy(config)
-    config.HTMLExporter.template_name = "formgrade"
-    config.HTMLExporter.extra_template_basedirs = [str(TEMPLATES), nbgrader_handlers.template_path]
-    return HTMLExporter(config=config)
-
-
 class CourseRendering(FormgraderPolicy):
     """Render with the course's environment and exporter, whatever nbgrader's settings hold
     (nbgrader's extension, loaded after this one, would overwrite them)."""
@@ -97,8 +85,13 @@ class CourseRendering(FormgraderPolicy):
 
     @property
     def exporter(self) -> HTMLExporter:
+        """The grading view's: nbgrader's settings, the course's ``formgrade`` copies first."""
         if EXPORTER not in self.settings:
-            self.settings[EXPORTER] = exporter(self.settings["nbgrader_formgrader"].config)
+            config = copy.deepcopy(self.settings["nbgrader_formgrader"].config)
+            config.HTMLExporter.template_name = "formgrade"
+            folders = [str(TEMPLATES), nbgrader_handlers.template_path]
+            config.HTMLExporter.extra_template_basedirs = folders
+            self.settings[EXPORTER] = HTMLExporter(config=config)
         return self.settings[EXPORTER]
 
     def must_exist(self, find: Any, what: str, *names: str) -> None:
@@ -131,7 +124,7 @@ class ShowsLateness:
         # A gradebook of its own: the Formgrader's long-lived one may not yet see a due date
         # just set through the Edit dialog.
         with self.api.gradebook as gradebook:
-            return late_by(gradebook, assignment_id, student_id)
+            return late_words(seconds_late(gradebook, assignment_id, student_id, None))
 
 
 class StudentNotebooksPage(
@@ -256,7 +249,7 @@ def routes(serverapp: Any) -> list[tuple]:
     nbconvert's POST route."""
     found = [
         (pattern, course_handler(handler), *rest)
-        for pattern, handler, *rest in (nbgrader_handlers.default_handlers)
+        for pattern, handler, *rest in nbgrader_handlers.default_handlers
     ]
     found += [
         (pattern, type(f"Course{handler.__name__}", (ShowsLateness, handler), {}), *rest)
@@ -267,9 +260,10 @@ def routes(serverapp: Any) -> list[tuple]:
     static = {"path": str(STATIC)}
     found.append((r"/formgrader/course_static/(.*)", web.StaticFileHandler, static))
     contents = serverapp.contents_manager
-    files = files_handler(contents.files_handler_class)
+    handler = contents.files_handler_class  # student files sent inert
+    files = type(f"Course{handler.__name__}", (StudentFiles, handler), {})
     found.append((r"/files/(.*)", files, contents.files_handler_params))
-    found.append(export_route())
+    found.append(EXPORT_ROUTE)
     base_url = serverapp.web_app.settings["base_url"]
     return [(url_path_join(base_url, pattern.lstrip("/")), *rest) for pattern, *rest in found]
 

@@ -1,33 +1,24 @@
-"""How late each submission is, from nbgrader's own gradebook, for the Formgrader's pages.
+"""How late each submission is, for the Formgrader's pages, and the time zone of its due dates.
 
 ``LateAPI`` is nbgrader's ``NbGraderAPI`` whose submission records (the JSON behind the
-assignment's submissions list and a student's list of assignments) carry two more keys:
-``seconds_late`` and ``late``, the words the class summary and ``grades.csv`` use ("late by
-1 h 2 min", or "" when on time). An autograded submission's lateness is nbgrader's
-``total_seconds_late`` (its timestamp against the due date plus any extension); one collected
-but not yet autograded has no gradebook record, so its ``timestamp.txt`` is set against the
-assignment's due date. ``late_by`` gives the same words for one submission, for the pages drawn
-on the server. A record also carries ``not_graded``: for a student whose newest grading
-stopped for a reason not theirs (``results.json``), the words saying the grade shown is from an
-earlier submission, as the summary and ``grades.csv`` say them ("" otherwise).
+assignment's submissions list and a student's list of assignments) also carry ``seconds_late``
+and ``late``, in the words of the class summary and ``grades.csv`` ("late by 1 h 2 min", ""
+when on time): nbgrader's ``total_seconds_late`` (due date plus any extension) once autograded,
+else the collected ``timestamp.txt`` against the due date. A record also carries
+``not_graded``: for a student whose newest grading stopped for a reason not theirs
+(``results.json``), the words saying the grade shown is from an earlier submission.
 
-But: it only reads; the penalty, if any, is nbgrader's late-submission plug-in's, applied at
-autograde. With no due date nothing is late.
+nbgrader's Edit and Add dialogs (Manage Assignments) send a date and time and, apart, a
+"timezone" to ``/formgrader/api/assignment/<id>``, where ``nbgrader.utils.parse_utc`` fails on a
+zone name such as ``Europe/Paris``: a 500, and the dialog stays on "Saving…". ``DueDateAPI``, put
+in front of that route, first makes the two one time in UTC with ``zoneinfo`` (so summer time is
+the zone's own on that date), and answers what it cannot read with a 400 whose JSON ``error``
+``static/js/duedate_dialog.js`` shows in the dialog.
 
-The Formgrader's due-date dialog, reading a time zone name as well as a UTC offset.
-
-nbgrader's Edit dialog (Manage Assignments, the pencil beside an assignment) and its Add
-dialog send the date and time and, apart, a "timezone" to ``/formgrader/api/assignment/<id>``;
-nbgrader joins them with a space and parses the result with ``nbgrader.utils.parse_utc``,
-which fails on a zone name such as ``Europe/Paris``: the server answers 500 and the dialog
-stays on "Saving…". ``DueDateAPI``, put in front of that route, converts the two to one time in
-UTC first, with ``zoneinfo`` (so summer time is the zone's own on that date), and hands nbgrader
-the result; what it cannot read gets a 400 whose JSON ``error`` says what is wrong, which
-``static/js/duedate_dialog.js`` shows in the dialog as an alert.
-
-But: it changes only the due date sent to that route; nbgrader's command line (``nbgrader db
-assignment add --duedate``) parses as nbgrader does. A wall-clock time that a zone skips or
-repeats when its clocks change is read with the offset in force before the change.
+But: it only reads lateness: the penalty, if any, is nbgrader's late-submission plug-in's, at
+autograde; with no due date nothing is late. nbgrader's command line (``nbgrader db assignment
+add --duedate``) parses as nbgrader does. A wall-clock time that a zone skips or repeats when its
+clocks change is read with the offset in force before the change.
 """
 
 from __future__ import annotations
@@ -116,21 +107,18 @@ time such as 2026-12-15T23:59.
     return utc.replace(tzinfo=None).isoformat(sep=" ")
 
 
-def with_utc_due_date(body: Any) -> Any:
-    """The JSON body of the dialog's request with its date and zone made one time in UTC
-    (nbgrader then reads it as UTC); a body with no due date is left as it is."""
-    if not isinstance(body, dict) or not body.get("duedate_notimezone"):
-        return body
-    due = utc_due(body["duedate_notimezone"], body.get("duedate_timezone"))
-    return {**body, "duedate_notimezone": due, "duedate_timezone": None}
-
-
 class DueDateAPI(nbgrader_api.AssignmentHandler):
     """nbgrader's assignment route, with the due date converted before nbgrader reads it and
     a 400 with an ``error`` in words, rather than a 500, for one it cannot read."""
 
     def get_json_body(self) -> Any:
-        return with_utc_due_date(super().get_json_body())
+        """The request's body with its date and zone made one time in UTC (nbgrader then reads
+        it as UTC); a body with no due date is left as it is."""
+        body = super().get_json_body()
+        if not isinstance(body, dict) or not body.get("duedate_notimezone"):
+            return body
+        due = utc_due(body["duedate_notimezone"], body.get("duedate_timezone"))
+        return {**body, "duedate_notimezone": due, "duedate_timezone": None}
 
     def put(self, assignment_id: str) -> None:
         try:
@@ -157,11 +145,6 @@ def seconds_late(
     if stamp is None or due is None:
         return 0.0
     return max(0.0, (stamp - due).total_seconds())
-
-
-def late_by(gradebook: Gradebook, assignment_id: str, student_id: str) -> str:
-    """The words for an autograded submission's lateness ('' when on time or not found)."""
-    return late_words(seconds_late(gradebook, assignment_id, student_id, None))
 
 
 def stopped_students(course_root: Path) -> set[str]:

@@ -1,54 +1,43 @@
-"""The instructor's server renders and runs nothing under the course's student folders.
+"""The instructor's server renders and runs nothing under the course's student folders, and
+the Formgrader's pages run only the Formgrader's own scripts.
 
-Jupyter's server and the extensions in the course's venv have routes that turn a file into a
-page: nbconvert's exports (``nbconvert/<format>/<path>``, and ``nbconvert/<format>`` with a
-notebook in the request), ``view/<path>`` (a page framing ``files/<path>``) and Voila's
+A file under ``submitted/``, ``autograded/`` or ``feedback/`` holds what a student wrote. The
+routes that turn a file into a page answer 403 with a plain-text message for such a path:
+nbconvert's exports (``nbconvert/<format>/<path>``, and ``nbconvert/<format>`` with a notebook in
+the request), ``view/<path>`` (a page framing ``files/<path>``), and Voila's
 ``voila/render/<path>`` (which runs the notebook's code as the instructor), ``voila/files/<path>``
 (an SVG goes out as an image that can hold script, with no login asked) and ``voila/tree/<path>``.
-A file under ``submitted/``, ``autograded/`` or ``feedback/`` holds what a student wrote, so for
-those paths each of these routes answers 403 with a plain-text message instead:
 
-- ``StudentPaths`` is a tornado matcher placed first among the server's routes: it matches a
-  request for one of those routes only when the path it names, decoded as the route decodes it
-  (and decoded again, in case something downstream does), lies under a student folder, as
-  ``headers.is_student_path`` decides (``..``, doubled slashes, links and another case of a
-  folder's name taken into account). Every other request goes on to the route it was for.
-- ``Refusal`` answers what it matched: 403, ``text/plain``, ``nosniff``, a policy that runs
-  nothing, and a message that echoes nothing of the request.
-- ``GuardedExport`` stands in front of nbconvert's POST route and refuses a notebook whose
-  ``path`` is under a student folder.
+- ``StudentPaths``, a tornado matcher placed first among the server's routes, matches a request
+  for one of those routes when the path it names, decoded as the route decodes it (and again, in
+  case something downstream does), lies under a student folder (``is_student_path``: ``..``,
+  doubled slashes, links and another case of a folder's name count). ``Refusal`` answers it:
+  403, ``text/plain``, ``nosniff``, a policy that runs nothing, a message that echoes nothing.
+- ``GuardedExport``, in front of nbconvert's POST route, refuses a notebook whose ``path`` is
+  under a student folder.
+- ``StudentFiles``: such a file, served by ``files/`` or the grading view's file route, goes out
+  as ``text/plain`` (raster images keep their type) with ``nosniff``, so no page can load it as a
+  script or a style sheet, and with a sandboxing policy, so opened alone it runs nothing either.
+- ``FormgraderPolicy``: the Formgrader's pages get a Content-Security-Policy whose scripts come
+  only from the Formgrader's static folders (nbgrader's and the course's) or are inline: a
+  ``<script src>`` that markup slipped into a page, aimed at a student's file under ``files/``,
+  is refused, and so are plugins, ``<base>`` and forms sent elsewhere.
 
 Example: ``GET /nbconvert/html/submitted/ada/bpe/01_bpe_by_hand.ipynb`` answers 403, and so
 does ``GET /nbconvert/html/notes/%2e%2e/submitted/ada/bpe/01_bpe_by_hand.ipynb``;
 ``GET /nbconvert/html/notebooks/01_bpe_by_hand.ipynb`` renders as before.
 
-But: ``files/`` is not refused here; ``headers.StudentFiles`` sends those files as plain text.
-The browser apps (``lab/tree/``, ``doc/tree/``, ``notebooks/``, ``edit/``, ``tree/``) and the
-JSON APIs (``api/contents``, ``voila/api/contents``) are left as they are: the apps open a
-notebook and draw it themselves, sanitizing an untrusted notebook's outputs, and JSON is not
-rendered. A POSTed notebook that carries no path is converted as before: its content came from
-a page that already acts with the instructor's session.
-
-The second layer behind the Formgrader's escaping: what the browser may run on the
-instructor's origin.
-
-- ``FormgraderPolicy``: the Formgrader's pages get a Content-Security-Policy whose scripts may
-  come only from the Formgrader's own static folders (nbgrader's and the course's) or be inline.
-  A ``<script src>`` that markup slipped into a page, aimed at a student's file under
-  ``files/``, is refused, and so are plugins, ``<base>`` and forms sent elsewhere.
-- ``StudentFiles``: a file under the course's ``submitted/``, ``autograded/`` or ``feedback/``
-  folder, served by ``files/`` or by the grading view's file route, is sent as ``text/plain``
-  (raster images keep their type) with ``nosniff``, so no page can load it as a script or a
-  style sheet, and with a sandboxing policy, so opened on its own it runs nothing either.
-
-But: inline scripts stay allowed, since every Formgrader page has some and its buttons use
-inline ``onclick`` handlers (``script-src 'self'`` left every page's table at "Loading", and
-still let a ``<script src>`` from ``files/`` run, ``files/`` being ``'self'``; nonces would mean
-copying every page and nbconvert's own grading template). An inline script that markup managed
-to add would still run and could still call the server's API: the escaping
-(``autograder.formgrader``) is what stops that. The grading view's MathJax, which nbgrader loads
-from a CDN, is refused (the course runs offline, where it never loaded). Files of the
-instructor's own (``source/``, ``release/``, anywhere else) are served as Jupyter serves them.
+But: the browser apps (``lab/tree/``, ``doc/tree/``, ``notebooks/``, ``edit/``, ``tree/``) and the
+JSON APIs (``api/contents``, ``voila/api/contents``) are left as they are: the apps draw a
+notebook themselves, sanitizing an untrusted notebook's outputs, and JSON is not rendered. A
+POSTed notebook that carries no path is converted as before: its page already acts with the
+instructor's session. Inline scripts stay allowed, since every Formgrader page has some and its
+buttons use inline ``onclick`` handlers (``script-src 'self'`` left every table at "Loading", and
+still let a ``<script src>`` from ``files/``, being ``'self'``, run; nonces would mean copying
+every page and nbconvert's grading template): an inline script that markup managed to add would
+run, and the escaping (``autograder.formgrader``) is what stops that. The grading view's
+MathJax, from a CDN, is refused (offline it never loaded). The instructor's own files
+(``source/``, ``release/``, anywhere else) are served as Jupyter serves them.
 """
 
 from __future__ import annotations
@@ -74,25 +63,21 @@ STUDENT_FILE_POLICY = (
 SCRIPT_FOLDERS = ("formgrader/static/", "formgrader/course_static/")
 
 
-def formgrader_policy(origin: str, base_url: str) -> str:
-    """The Content-Security-Policy of a Formgrader page served from ``origin``."""
-    scripts = " ".join(origin + url_path_join(base_url, folder) for folder in SCRIPT_FOLDERS)
-    return (
-        f"default-src 'self'; script-src 'unsafe-inline' {scripts}; "
-        "style-src 'self' 'unsafe-inline'; img-src 'self' data:; object-src 'none'; "
-        "base-uri 'none'; form-action 'self'; frame-ancestors 'self'; "
-        # Jupyter's own policy reports here too: refusals show in the server's log.
-        f"report-uri {url_path_join(base_url, 'api/security/csp-report')}"
-    )
-
-
 class FormgraderPolicy:
     """Mixed into the course's Formgrader handlers (``autograder.formgrader``)."""
 
     @property
     def content_security_policy(self) -> str:
         origin = f"{self.request.protocol}://{self.request.host}"
-        return formgrader_policy(origin, self.settings.get("base_url", "/"))
+        base_url = self.settings.get("base_url", "/")  # nbgrader's ``base_url`` drops the "/"
+        scripts = " ".join(origin + url_path_join(base_url, folder) for folder in SCRIPT_FOLDERS)
+        return (
+            f"default-src 'self'; script-src 'unsafe-inline' {scripts}; "
+            "style-src 'self' 'unsafe-inline'; img-src 'self' data:; object-src 'none'; "
+            "base-uri 'none'; form-action 'self'; frame-ancestors 'self'; "
+            # Jupyter's own policy reports here too: refusals show in the server's log.
+            f"report-uri {url_path_join(base_url, 'api/security/csp-report')}"
+        )
 
 
 def student_folders(settings: dict) -> list[str]:
@@ -158,11 +143,9 @@ class StudentFiles:
 
     def is_student_file(self) -> bool:
         if not hasattr(self, "_bpe_student_file"):
-            self._bpe_student_file = self._under_student_folder()
+            path = self.path_args[0] if self.path_args else ""
+            self._bpe_student_file = is_student_path(self.settings, path)
         return self._bpe_student_file
-
-    def _under_student_folder(self) -> bool:
-        return is_student_path(self.settings, self.path_args[0] if self.path_args else "")
 
     def flush(self, *args: Any, **kwargs: Any) -> Any:
         # The headers are set here, not in set_default_headers, which runs before the route's
@@ -174,11 +157,6 @@ class StudentFiles:
                 self.set_header("Content-Type", PLAIN)
             self.set_header("X-Content-Type-Options", "nosniff")
         return super().flush(*args, **kwargs)
-
-
-def files_handler(handler: type) -> type:
-    """The server's ``files/`` handler with student files sent inert."""
-    return type(f"Course{handler.__name__}", (StudentFiles, handler), {})
 
 
 # The routes that render or run a file, each capturing the file's path (a pattern of the
@@ -269,9 +247,8 @@ class GuardedExport(NbconvertPostHandler):
         await super().post(format)
 
 
-def export_route() -> tuple[str, type]:
-    """nbconvert's POST route with ``GuardedExport`` (the pattern under the base URL)."""
-    return (r"/nbconvert/(?P<format>\w+)", GuardedExport)
+# nbconvert's POST route with ``GuardedExport`` (the pattern under the base URL).
+EXPORT_ROUTE = (r"/nbconvert/(?P<format>\w+)", GuardedExport)
 
 
 def refuse_student_paths(webapp: web.Application) -> None:

@@ -37,7 +37,6 @@ from autograder.roster import Student, by_identifier, identifier_key
 OUT = "artifacts/grading/canvas-import.csv"
 IDENTIFIERS = ("ID", "SIS User ID", "SIS Login ID", "Integration ID", "Root Account")
 POINTS_POSSIBLE = "Points Possible"
-MANUAL_POSTING = "Manual Posting"
 TEST_STUDENT = "Student, Test"
 _WITH_ID = re.compile(r"(?P<name>.*) \((?P<id>\d+)\)")
 
@@ -113,11 +112,7 @@ class Export:
     records: list[Record]
     header: list[str]
     points_row: int
-    manual_row: int | None
     students: list[int]  # record indices of the student rows
-
-    def column(self, name: str) -> int | None:
-        return self.header.index(name) if name in self.header else None
 
     def where(self, index: int) -> str:
         return f"{self.path.name}, row {index + 1}"
@@ -146,15 +141,8 @@ def read_export(path: Path) -> Export:
     )
     if points_row is None:
         raise ExportError(f"{path}: no '{POINTS_POSSIBLE}' row; export the whole gradebook")
-    ident = header.index("ID")
-    manual = [i for i in range(1, points_row) if not records[i].value(ident)]
-    students = [i for i in range(points_row + 1, len(records)) if _has_cells(records[i])]
-    manual_row = manual[0] if manual else None
-    return Export(path, bom, end, closed, records, header, points_row, manual_row, students)
-
-
-def _has_cells(record: Record) -> bool:
-    return any(record.cells)
+    students = [i for i in range(points_row + 1, len(records)) if any(records[i].cells)]
+    return Export(path, bom, end, closed, records, header, points_row, students)
 
 
 def target_column(export: Export, name: str, column: str | None) -> int | None:
@@ -185,7 +173,6 @@ class Filler:
 
     def fill(self, grades: dict[str, lms.ClassGrade]) -> str:
         export = self.export
-        self._check_identifiers()
         self._neutralize()
         target = target_column(export, self.args.assignment_name, self.args.column)
         if target is None:
@@ -199,7 +186,9 @@ class Filler:
         for index in export.students:
             student = self._match(index)
             if student is None:
-                self._not_in_roster(index, target)
+                held = export.records[index].value(target) or "blank"
+                line = f"{self._who(index)}: the file: as Canvas holds it ({held})"
+                self.report.add(lms.NOT_IN_ROSTER, line)
                 continue
             if student.student_id in matched:
                 raise ExportError(
@@ -214,19 +203,18 @@ class Filler:
         body = joined(export.records, export.end)
         return export.bom + (body if export.closed else body[: -len(export.end)])
 
-    def _check_identifiers(self) -> None:
-        columns = [i for i, head in enumerate(self.export.header) if head in IDENTIFIERS]
-        for index in self.export.students:
-            for column in columns:
-                value = self.export.records[index].value(column)
-                check_identifier(value, f"{self.export.where(index)}, {self.export.header[column]}")
-
     def _neutralize(self) -> None:
+        """A ``'`` before each cell a spreadsheet could run, but for the identifiers of the
+        rows below the header: Canvas matches on those, so one that looks like a formula in a
+        student's row stops the run (``check_identifier``)."""
         export = self.export
         for index, record in enumerate(export.records):
             for column, cell in enumerate(record.cells):
                 name = export.header[column] if column < len(export.header) else ""
-                if is_formula(cell) and not (index and name in IDENTIFIERS):
+                if index and name in IDENTIFIERS:
+                    if index in export.students:
+                        check_identifier(cell, f"{export.where(index)}, {name}")
+                elif is_formula(cell):
                     record.cells[column] = neutral(cell)
                     self.report.add(
                         lms.NEUTRALIZED,
@@ -239,10 +227,9 @@ class Filler:
         column = len(export.header)
         points = self.args.points or lms.assignment_maximum(self.args.root.resolve())
         for index, record in enumerate(export.records):
-            if index and index != export.points_row and not _has_cells(record):
+            if index and index != export.points_row and not any(record.cells):
                 continue  # a blank line stays as it is
-            while len(record.cells) < column:
-                record.cells.append("")
+            record.cells += [""] * (column - len(record.cells))
             value = {0: self.args.assignment_name, export.points_row: f"{points:.2f}"}
             record.cells.append(neutral(value.get(index, "")))
         export.header.append(self.args.assignment_name)
@@ -260,13 +247,11 @@ class Filler:
         return points
 
     def _match(self, index: int) -> Student | None:
-        record, export = self.export.records[index], self.export
-        login = export.column("SIS Login ID")
-        found = self.by_id.get(
-            identifier_key("lms_user_id", record.value(export.header.index("ID")))
-        )
-        if found is None and login is not None and record.value(login):
-            found = self.by_login.get(identifier_key("sis_login_id", record.value(login)))
+        record, header = self.export.records[index], self.export.header
+        found = self.by_id.get(identifier_key("lms_user_id", record.value(header.index("ID"))))
+        login = record.value(header.index("SIS Login ID")) if "SIS Login ID" in header else ""
+        if found is None and login:
+            found = self.by_login.get(identifier_key("sis_login_id", login))
         return found
 
     def _who(self, index: int) -> str:
@@ -276,22 +261,14 @@ class Filler:
         test = " (Canvas's test student)" if name == TEST_STUDENT else ""
         return f"{name} (Canvas ID {ident}, {export.where(index)}){test}"
 
-    def _set(self, index: int, column: int, value: str) -> None:
-        record = self.export.records[index]
-        while len(record.cells) <= column:
-            record.cells.append("")
-        record.cells[column] = value
-
     def _fill_one(self, index: int, column: int, grade: lms.ClassGrade, points: Decimal) -> None:
-        held = self.export.records[index].value(column)
+        record = self.export.records[index]
+        held = record.value(column)
         who = f"{grade.student} → {self._who(index)}"
         zero = lms.zero_for_no_submission(grade, self.args.no_submission_zero)
         if grade.final is None and not zero:
-            shown = held or "blank"
-            self.report.add(
-                lms.NO_GRADE,
-                f"{who}: {grade.here()}; the file: as Canvas holds it ({shown})",
-            )
+            line = f"{who}: {grade.here()}; the file: as Canvas holds it ({held or 'blank'})"
+            self.report.add(lms.NO_GRADE, line)
             return
         value = Decimal(0) if zero else lms.scaled(grade.final or 0.0, grade.maximum, points)
         text = lms.as_text(value)
@@ -304,12 +281,8 @@ class Filler:
             self.report.add(lms.OVERWRITTEN, f"{who}: Canvas held {held}, now {of}")
         else:
             self.report.add(lms.MATCHED, f"{who}: {of}")
-        self._set(index, column, text)
-
-    def _not_in_roster(self, index: int, column: int) -> None:
-        held = self.export.records[index].value(column) or "blank"
-        line = f"{self._who(index)}: the file: as Canvas holds it ({held})"
-        self.report.add(lms.NOT_IN_ROSTER, line)
+        record.cells += [""] * (column + 1 - len(record.cells))
+        record.cells[column] = text
 
     def _absent(self, grade: lms.ClassGrade) -> None:
         student = self.roster.get(grade.student)
@@ -319,9 +292,7 @@ class Filler:
             if student
             else "not in the roster"
         )
-        line = f"{grade.student} ({known}): {grade.here()}"
-        template = lms.UNMATCHED if grade.final is not None else lms.ABSENT
-        self.report.add(template, line)
+        self.report.add_absent(grade, known)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -334,16 +305,11 @@ class CanvasOptions(lms.LmsOptions):
     overwrite: bool = False  # replace grades Canvas holds that differ
 
 
-def build(args: CanvasOptions) -> lms.Builder:
-    def make(root: Path, roster: dict[str, Student]) -> tuple[lms.Report, str]:
-        export = read_export(args.export)
-        filler = Filler(export, roster, args)
-        text = filler.fill(lms.class_grades(root, roster))
-        return filler.report, text
-
-    return make
-
-
 def run(options: CanvasOptions) -> int:
     """Write the file Canvas imports (``lms.run``); the exit status."""
-    return lms.run(options, build(options))
+
+    def build(root: Path, roster: dict[str, Student]) -> tuple[lms.Report, str]:
+        filler = Filler(read_export(options.export), roster, options)
+        return filler.report, filler.fill(lms.class_grades(root, roster))
+
+    return lms.run(options, build)

@@ -2,7 +2,7 @@
 
 Unlike ``nbgrader export`` (one number per student, whatever was scored), the total is blank
 unless the status is ``graded``, and an exercise is blank where a person must decide. It reads
-the gradebook through ``summary.collect`` and the judged verdicts (``class_rows``, which the
+the gradebook and the judged verdicts through ``summary.collect`` (``class_rows``, which the
 LMS files read too); ``late_penalty`` is nbgrader's, which the LMS files subtract, and
 ``late`` says how late the submission was ('late by 2 min 5 s', from nbgrader's timestamp and
 the due date in the gradebook, blank when on time or with no due date), and
@@ -17,7 +17,6 @@ But: it grades nothing and does not change the gradebook.
 from __future__ import annotations
 
 import importlib.metadata
-import json
 import sys
 from pathlib import Path
 
@@ -27,10 +26,8 @@ from autograder.course import (
     FAILED,
     GRADED,
     NO_SUBMISSION,
-    VERDICTS_RECORD,
     Status,
     class_db_path,
-    exercise_of,
     find_students,
 )
 from autograder.reports.safe_csv import write_csv
@@ -49,32 +46,17 @@ COLUMNS = (
 )
 
 
-def _waiting_for_person(course_root: Path) -> dict[str, set[str]]:
-    """Exercises the judge flagged for a person, by student (their judged score stands)."""
-    path = course_root / VERDICTS_RECORD
-    waiting: dict[str, set[str]] = {}
-    for entry in json.loads(path.read_text()) if path.exists() else []:
-        if not entry.get("needs_person"):
-            continue
-        name = exercise_of(str(entry.get("cell", "")))
-        if name:
-            waiting.setdefault(entry["student"], set()).add(name)
-    return waiting
-
-
-def export_row(row: StudentRow, waiting: set[str], maximum: float | None = None) -> dict[str, str]:
+def export_row(row: StudentRow, maximum: float | None = None) -> dict[str, str]:
     """A CSV row: scores only where nobody has to decide anything; ``max`` is ``maximum``
     (the assignment's), else the sum of the row's own exercises' maxima.
 
     >>> scores, maxima = {"pair_counts": 3.0, "train_bpe": None}, {"pair_counts": 3, "train_bpe": 5}
     >>> status = Status("needs manual grading", ("locked test cell deleted",))
     >>> row = StudentRow("ada", status, scores, maxima)
-    >>> export_row(row, set())["pair_counts"], export_row(row, set())["train_bpe"]
-    ('3', '')
-    >>> export_row(row, set())["total"], export_row(row, set())["max"]
-    ('', '8')
-    >>> export_row(StudentRow("bo", Status("no submission")), set(), 21.0)["max"]
-    '21'
+    >>> export_row(row)["pair_counts"], export_row(row)["train_bpe"], export_row(row)["total"]
+    ('3', '', '')
+    >>> export_row(row)["max"], export_row(StudentRow("bo", Status("no submission")), 21.0)["max"]
+    ('8', '21')
     """
     failed = row.state.kind == FAILED
     graded = row.state.kind == GRADED and row.total is not None
@@ -87,7 +69,7 @@ def export_row(row: StudentRow, waiting: set[str], maximum: float | None = None)
     }
     for name in EXERCISES:
         score = row.scores.get(name)
-        blank = score is None or failed or name in waiting
+        blank = score is None or failed or name in row.waiting
         out[name] = "" if blank else f"{score:g}"
     return out
 
@@ -96,13 +78,12 @@ NOT_YET = "submitted but not graded yet"
 UNSAFE_ID = "not a safe student id: an entry from before the class had a roster"
 
 
-def class_rows(course_root: Path) -> list[tuple[StudentRow, set[str]]]:
-    """Every student of the gradebook, the records and ``submitted/``, sorted, each with the
-    exercises the judge left to a person: the one source of ``grades.csv`` and the LMS files."""
+def class_rows(course_root: Path) -> list[StudentRow]:
+    """Every student of the gradebook, the records and ``submitted/``, sorted: the one source
+    of ``grades.csv`` and the LMS files."""
     from nbgrader.api import Gradebook
 
     rows = {row.student: row for row in collect(course_root)}
-    waiting = _waiting_for_person(course_root)
     with Gradebook(f"sqlite:///{class_db_path(course_root)}") as gb:
         known = {s.id for s in gb.students}
     # Submitted but never graded (a run that stopped half-way): listed, never dropped. An id
@@ -117,10 +98,7 @@ def class_rows(course_root: Path) -> list[tuple[StudentRow, set[str]]]:
         if not is_safe_id(student):
             rows[student] = StudentRow(student, Status(NOT_A_STUDENT, (UNSAFE_ID,)))
     return [
-        (
-            rows.get(student) or StudentRow(student, Status(NO_SUBMISSION)),
-            waiting.get(student, set()),
-        )
+        rows.get(student) or StudentRow(student, Status(NO_SUBMISSION))
         for student in sorted(known | set(rows))
     ]
 
@@ -162,8 +140,8 @@ def write_grades(course_root: Path, path: Path) -> list[dict[str, str]]:
     version = course_version()
     maximum = _assignment_maximum(course_root)
     lines = []
-    for row, waiting in class_rows(course_root):
-        line = export_row(row, waiting, maximum)
+    for row in class_rows(course_root):
+        line = export_row(row, maximum)
         penalty = penalties.get(row.student)
         line["late_penalty"] = "" if penalty is None else f"{penalty:g}"
         line["course_version"] = version

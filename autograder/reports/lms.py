@@ -88,9 +88,9 @@ def class_grades(course_root: Path, roster: dict[str, Student]) -> dict[str, Cla
     maximum = assignment_maximum(course_root)
     penalties = late_penalties(course_root)
     grades = {}
-    for row, waiting in class_rows(course_root):
-        graded = row.state.kind == GRADED and row.total is not None and not waiting
-        scores = {name: None if name in waiting else s for name, s in row.scores.items()}
+    for row in class_rows(course_root):
+        graded = row.state.kind == GRADED and row.total is not None and not row.waiting
+        scores = {name: None if name in row.waiting else s for name, s in row.scores.items()}
         grades[row.student] = ClassGrade(
             row.student,
             row.state,
@@ -147,8 +147,10 @@ class Report:
     def add(self, template: str, line: str) -> None:
         self.sections.setdefault(template, []).append(printable(line))
 
-    def count(self, template: str) -> int:
-        return len(self.sections.get(template, []))
+    def add_absent(self, grade: ClassGrade, where: str) -> None:
+        """A student here whom the file cannot reach: ``where`` says what the roster holds."""
+        template = UNMATCHED if grade.final is not None else ABSENT
+        self.add(template, f"{grade.student} ({where}): {grade.here()}")
 
     def text(self) -> str:
         lines = [self.title] if self.title else []
@@ -203,7 +205,7 @@ def run(options: LmsOptions, build: Builder) -> int:
         print(error.code, file=sys.stderr)
         return 1
     out = options.out if options.out.is_absolute() else root / options.out
-    unmatched = report.count(UNMATCHED)
+    unmatched = len(report.sections.get(UNMATCHED, []))
     print(report.text())
     if unmatched and not options.allow_unmatched:
         print(

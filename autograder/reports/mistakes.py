@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from autograder.course import EXERCISES, RECORDS, exercise_of
-from autograder.reports.safe_csv import write_csv as write_csv_safely
+from autograder.reports.safe_csv import write_csv
 from bpe_course.feedback import named_mistake, not_written
 from bpe_course.mistakes import mistake_names
 
@@ -94,14 +94,11 @@ def missing_helper(exercise: str, message: str) -> str | None:
 def _diagnosis(exercise: str, failed: list[dict[str, Any]]) -> tuple[str, str]:
     """(kind, mistake) for one student's failed test cells of one exercise."""
     ordered = sorted(failed, key=lambda v: (_cell_rank(exercise, v["cell"]), v["cell"]))
-    for verdict in ordered:
-        mistake = named_mistake(exercise, verdict.get("why", ""))
-        if mistake is not None:
-            return NAMED, mistake
-    for verdict in ordered:
-        helper = missing_helper(exercise, verdict.get("why", ""))
-        if helper is not None:
-            return NAMED, helper
+    for name_of in (named_mistake, missing_helper):  # a named mistake first, in any cell
+        for verdict in ordered:
+            mistake = name_of(exercise, verdict.get("why", ""))
+            if mistake is not None:
+                return NAMED, mistake
     if any(not_written(exercise, v.get("why", "")) for v in ordered):
         return NOT_WRITTEN, ""
     return UNEXPLAINED, ""
@@ -130,16 +127,6 @@ def count_mistakes(verdicts: list[dict[str, Any]]) -> list[Bar]:
             if students:
                 bars.append(Bar(exercise, kind, mistake, students))
     return bars
-
-
-def write_csv(bars: list[Bar], path: Path) -> None:
-    """``mistakes.csv``, every text cell safe to open in a spreadsheet (``safe_csv``)."""
-    header = ["exercise", "kind", "mistake", "count", "students"]
-    rows = [
-        [bar.exercise, bar.kind, bar.mistake, len(bar.students), " ".join(bar.students)]
-        for bar in bars
-    ]
-    write_csv_safely(path, header, rows)
 
 
 def plot(bars: list[Bar], path: Path) -> None:
@@ -225,7 +212,9 @@ def report(course_root: Path, verdicts: list[dict[str, Any]]) -> str:
     """Write ``mistakes.csv``, ``mistakes.png`` and ``mistakes.txt`` (the figure in words)
     under ``artifacts/grading``; return the table and the figure's description."""
     bars = count_mistakes(verdicts)
-    write_csv(bars, course_root / RECORDS / "mistakes.csv")
+    header = ["exercise", "kind", "mistake", "count", "students"]
+    rows = [[b.exercise, b.kind, b.mistake, len(b.students), " ".join(b.students)] for b in bars]
+    write_csv(course_root / RECORDS / "mistakes.csv", header, rows)
     plot(bars, course_root / RECORDS / "mistakes.png")
     description = describe(bars)
     (course_root / RECORDS / "mistakes.txt").write_text(description + "\n", encoding="utf-8")

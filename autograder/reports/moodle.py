@@ -22,7 +22,6 @@ talks to no Moodle.
 
 from __future__ import annotations
 
-import csv
 import io
 from dataclasses import dataclass
 from decimal import Decimal
@@ -63,7 +62,8 @@ def rows(
         student = roster.get(student_id)
         ident = getattr(student, column) if student else ""
         if not ident:
-            _absent(report, grade, student, column)
+            where = f"its {column} is empty in the roster" if student else "not in the roster"
+            report.add_absent(grade, where)
             continue
         who = f"{student_id} → {HEADERS[args.identifier]} {ident}"
         zero = lms.zero_for_no_submission(grade, args.no_submission_zero)
@@ -80,30 +80,14 @@ def rows(
     return report, out
 
 
-def _absent(
-    report: lms.Report, grade: lms.ClassGrade, student: Student | None, column: str
-) -> None:
-    where = f"its {column} is empty in the roster" if student else "not in the roster"
-    template = lms.UNMATCHED if grade.final is not None else lms.ABSENT
-    report.add(template, f"{grade.student} ({where}): {grade.here()}")
-
-
-def as_csv(table: list[list[str]]) -> str:
-    """The rows as CSV text: the identifier column verbatim (checked), the rest neutralized."""
-    handle = io.StringIO(newline="")
-    out = writer(handle, verbatim={0}, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
-    out.writerows(table)
-    return handle.getvalue()
-
-
-def build(args: MoodleOptions) -> lms.Builder:
-    def make(root: Path, roster: dict[str, Student]) -> tuple[lms.Report, str]:
-        report, table = rows(args, roster, lms.class_grades(root, roster))
-        return report, as_csv(table)
-
-    return make
-
-
 def run(options: MoodleOptions) -> int:
     """Write the file Moodle imports (``lms.run``); the exit status."""
-    return lms.run(options, build(options))
+
+    def build(root: Path, roster: dict[str, Student]) -> tuple[lms.Report, str]:
+        report, table = rows(options, roster, lms.class_grades(root, roster))
+        handle = io.StringIO(newline="")
+        # The identifier column verbatim (``rows`` checked it), the rest neutralized.
+        writer(handle, verbatim={0}, lineterminator="\n").writerows(table)
+        return report, handle.getvalue()
+
+    return lms.run(options, build)

@@ -31,18 +31,13 @@ FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 
 
-def is_number(text: str) -> bool:
-    """True for a plain decimal number such as ``-2``, ``3.50`` or ``1e3``."""
-    return _NUMBER.fullmatch(text) is not None
-
-
 def is_formula(text: str) -> bool:
     """True when a spreadsheet could take ``text`` for a formula (a number is not one).
 
     >>> is_formula("+CMD|'-C calc'!A0"), is_formula("\\t=1"), is_formula("+3"), is_formula("a=1")
     (True, True, False, False)
     """
-    return text.startswith(FORMULA_START) and not is_number(text)
+    return text.startswith(FORMULA_START) and _NUMBER.fullmatch(text) is None
 
 
 def neutral(cell: Any) -> str:
@@ -87,9 +82,7 @@ class SafeWriter:
             self.writerow(row)
 
 
-def writer(handle: IO[str], verbatim: Iterable[int] = (), **options: Any) -> SafeWriter:
-    """A CSV writer for ``handle`` that neutralizes every cell outside ``verbatim``."""
-    return SafeWriter(handle, verbatim, **options)
+writer = SafeWriter  # spelled as the ``csv`` module's own factory
 
 
 def _new_file_mode(target: Path) -> int:

@@ -15,6 +15,7 @@ But: it grades nothing and changes no gradebook.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -67,6 +68,7 @@ class StudentRow:
     nbgrader_total: float = 0.0
     seconds_late: float = 0.0  # nbgrader's: the submission's timestamp less the due date
     disagreements: list[str] = field(default_factory=list)
+    waiting: set[str] = field(default_factory=set)  # exercises the judge left to a person
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -151,12 +153,13 @@ def collect(course_root: Path) -> list[StudentRow]:
                 row.state = Status(NEEDS_PERSON, tuple(reasons))
             mine = [v for v in verdicts if v["student"] == student]
             # The judge's findings for a person: the judged score stands, the status says why.
-            for_person = [v["needs_person"] for v in mine if v.get("needs_person")]
+            for_person = [v for v in mine if v.get("needs_person")]
             if for_person:
-                row.state = row.state.adding(NEEDS_PERSON, for_person)
+                row.state = row.state.adding(NEEDS_PERSON, [v["needs_person"] for v in for_person])
+            row.waiting = {e for v in for_person if (e := exercise_of(str(v.get("cell", ""))))}
             row.notes = hand_notes + [p.text() for p in problems if not p.needs_person]
             row.notes += [v["note"] for v in mine if v.get("note")]
-            row.disagreements = [_disagreement(v) for v in mine if _disagrees(v)]
+            row.disagreements = [d for v in mine if (d := _disagreement(v))]
             rows.append(row)
     return rows
 
@@ -167,15 +170,12 @@ def _not_graded(problems: list[Problem]) -> list[str]:
     return [*found, f"the error is in {ERRORS_LOG}"] if found else []
 
 
-def _disagrees(verdict: dict[str, Any]) -> bool:
-    kernel, judged = verdict.get("nbgrader"), verdict.get("verified")
-    return bool(verdict.get("applied")) and kernel is not None and judged != kernel
-
-
-def _disagreement(verdict: dict[str, Any]) -> str:
+def _disagreement(v: dict[str, Any]) -> str | None:
     """A visible test cell the kernel passed or failed otherwise than the judge outside it."""
-    v = verdict
-    return f"{v['cell']}: kernel {v['nbgrader']:g}, judged {v['verified']:g} ({v['why']})"
+    kernel, judged = v.get("nbgrader"), v.get("verified")
+    if not v.get("applied") or kernel is None or judged == kernel:
+        return None
+    return f"{v['cell']}: kernel {kernel:g}, judged {judged:g} ({v['why']})"
 
 
 def _not_in_gradebook(
@@ -183,9 +183,8 @@ def _not_in_gradebook(
 ) -> StudentRow:
     """A student grading found but nbgrader never scored: every exercise waits for a person."""
     reasons = [p.text() for p in problems if p.needs_person] or ["not in the gradebook"]
-    kind = FAILED if not result.get("graded", False) and not problems else NEEDS_PERSON
-    if any(p.kind == "grading_error" for p in problems):
-        kind = FAILED
+    failed = not result.get("graded", False) and not problems
+    kind = FAILED if failed or any(p.kind == "grading_error" for p in problems) else NEEDS_PERSON
     if _not_graded(problems):
         kind, reasons = NOT_GRADED, [NO_EARLIER_GRADE, *_not_graded(problems)]
     row = StudentRow(student, Status(kind, tuple(reasons)))
@@ -290,15 +289,13 @@ def format_table(rows: list[StudentRow]) -> str:
         hidden = len(row.notes) - len(shown)
         if hidden:
             lines.append(f"{'':<22}note: {hidden} failing test cell(s), their errors in the CSV")
-    graded = sum(1 for r in rows if r.state.kind == GRADED)
-    manual = sum(1 for r in rows if r.state.kind == NEEDS_PERSON)
-    failed = sum(1 for r in rows if r.state.kind == FAILED)
-    stopped = sum(1 for r in rows if r.state.kind == NOT_GRADED)
+    kinds = Counter(r.state.kind for r in rows)
     differ = sum(1 for r in rows if r.disagreements)
     lines.append(
-        f"{len(rows)} students: {graded} graded, {manual} need manual grading, {failed} failed, "
-        f"{stopped} not graded (the grades shown are from an earlier submission); "
-        f"{differ} with visible tests the kernel and the judge saw differently"
+        f"{len(rows)} students: {kinds[GRADED]} graded, {kinds[NEEDS_PERSON]} need manual "
+        f"grading, {kinds[FAILED]} failed, {kinds[NOT_GRADED]} not graded (the grades shown are "
+        f"from an earlier submission); {differ} with visible tests the kernel and the judge saw "
+        "differently"
     )
     return "\n".join(lines)
 
@@ -319,9 +316,6 @@ def report(course_root: Path, quiet: bool = False) -> list[StudentRow]:
         print(format_table(rows))
         print(f"\nscores.png: {scores_text}")
         print("\n" + mistake_table)
-        written = (
-            "summary.csv", "scores.png", "scores.txt", "mistakes.csv", "mistakes.png",
-            "mistakes.txt",
-        )  # fmt: skip
-        print(f"wrote {', '.join(str(OUT / name) for name in written)}")
+        written = "summary.csv scores.png scores.txt mistakes.csv mistakes.png mistakes.txt"
+        print(f"wrote {', '.join(str(OUT / name) for name in written.split())}")
     return rows
