@@ -1,46 +1,30 @@
-"""The one sandbox every run of student code goes through: bubblewrap, plus a cap on processes.
+"""The one sandbox every run of student code goes through: bubblewrap, a syscall filter, caps.
 
-``Sandbox(...).command(argv, seccomp_fd)`` wraps a command in ``bwrap``: a throwaway uid
-(65534), its own user, PID, network, IPC and mount namespaces (everything it starts dies with
-it), a view of the machine that holds only the operating system (its secrets blanked), the
-folders named visible (read-only), and a private ``/tmp`` and scratch folders, capped, in
-memory; and the syscall filter built below (which bwrap reads from ``seccomp_fd``,
-opened by ``opened()`` and passed with ``pass_fds``). The sandbox is
-``available()`` only where bubblewrap runs a command with that filter.
-``max_processes`` caps its tasks from inside (for an instructor who is not root);
-``process_cap`` puts a process and all it starts under a pids cgroup (for root), named after
-the process that made it, so ``remove_orphaned_caps`` can remove those whose maker is gone.
-
-``sandbox_cap`` adds a memory cgroup over the whole sandbox (the judge's); ``memory_over``
-adds one to a cap ``process_cap`` made (the kernels'), removed with it. ``python -m
-autograder.sandbox.bwrap`` says which of these caps this machine gives, and the fallback.
-
-But: memory per process and file sizes are ``setrlimit``'s job (the judge's child and
-``kernel_jail`` set them), and where bubblewrap or a cgroup cannot be had this module only
-says so (``say_once``, on stderr: a worker's log): the callers decide whether to go on.
+``Sandbox(...).command(argv, seccomp_fd)`` wraps a command in ``bwrap``: a throwaway uid in
+its own namespaces (everything it starts dies with it) that sees of the machine only the
+operating system (its secrets blanked) and the folders named, read-only, and a private
+``/tmp`` and scratch folders, capped, in memory. Its tasks are capped from inside
+(``max_processes``, for an instructor who is not root) and by a pids cgroup (``process_cap``,
+for root); ``sandbox_cap`` (the judge's) and ``memory_over`` (the kernels') add a memory cgroup
+over a whole sandbox. ``remove_orphaned_caps`` removes the cgroups whose maker is gone;
+``python -m autograder.sandbox.bwrap`` says which caps this machine gives, and the fallbacks.
 
 >>> Sandbox(visible=(Path("/srv/course/bpe_course"),)).command(["true"], 3)[-7:]
 ['--ro-bind', '/srv/course/bpe_course', '/srv/course/bpe_course', '--seccomp', '3', '--', 'true']
 
-The system calls student code may not make in the grading sandbox, as a seccomp filter.
-
-``DENIED`` names them, all in one place; ``compiled()`` builds the filter with libseccomp (its
-``pyseccomp`` binding) once per process and returns the program, which bubblewrap loads from a
-file descriptor (``--seccomp FD``) just before it runs the command, after its own namespaces
-and mounts are made; ``opened()`` hands a fresh descriptor holding it. Every other call is
-allowed. A denied call fails with EPERM, which Python raises as ``PermissionError``; nothing
-is killed. Three are denied in part: ``personality`` unless it asks for the persona
-(0xffffffff) or sets plain Linux (0), the two values Python and glibc use; ``clone`` with a
-flag that makes a namespace (what ``unshare`` would do); ``clone3`` always, with ENOSYS, since
-its flags lie in memory a filter cannot read and glibc then falls back to ``clone``. A call
-made through another architecture's entry (i386's ``int 0x80``, x32) fails with EPERM too.
+The syscall filter (``compiled()``, built with libseccomp once per process) fails each call
+``DENIED`` names with EPERM (Python's ``PermissionError``; nothing is killed) and allows every
+other; bubblewrap loads it from the descriptor ``opened()`` hands, just before the command
+runs. The sandbox is ``available()`` only where bubblewrap runs a command under that filter.
+The threat model is docs/guides/sandbox.md.
 
 >>> len(compiled()) % 8  # whole BPF instructions of 8 bytes each
 0
 
-But: it only builds the filter; bubblewrap loads it (``bwrap.Sandbox.command``), and where
-libseccomp or pyseccomp is missing :class:`FilterUnavailableError` says so and the sandbox counts
-as unavailable: grading refuses unless asked to run unconfined.
+But: memory per process and file sizes are ``setrlimit``'s job (the judge's child and
+``kernel_jail`` set them). Where bubblewrap, libseccomp or a cgroup cannot be had this module
+only says so (``why_unavailable``, ``say_once`` on stderr: a worker's log); the callers decide
+whether to go on (grading refuses unless asked to run unconfined).
 """
 
 from __future__ import annotations
@@ -55,7 +39,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -63,7 +47,7 @@ from typing import Any
 from traitlets import Bool, Float
 from traitlets.config import Configurable
 
-# Each fails with EPERM (see the module's docstring for the three denied in part). Why, by group:
+# Each fails with EPERM (``_rules``: the three denied in part). Why, by group:
 DENIED = (
     # The kernel's largest attack surfaces reachable without privilege, used by no kernel here.
     *("io_uring_setup", "io_uring_enter", "io_uring_register"),
@@ -93,44 +77,39 @@ class FilterUnavailableError(RuntimeError):
     """The filter cannot be built here; the message says what is missing."""
 
 
-def _library() -> Any:
+def _rules(seccomp: Any, name: str) -> list[tuple]:
+    """The argument tests of each rule that denies ``name`` (one rule of none: always).
+
+    ``personality`` may ask for the persona (0xffffffff) or set plain Linux (0), the values
+    Python and glibc use: the kernel reads the argument's low 32 bits, neither all 0 nor all 1
+    exactly when two neighbouring bits differ (a rule tests an argument once: one rule per pair
+    and way). ``clone`` is denied with a flag that makes a namespace (what ``unshare`` does);
+    ``clone3`` always, with ENOSYS (``_ERRNO_OF``): its flags lie in memory a filter cannot
+    read, and glibc then falls back to ``clone``."""
+    if name == "personality":
+        return [
+            (seccomp.Arg(0, seccomp.MASKED_EQ, 0b11 << bit, differ << bit),)
+            for bit in range(31)
+            for differ in (0b01, 0b10)
+        ]
+    if name == "clone":
+        return [(seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag),) for flag in NAMESPACE_FLAGS]
+    return [()]
+
+
+@functools.cache
+def compiled() -> bytes:
+    """The filter as a BPF program for this machine's architecture, built once per process."""
     try:
-        import pyseccomp  # ctypes over libseccomp.so.2: it fails to import without it
+        import pyseccomp as seccomp  # ctypes over libseccomp.so.2: it fails to import without it
     except (ImportError, RuntimeError, OSError) as error:
         raise FilterUnavailableError(
             "the syscall filter cannot be built: libseccomp or its Python binding is missing "
             f"({error}); Debian/Ubuntu: apt-get install libseccomp2, then "
             "pip install -r requirements.txt"
         ) from error
-    return pyseccomp
-
-
-def _rules(seccomp: Any, name: str) -> list[tuple]:
-    """The argument tests of each rule that denies ``name`` (one rule of none: always)."""
-    if name == "personality":
-        return _persona_changes(seccomp)
-    if name == "clone":
-        return [(seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag),) for flag in NAMESPACE_FLAGS]
-    return [()]
-
-
-def _persona_changes(seccomp: Any) -> list[tuple]:
-    """Every persona but 0 and 0xffffffff. The kernel reads the argument's low 32 bits, and a
-    rule may test one argument once, so: the 32 bits are neither all 0 nor all 1 exactly when
-    two neighbouring bits differ, one rule for each pair and way they can differ."""
-    rules = []
-    for bit in range(31):
-        pair = 0b11 << bit
-        for differ in (0b01 << bit, 0b10 << bit):
-            rules.append((seccomp.Arg(0, seccomp.MASKED_EQ, pair, differ),))
-    return rules
-
-
-@functools.cache
-def compiled() -> bytes:
-    """The filter as a BPF program for this machine's architecture, built once per process."""
-    seccomp = _library()
     built = seccomp.SyscallFilter(seccomp.ALLOW)
+    # A call through another architecture's entry (i386's int 0x80, x32) fails too.
     built.set_attr(seccomp.Attr.ACT_BADARCH, seccomp.ERRNO(errno.EPERM))
     with contextlib.suppress(OSError):  # libseccomp before 2.5: a list, slower but the same
         built.set_attr(seccomp.Attr.CTL_OPTIMIZE, 2)  # a binary tree of syscall numbers
@@ -138,9 +117,10 @@ def compiled() -> bytes:
         action = seccomp.ERRNO(_ERRNO_OF.get(name, errno.EPERM))
         for tests in _rules(seccomp, name):
             built.add_rule(action, name, *tests)
-    with _memory_file() as fd, os.fdopen(os.dup(fd), "wb") as out:
-        built.export_bpf(out)
-        return os.pread(fd, os.fstat(fd).st_size, 0)
+    with os.fdopen(os.memfd_create("bpe-syscall-filter", os.MFD_CLOEXEC), "w+b") as out:
+        built.export_bpf(out)  # written to the descriptor, past Python's buffer
+        out.seek(0)
+        return out.read()
 
 
 @contextlib.contextmanager
@@ -148,16 +128,10 @@ def opened() -> Iterator[int]:
     """A fresh file descriptor holding the program from its start (bubblewrap reads it to its
     end, so each bubblewrap gets its own); closed on exit. Pass it with ``pass_fds``."""
     program = compiled()
-    with _memory_file() as fd:
-        os.write(fd, program)
-        os.lseek(fd, 0, os.SEEK_SET)
-        yield fd
-
-
-@contextlib.contextmanager
-def _memory_file() -> Iterator[int]:
     fd = os.memfd_create("bpe-syscall-filter", os.MFD_CLOEXEC)
     try:
+        os.write(fd, program)
+        os.lseek(fd, 0, os.SEEK_SET)
         yield fd
     finally:
         os.close(fd)
@@ -167,8 +141,7 @@ THROWAWAY_UID = 65534  # "nobody" inside the sandbox; it owns nothing there
 SCRATCH_BYTES = 64 * 2**20  # a writable tmpfs holds this much, and is memory
 SHM_BYTES = 4 * 2**20  # /dev/shm: enough for semaphores, not for filling memory
 _TMP, _SHM = "/tmp", "/dev/shm"  # each sandbox's own, in memory
-_PIDS_ROOTS = (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup"))  # cgroup v1, then v2
-_MEMORY_ROOTS = (Path("/sys/fs/cgroup/memory"), Path("/sys/fs/cgroup"))  # cgroup v1, then v2
+_CGROUPS = Path("/sys/fs/cgroup")
 _CAP_PREFIX = "bpe-grading-"  # then the cap's name, a serial and the maker's pid, last
 _SERIAL = itertools.count()
 
@@ -194,14 +167,12 @@ class Sandbox:
     cwd: Path | None = None
     max_processes: int | None = None  # tasks (threads count) the sandbox may hold at once
 
-    def command(self, argv: Sequence[str], seccomp_fd: int | None) -> list[str]:
+    def command(self, argv: Sequence[str], seccomp_fd: int) -> list[str]:
         """``argv`` run inside the sandbox (``bwrap`` must be on PATH), under the syscall
-        filter that ``seccomp_fd`` holds (None: none, for a caller that checks it is refused
-        without one)."""
+        filter that ``seccomp_fd`` holds."""
         out = ["bwrap", "--unshare-all", "--die-with-parent", "--cap-drop", "ALL"]
         out += ["--uid", str(THROWAWAY_UID), "--gid", str(THROWAWAY_UID)]
-        for folder in _SYSTEM:
-            out += ["--ro-bind", folder, folder]
+        out += _each("--ro-bind", _SYSTEM)
         for link in map(Path, _SYSTEM_LINKS):
             if link.is_symlink():
                 out += ["--symlink", os.readlink(link), str(link)]
@@ -212,29 +183,21 @@ class Sandbox:
         out += ["--size", str(SHM_BYTES), "--tmpfs", _SHM, "--remount-ro", "/dev"]
         out += ["--size", str(SCRATCH_BYTES), "--tmpfs", _TMP]
         out += ["--setenv", "TMPDIR", "/tmp"]
-        for path in map(Path, _ETC_SECRETS):
-            out += ["--ro-bind", "/dev/null", str(path)] if path.is_file() else []
+        out += _each("--ro-bind", [p for p in _ETC_SECRETS if Path(p).is_file()], "/dev/null")
         for folder in map(Path, _ETC_SECRET_DIRS):
             out += ["--size", "4096", "--tmpfs", str(folder)] if folder.is_dir() else []
-        for folder in self.visible:
-            out += ["--ro-bind", str(folder), str(folder)]
-        for path in self.blank:
-            out += ["--ro-bind", "/dev/null", str(path)]
+        out += [*_each("--ro-bind", self.visible), *_each("--ro-bind", self.blank, "/dev/null")]
         for folder in self.scratch:
             out += ["--size", str(SCRATCH_BYTES), "--tmpfs", str(folder)]
-        for path in self.pinned:
-            out += ["--ro-bind", str(path), str(path)]
-        for folder in self.writable:
-            out += ["--bind", str(folder), str(folder)]
+        out += [*_each("--ro-bind", self.pinned), *_each("--bind", self.writable)]
         if self.cwd is not None:
             out += ["--chdir", str(self.cwd)]
         # Loaded by bwrap after it has made the namespaces and mounts, just before the exec.
-        out += ["--seccomp", str(seccomp_fd)] if seccomp_fd is not None else []
+        out += ["--seccomp", str(seccomp_fd)]
         return [*out, "--", *self._process_limit(), *argv]
 
     def in_memory(self) -> list[Path]:
-        """The writable folders inside that are memory, not disk: ``/tmp``, ``/dev/shm`` and
-        the scratch folders."""
+        """The writable folders inside that are memory, not disk."""
         return [Path(_TMP), Path(_SHM), *self.scratch]
 
     def _process_limit(self) -> list[str]:
@@ -245,6 +208,11 @@ class Sandbox:
             return []
         limit = f"--nproc={self.max_processes}:{self.max_processes}"
         return [shutil.which("prlimit") or "/usr/bin/prlimit", limit, "--"]
+
+
+def _each(option: str, paths: Iterable[str | Path], source: str | None = None) -> list[str]:
+    """``option source path`` for each of ``paths``; ``source`` is the path itself if None."""
+    return [arg for path in paths for arg in (option, source or str(path), str(path))]
 
 
 def python_and_library() -> tuple[Path, ...]:
@@ -267,8 +235,7 @@ def _library_folder() -> Path | None:
 
 
 def available() -> bool:
-    """True when bubblewrap can make its namespaces on this machine and run a command under
-    the syscall filter."""
+    """True when bubblewrap runs a command here, in its namespaces and under the filter."""
     return _problem() is None
 
 
@@ -351,29 +318,28 @@ def why_unavailable() -> str:
 
 
 def _pids_root() -> Path | None:
-    return _root_of("pids", _PIDS_ROOTS)
+    return _root_of("pids")
 
 
 def _memory_root() -> Path | None:
-    return _root_of("memory", _MEMORY_ROOTS)
+    return _root_of("memory")
 
 
-def _root_of(controller: str, roots: tuple[Path, ...]) -> Path | None:
-    for root in roots:
+def _root_of(controller: str) -> Path | None:
+    for root in (_CGROUPS / controller, _CGROUPS):  # cgroup v1, then v2
         writable = (root / "cgroup.procs").exists() and os.access(root, os.W_OK)
-        if writable and (root.name == controller or controller in _v2_controllers(root).split()):
+        if writable and (root.name == controller or controller in _v2_controllers(root)):
             return root
     return None
 
 
-def _v2_controllers(root: Path) -> str:
+def _v2_controllers(root: Path) -> list[str]:
     with contextlib.suppress(OSError):
-        return (root / "cgroup.subtree_control").read_text()
-    return ""
+        return (root / "cgroup.subtree_control").read_text().split()
+    return []
 
 
-@contextlib.contextmanager
-def process_cap(name: str, max_processes: int) -> Iterator[Path | None]:
+def process_cap(name: str, max_processes: int) -> contextlib.AbstractContextManager[Path | None]:
     """A pids cgroup allowing ``max_processes``; yields its ``cgroup.procs`` file (write a pid
     there to cap that process and all it starts), or None where none can be made. On exit,
     whatever still runs in it is killed and the cgroup removed."""
@@ -382,30 +348,32 @@ def process_cap(name: str, max_processes: int) -> Iterator[Path | None]:
         (group / "pids.max").write_text(str(max_processes))
         return True
 
-    with _cgroup(_pids_root(), name, limit) as procs:
-        yield procs
+    return _cgroup(_pids_root(), name, limit)
 
 
 @contextlib.contextmanager
 def sandbox_cap(name: str, max_processes: int, memory_bytes: int | None) -> Iterator[tuple]:
     """Caps over everything one sandbox starts, together: ``max_processes`` tasks (as
-    :func:`process_cap`) and ``memory_bytes`` of memory (none if None), a memory cgroup
-    (v1: ``memory.limit_in_bytes``, and ``memory.memsw.limit_in_bytes`` where swap is counted;
-    v2: ``memory.max`` with no swap, in the same group as the pids cap). Yields the
+    :func:`process_cap`) and ``memory_bytes`` of memory (none if None). Yields the
     ``cgroup.procs`` files to put the sandbox in (:func:`in_cap` takes them); a cap that cannot
     be made is left out, and each process's own ``setrlimit`` is then all that holds."""
     with contextlib.ExitStack() as stack:
         procs = stack.enter_context(process_cap(name, max_processes))
-        files = [procs] if procs else []
-        if memory_bytes:
-            if procs is not None:
-                memory = memory_over(procs, memory_bytes)
-            else:
-                memory = stack.enter_context(_memory_cap(name, memory_bytes))
-            files += [memory] if memory and memory != procs else []
-            if memory is None:
-                say_once(f"{name}: {memory_fallback(memory_bytes)}")
-        yield tuple(files)
+        memory = _memory_cap(stack, procs, name, memory_bytes) if memory_bytes else None
+        if memory_bytes and memory is None:
+            say_once(f"{name}: {memory_fallback(memory_bytes)}")
+        yield tuple(dict.fromkeys(cap for cap in (procs, memory) if cap))
+
+
+def _memory_cap(
+    stack: contextlib.ExitStack, procs: Path | None, name: str, memory_bytes: int
+) -> Path | None:
+    """A memory cap over the processes of the pids cap ``procs`` (:func:`memory_over`) or,
+    without one, a memory cgroup of its own that ``stack`` removes."""
+    if procs is not None:
+        return memory_over(procs, memory_bytes)
+    limit = functools.partial(_set_memory, memory_bytes=memory_bytes)
+    return stack.enter_context(_cgroup(_memory_root(), name, limit))
 
 
 def memory_over(procs: Path, memory_bytes: int) -> Path | None:
@@ -434,11 +402,7 @@ def cgroup_versions() -> dict[str, str | None]:
     """Per cap (``pids``, ``memory``): ``"v1"`` or ``"v2"``, the cgroup version this process
     can make it with, or None where it cannot (not root, no such controller)."""
     found = {"pids": _pids_root(), "memory": _memory_root()}
-    return {cap: None if root is None else _version(root) for cap, root in found.items()}
-
-
-def _version(root: Path) -> str:
-    return "v1" if root.name in ("pids", "memory") else "v2"
+    return {cap: None if r is None else "v1" if r.name == cap else "v2" for cap, r in found.items()}
 
 
 def memory_fallback(memory_bytes: int | None) -> str:
@@ -478,16 +442,9 @@ def _set_memory(group: Path, memory_bytes: int) -> bool:
 
 
 @contextlib.contextmanager
-def _memory_cap(name: str, memory_bytes: int) -> Iterator[Path | None]:
-    with _cgroup(_memory_root(), name, lambda group: _set_memory(group, memory_bytes)) as procs:
-        yield procs
-
-
-@contextlib.contextmanager
 def _cgroup(root: Path | None, name: str, limit: Callable[[Path], bool]) -> Iterator[Path | None]:
     """A cgroup of this process's own under ``root`` that ``limit`` set up (False, or an
-    OSError: none); yields its ``cgroup.procs``, or None. On exit, whatever still runs in it
-    is killed and the cgroup removed."""
+    OSError: none); yields its ``cgroup.procs``, or None, as :func:`process_cap` does."""
     # A serial of this process's own: two sandboxes of one name started side by side (two
     # students judged at once in one worker) must not share a group, nor find it taken.
     group = root / f"{_CAP_PREFIX}{name}-{next(_SERIAL)}-{os.getpid()}" if root else None
@@ -567,14 +524,11 @@ def report() -> list[str]:
     and each cap over a whole sandbox (made for real, then removed), or its fallback."""
     lines = [f"bubblewrap: {'works' if available() else why_unavailable()}"]
     if available():
-        denied = len(DENIED)
-        lines.append(f"syscall filter: {denied} calls denied (libseccomp, with EPERM)")
+        lines.append(f"syscall filter: {len(DENIED)} calls denied (libseccomp, with EPERM)")
     versions = cgroup_versions()
-    with process_cap("check", 8) as procs, contextlib.ExitStack() as stack:
-        if procs is not None:
-            memory = memory_over(procs, 2**30)
-        else:
-            memory = stack.enter_context(_memory_cap("check", 2**30))
+    with contextlib.ExitStack() as stack:
+        procs = stack.enter_context(process_cap("check", 8))
+        memory = _memory_cap(stack, procs, "check", 2**30)
         made = {"pids": procs is not None, "memory": memory is not None}
     fallbacks = {
         "pids": "RLIMIT_NPROC inside the sandbox's user namespace only (prlimit), which the "
@@ -582,10 +536,8 @@ def report() -> list[str]:
         "memory": memory_fallback(None),
     }
     for cap, fallback in fallbacks.items():
-        if made[cap]:
-            lines.append(f"{cap} over the whole sandbox: cgroup {versions[cap]}")
-        else:
-            lines.append(f"{cap} over the whole sandbox: none; fallback: {fallback}")
+        how = f"cgroup {versions[cap]}" if made[cap] else f"none; fallback: {fallback}"
+        lines.append(f"{cap} over the whole sandbox: {how}")
     return lines
 
 

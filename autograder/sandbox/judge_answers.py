@@ -1,31 +1,26 @@
 """Judge one notebook's answers outside the student's kernel: run them in the sandbox, judge here.
 
-``exercises_of`` reads the masters: which exercise lives in which notebook, its test cells
-and their points, and the literal calls of its visible examples. ``judge_notebook`` takes each
-answer's code from a notebook (``cells.answer_statements``), runs it in the sandbox on the
-hidden cases drawn for this term, the same for every student, and on the examples (only plain
-data comes back), the expected outcomes computed here by the reference, and judges the
-outcomes in this process (``hidden_tests.judge``): per test cell "" (passed), the failure
-message, or None (examples too stateful to re-run alone: the kernel's verdict stands).
+``exercises_of`` reads the masters: each exercise's notebook, test cells and points, and the
+literal calls of its visible examples. ``judge_notebook`` runs each answer's code
+(``cells.answer_statements``) on this term's hidden cases, the same for every student, and on
+the examples, and judges what came back against the reference's outcomes, computed here
+(``hidden_tests.judge``): per test cell "" (passed), the failure message, or None (examples
+too stateful to re-run alone: the kernel's verdict stands).
 
-``run_answers`` is the runner: it runs ``judge_child.py``'s text with ``python -I`` in an
-empty folder, a bare environment, its own session, the memory and file-size limits it sets
-itself and, where bubblewrap works, a sandbox that shows it Python and the course library only
-(not the reference, the graders, any submission or the gradebook), under the kernels' syscall
-filter (``bwrap.compiled``), with caps on the processes and the memory of everything in it
-together (cgroups, where the grader can make them). The cases go in one at a time, each after
-the previous one's outcome: the child holds only the inputs of the case it runs, never another
-case, group or expected result. Each group of cases has a time limit, started only by the
-step line the job says comes next; a group that runs out or dies fails from the case that was
-running, and the rest go to a fresh process, within one deadline for the whole call. Only
-``outcomes.loads`` data comes back.
+``run_answers`` runs ``judge_child.py``'s text with ``python -I`` in an empty folder, a bare
+environment, its own session and its own limits and, where bubblewrap works, a sandbox that
+shows it Python and the course library only (not the reference, the graders, a submission or
+the gradebook), under the syscall filter and caps on its processes and memory together. The
+cases go in one at a time, so the child never holds another case, group or expected result;
+each group of cases has a time limit, the whole call one deadline. Only ``outcomes.loads``
+data comes back.
 
 But: it never runs student code in this process; it writes no notebook and no gradebook
 (``hidden_tests_outside`` puts its verdicts into the notebook nbgrader scores).
 
 >>> code = ["def merge_pair(symbols, pair):\\n    return list(symbols)"]
->>> outs = run_answer(code, "merge_pair", {"core": [(("a",), ("a", "a"))]})
->>> outs["core"][0].value, outs["core"][0].error
+>>> outs = run_answers([("merge_pair", code, {"core": [(("a",), ("a", "a"))]})])
+>>> outs["merge_pair"]["core"][0].value, outs["merge_pair"]["core"][0].error
 (['a'], None)
 """
 
@@ -56,8 +51,7 @@ from autograder.sandbox.bwrap import GradingSandbox, Sandbox, python_and_library
 from bpe_course.lesson_cells import nbgrader_meta
 from bpe_course.outcomes import ERROR_LIMIT, Outcome, dumps, loads, run_case
 
-HERE = Path(__file__).resolve().parent
-CHILD = HERE / "judge_child.py"
+CHILD = Path(__file__).resolve().parent / "judge_child.py"
 OUTCOMES = CODE_ROOT / "bpe_course" / "outcomes.py"  # the judge's child loads its text
 DEFAULT_SECONDS = 10.0  # per group of cases, like nbgrader's per-cell timeout
 DEFAULT_MEMORY_GB = GradingSandbox.judge_memory_gb.default_value  # for callers outside grading
@@ -72,15 +66,12 @@ def _answer_sandbox() -> Sandbox:
     blanked (the child serves stand-ins that refuse; blank files cannot be read and run)."""
     visible = python_and_library()
     library = visible[-1]
-    engine = [library / f"{name.rsplit('.', 1)[1]}.py" for name in ENGINE_MODULES]
-    compiled = [
-        p
-        for name in ENGINE_MODULES
-        for p in library.glob(f"__pycache__/{name.rsplit('.', 1)[1]}.*")
-    ]
+    stems = [name.rsplit(".", 1)[1] for name in ENGINE_MODULES]
+    engine = [library / f"{stem}.py" for stem in stems]
+    engine += [p for stem in stems for p in library.glob(f"__pycache__/{stem}.*")]
     return Sandbox(
         visible=visible,
-        blank=tuple(p for p in [*engine, *compiled] if p.is_file()),
+        blank=tuple(p for p in engine if p.is_file()),
         cwd=Path("/tmp"),
         max_processes=_MAX_PROCESSES,
     )
@@ -102,9 +93,8 @@ def _decode(text: str, args: tuple) -> Outcome:
         value, error, after = loads(text)
     except Exception:
         return _failed(args, "the sandbox sent back something that is not plain data")
-    if (error is not None and type(error) is not str) or type(after) is not list:
-        return _failed(args, "the sandbox sent back a malformed result")
-    if len(after) != len(args):
+    bad_error = error is not None and type(error) is not str
+    if bad_error or type(after) is not list or len(after) != len(args):
         return _failed(args, "the sandbox sent back a malformed result")
     if error is not None and len(error) > ERROR_LIMIT:  # the child's own cap is the student's
         error = error[:ERROR_LIMIT] + " ..."
@@ -114,72 +104,61 @@ def _decode(text: str, args: tuple) -> Outcome:
 def _run_child(
     job: dict, plan: list, seconds: float, memory_gb: float, sandbox: Sandbox | None, until: float
 ) -> tuple[list[dict], str]:
-    """Run one child on ``job`` and the cases of ``plan``, sent one at a time; return the
-    result lines it wrote and, if it did not finish cleanly, why. Each step (defining an
-    exercise, each group of its cases) gets ``seconds``, and the child is stopped at
-    ``until`` (``time.monotonic``) whatever it writes. Without ``sandbox`` it runs in a
-    limited process only."""
-    with tempfile.TemporaryDirectory(prefix="judge-sandbox-") as home:
+    """Run one child on ``job`` and the cases of ``plan``; return the lines it wrote and why
+    it did not finish cleanly ("" if it did). Without ``sandbox``, only its own limits hold."""
+    with tempfile.TemporaryDirectory(prefix="judge-sandbox-") as home, contextlib.ExitStack() as on:
         env = {"PATH": "/usr/bin:/bin", "HOME": home, "LANG": "C.UTF-8", "TMPDIR": home}
         # The child's own file is in a folder the child cannot see: pass its text instead. It
         # sets its limits before it reads the job, so before any student code runs.
-        memory = str(int(memory_gb * 2**30)) if memory_gb > 0 else "0"
-        command = [sys.executable, "-I", "-c", CHILD.read_text(), memory]
-        cap_processes, seccomp = contextlib.nullcontext(None), contextlib.nullcontext(None)
+        memory = bwrap.memory_bytes(memory_gb)
+        command = [sys.executable, "-I", "-c", CHILD.read_text(), str(memory or 0)]
+        cap: tuple = ()
+        fds: tuple[int, ...] = ()
         if sandbox is not None:
             env.update(HOME="/tmp", TMPDIR="/tmp")
-            seccomp = bwrap.opened()
             # Processes and memory over everything the answer starts, where cgroups allow.
-            whole = int(memory) or None
-            cap_processes = bwrap.sandbox_cap(f"judge-{os.getpid()}", _MAX_PROCESSES, whole)
-        with cap_processes as cap, seccomp as seccomp_fd:
-            if sandbox is not None and seccomp_fd is not None:
-                command = sandbox.command(command, seccomp_fd)
-            child = subprocess.Popen(
-                bwrap.in_cap(cap, command),
-                cwd=home,
-                env=env,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                start_new_session=True,
-                pass_fds=() if seccomp_fd is None else (seccomp_fd,),
-            )
-            try:
-                cap_seconds = until - time.monotonic()
-                lines, timed_out = _read_lines(
-                    child, json.dumps(job).encode(), plan, seconds, cap_seconds
-                )
-            finally:
-                _kill(child)
+            caps = bwrap.sandbox_cap(f"judge-{os.getpid()}", _MAX_PROCESSES, memory)
+            cap, fds = on.enter_context(caps), (on.enter_context(bwrap.opened()),)
+            command = sandbox.command(command, fds[0])
+        child = subprocess.Popen(
+            bwrap.in_cap(cap, command),
+            cwd=home,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            pass_fds=fds,
+        )
+        try:
+            lines, timed_out = _read_lines(child, json.dumps(job).encode(), plan, seconds, until)
+        finally:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
+    code = child.returncode
     if timed_out:
         return lines, f"TimeLimit: did not finish within {seconds:.0f} s"
-    return lines, "" if child.returncode == 0 else _exit_reason(child.returncode)
+    if code < 0:
+        killed = signal.Signals(-code).name
+        return lines, f"SandboxStopped: the process was killed by signal {killed}"
+    return lines, f"SandboxStopped: the process exited with status {code}" if code else ""
 
 
 def _read_lines(
-    child: subprocess.Popen,
-    job: bytes,
-    plan: list,
-    seconds: float,
-    cap_seconds: float,
+    child: subprocess.Popen, job: bytes, plan: list, seconds: float, until: float
 ) -> tuple[list[dict], bool]:
-    """Send the job's line, then collect JSON lines until EOF, until a step runs out of time,
-    or until ``cap_seconds`` have passed since the start, whatever the child writes. ``plan``
-    lists the step lines the child writes and the cases it is sent, in order: of the step
-    lines only those, in their order, are kept, and each case is sent once the line before it
-    (its group's step line, or the previous case's outcome) has come, so the child never
-    holds more than the case it runs."""
+    """Send the job, then collect JSON lines until EOF, until a step (defining an exercise, a
+    group of its cases) has run ``seconds``, or until ``until``, whatever the child writes."""
     assert child.stdin is not None and child.stdout is not None
     feed = _Feed(child.stdin.fileno(), job + b"\n", plan)
     fd = child.stdout.fileno()
-    start = time.monotonic()
-    deadline = start + _STARTUP_SECONDS + seconds
+    deadline = time.monotonic() + _STARTUP_SECONDS + seconds
     buffer, lines, size = b"", [], 0
     with selectors.DefaultSelector() as selector:
         selector.register(fd, selectors.EVENT_READ)
         while True:
-            left = min(deadline, start + cap_seconds) - time.monotonic()
+            left = min(deadline, until) - time.monotonic()
             if left <= 0:
                 return lines, True
             feed.watch(selector)
@@ -196,21 +175,17 @@ def _read_lines(
             *complete, buffer = buffer.split(b"\n")
             for raw in complete:
                 line = _parse_line(raw)
-                if line is None:
+                if line is None or not feed.heard(line):
                     continue
-                if "start" in line or "setup" in line:
-                    # Only the step the job says comes next starts a fresh time limit; any
-                    # other step line (written by the answer) is dropped.
-                    if not feed.step(line):
-                        continue
+                if "start" in line or "setup" in line:  # the step that comes next: a fresh limit
                     deadline = time.monotonic() + seconds
-                else:
-                    feed.answered(line)
                 lines.append(line)
 
 
 class _Feed:
-    """The child's stdin: the job's line, then each case of the plan when its turn comes."""
+    """The child's stdin: the job's line, then each case of the plan when its turn comes: once
+    the line before it (its group's step line, or the previous case's outcome) has come, so the
+    child never holds more than the case it runs."""
 
     def __init__(self, fd: int, job: bytes, plan: list) -> None:
         self.fd, self.out, self.plan = fd, job, iter(plan)
@@ -219,35 +194,32 @@ class _Feed:
         self.watched = self.gone = False
         os.set_blocking(fd, False)
 
-    def step(self, line: dict) -> bool:
-        """True when ``line`` is the step line that comes next; then the case after it goes."""
-        if line != self.next:
-            return False
-        self.next = next(self.plan, None)
-        self._send_case()
-        return True
-
-    def answered(self, line: dict) -> None:
-        """An outcome line for the case the child holds sends the next case, if one is due."""
-        if (line["name"], line["group"], line["index"]) == self.running:
+    def heard(self, line: dict) -> bool:
+        """False for a step line other than the one that comes next (the answer wrote it): it
+        is dropped. That step line, or the outcome of the case the child holds, lets the next
+        case go, if one is due."""
+        if "start" in line or "setup" in line:
+            if line != self.next:
+                return False
+            self.next = next(self.plan, None)
+        elif (line["name"], line["group"], line["index"]) == self.running:
             self.running = None
-            self._send_case()
-
-    def _send_case(self) -> None:
+        else:
+            return True
         if type(self.next) is tuple:
             name, group, index, text = self.next
             self.running = (name, group, index)
             self.out += text + b"\n"
             self.next = next(self.plan, None)
         self.write()
+        return True
 
     def write(self) -> None:
         if not self.out or self.gone:
             return
         try:
-            self.out = self.out[os.write(self.fd, self.out) :]
-        except BlockingIOError:
-            return
+            with contextlib.suppress(BlockingIOError):
+                self.out = self.out[os.write(self.fd, self.out) :]
         except OSError:  # the child is gone; its end of the output ends the reading
             self.out, self.gone = b"", True
 
@@ -292,23 +264,8 @@ def _parse_line(raw: bytes) -> dict | None:
         start = line["start"]
         ok = type(start) is list and len(start) == 2 and all(type(x) is str for x in start)
         return {"start": start} if ok else None
-    typed = (str, str, int, str)
-    keys = ("name", "group", "index", "outcome")
-    if all(type(line.get(k)) is t for k, t in zip(keys, typed)):
-        return line
-    return None
-
-
-def _exit_reason(code: int) -> str:
-    if code < 0:
-        return f"SandboxStopped: the process was killed by signal {signal.Signals(-code).name}"
-    return f"SandboxStopped: the process exited with status {code}"
-
-
-def _kill(child: subprocess.Popen) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(child.pid, signal.SIGKILL)
-    child.wait()
+    typed = {"name": str, "group": str, "index": int, "outcome": str}
+    return line if all(type(line.get(key)) is t for key, t in typed.items()) else None
 
 
 def run_answers(
@@ -359,7 +316,9 @@ def run_answers(
             for name in todo
         ]
         if time.monotonic() >= until:
-            _fail_all(todo, pending, cases, results, _OUT_OF_TIME.format(until - start))
+            reason = f"TimeLimit: judging these answers took all of its {until - start:.0f} s"
+            for name in todo:
+                _fail_rest(results, cases, name, pending(name), reason)
             break
         lines, why = _run_child(job, _plan(job, cases), seconds, memory_gb, sandbox, until)
         started: set[str] = set()
@@ -381,11 +340,7 @@ def run_answers(
         groups = pending(stopped) if stopped not in started else pending(stopped)[:1]
         if stopped not in started:
             reason += " (while the answer cell was being defined)"
-        for g in groups:
-            results[stopped][g] = [
-                out if out is not None else _failed(tuple(cases[stopped][g][i]), reason)
-                for i, out in enumerate(results[stopped][g])
-            ]
+        _fail_rest(results, cases, stopped, groups, reason)
         todo = [name for name in todo if pending(name)]
     return {
         name: {g: [o for o in outs if o is not None] for g, outs in groups.items()}
@@ -393,29 +348,13 @@ def run_answers(
     }
 
 
-_OUT_OF_TIME = "TimeLimit: judging these answers took all of its {:.0f} s"
-
-
-def _fail_all(todo: list[str], pending, cases: dict, results: dict, reason: str) -> None:
-    """Every case still without an outcome fails with ``reason``."""
-    for name in todo:
-        for g in pending(name):
-            results[name][g] = [
-                out if out is not None else _failed(tuple(cases[name][g][i]), reason)
-                for i, out in enumerate(results[name][g])
-            ]
-
-
-def run_answer(
-    statements: list[str],
-    name: str,
-    groups: dict[str, list[tuple]],
-    seconds: float = DEFAULT_SECONDS,
-    memory_gb: float = DEFAULT_MEMORY_GB,
-    unconfined: bool = False,
-) -> dict[str, list[Outcome]]:
-    """:func:`run_answers` for one exercise."""
-    return run_answers([(name, statements, groups)], seconds, memory_gb, unconfined)[name]
+def _fail_rest(results: dict, cases: dict, name: str, groups: list[str], reason: str) -> None:
+    """Every case of ``name``'s ``groups`` still without an outcome fails with ``reason``."""
+    for g in groups:
+        results[name][g] = [
+            out if out is not None else _failed(tuple(cases[name][g][i]), reason)
+            for i, out in enumerate(results[name][g])
+        ]
 
 
 GROUP_OF_CELL = {"examples": "examples", "hidden_core": "core", "hidden_random": "random"}
@@ -462,20 +401,12 @@ def exercises_of(course_root: Path, assignment: str = ASSIGNMENT) -> list[Exerci
     return found
 
 
-def group_of(cell: str, name: str) -> str | None:
-    """The group of cases a test cell of exercise ``name`` stands for."""
-    return GROUP_OF_CELL.get(cell.removeprefix(f"test_{name}_"))
-
-
 _EXPECTED: dict[tuple, list[Outcome]] = {}
 _KEPT = 256  # groups of expected outcomes kept: a term's, and examples' literal calls
 
 
 def expected_outcomes(
-    name: str,
-    group: str,
-    calls: list[tuple] | None = None,
-    secret: str | None = None,
+    name: str, group: str, calls: list[tuple] | None = None, secret: str | None = None
 ) -> list[Outcome]:
     """The reference's outcomes on a group's cases of the term (or on ``calls``), computed
     here, outside the sandbox, once per process."""
@@ -488,21 +419,14 @@ def expected_outcomes(
     return _EXPECTED[key]
 
 
-def _has_example_cases(name: str) -> bool:
-    try:
-        cases(name, EXAMPLES)
-    except ValueError:
-        return False
-    return True
-
-
 def _groups(exercise: Exercise, secret: str | None) -> dict[str, list[tuple]]:
     name = exercise.name
     groups = {g: cases(name, g, secret) for g in ("core", "random")}
     if exercise.examples:
         groups["examples"] = list(exercise.examples)
-    elif _has_example_cases(name):  # stateful examples, rebuilt as cases
-        groups["examples"] = cases(name, EXAMPLES)
+    else:
+        with contextlib.suppress(ValueError):  # stateful examples, rebuilt as cases if they can be
+            groups["examples"] = cases(name, EXAMPLES)
     return groups
 
 
@@ -552,7 +476,7 @@ def _judge_exercise(
     name = exercise.name
     verdicts: dict[str, str | None] = {}
     for cell in exercise.cells:
-        group = group_of(cell, name)
+        group = GROUP_OF_CELL.get(cell.removeprefix(f"test_{name}_"))
         if group in ("core", "random"):
             expected = expected_outcomes(name, group, secret=secret)
             verdicts[cell] = verdict(name, group, outcomes[group], expected, secret)
@@ -593,16 +517,14 @@ def judge_notebook(
             verdicts[exercise.name] = {cell: why for cell in exercise.cells}
         else:
             jobs.append((exercise.name, statements, _groups(exercise, secret)))
-            uses = engine_uses(notebook, exercise.name, exercise.master)
-            if uses:
+            if uses := engine_uses(notebook, exercise.name, exercise.master):
                 findings.engine[exercise.name] = uses
     outcomes = run_answers(jobs, seconds, memory_gb, unconfined) if jobs else {}
     for exercise in exercises:
         if exercise.name in outcomes:
             found = outcomes[exercise.name]
             verdicts[exercise.name] = _judge_exercise(exercise, found, secret)
-            alone = cannot_run_alone(exercise.name, found, secret)
-            if alone:
+            if alone := cannot_run_alone(exercise.name, found, secret):
                 findings.alone[exercise.name] = alone
             errors = [o.error or "" for group in found.values() for o in group]
             if any(error.startswith("EngineRefusedError") for error in errors):

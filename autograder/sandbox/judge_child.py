@@ -39,11 +39,6 @@ def _other_part(name: str) -> object:
     return _refuse
 
 
-class _RefusedClass:
-    def __new__(cls, *args: object, **kwargs: object) -> "_RefusedClass":
-        raise EngineRefusedError(ENGINE_REFUSAL)
-
-
 class _Merge(tuple):
     """Stands in for the engine's Merge NamedTuple, which lessons import but answers need not."""
 
@@ -58,16 +53,12 @@ class _EngineStandIn(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def find_spec(
         self, fullname: str, path: object = None, target: object = None
     ) -> importlib.machinery.ModuleSpec | None:
-        if fullname in self.modules:
-            return importlib.machinery.ModuleSpec(fullname, self)
-        return None
-
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
-        return types.ModuleType(spec.name)
+        return importlib.machinery.ModuleSpec(fullname, self) if fullname in self.modules else None
 
     def exec_module(self, module: types.ModuleType) -> None:
         for name in self.parts:
-            refused = type(name, (_RefusedClass,), {}) if name[0].isupper() else _refuse
+            # A class refuses to be made (type() makes a __new__ static, as a class body would).
+            refused = type(name, (), {"__new__": _refuse}) if name[0].isupper() else _refuse
             setattr(module, name, refused)
         module.Merge = _Merge
         module.Pair = tuple[str, str]
@@ -82,17 +73,13 @@ def refuse_engine(modules: list, parts: list) -> None:
     sys.meta_path.insert(0, _EngineStandIn(modules, parts))
 
 
-def _load(name: str, source: str) -> types.ModuleType:
-    module = types.ModuleType(name)
-    sys.modules[name] = module  # dataclasses look their module up while the class is built
-    exec(compile(source, f"<{name}>", "exec"), module.__dict__)
-    return module
-
-
 def load_tools(outcomes_src: str) -> types.ModuleType:
     """The outcome model (run_case, plain data to and from JSON), loaded from its text: it
     imports only the standard library, so nothing of the project need be importable."""
-    return _load("_sandbox_outcomes", outcomes_src)
+    module = types.ModuleType("_sandbox_outcomes")
+    sys.modules[module.__name__] = module  # dataclasses look their module up while built
+    exec(compile(outcomes_src, "<_sandbox_outcomes>", "exec"), module.__dict__)
+    return module
 
 
 def run_statements(statements: list, namespace: dict) -> list:
@@ -137,8 +124,7 @@ def main() -> None:
     cases_in = os.fdopen(os.dup(0), "rb")
     job = json.loads(cases_in.readline())
     results = os.fdopen(os.dup(1), "w", buffering=1)
-    quiet = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(quiet, 1)
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
     os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
     sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
     sys.stdin = open(os.devnull)  # noqa: SIM115

@@ -2,18 +2,16 @@
 
 It puts itself under the student's caps and limits, then replaces itself with the command
 prefix in the jail, its second argument (JSON, which ``kernels.jail_kernels`` puts into the
-grading configuration: ``prefix``, the ``bwrap`` command that ``kernels`` built; ``caps``,
-the ``cgroup.procs`` files of the process and memory caps over all the student's kernels, maybe
-none; ``memory_bytes``, each process's own address-space limit, 0 for none; ``environment``,
-the names of the variables the kernel keeps; ``landlock``, the folders it may write to;
-``seccomp``, the syscall filter's program and the descriptor the prefix tells bwrap to read it
-from) followed
+grading configuration: ``prefix``, the ``bwrap`` command; ``caps``, the ``cgroup.procs``
+files of the process and memory caps over all the student's kernels, maybe none;
+``memory_bytes``, each process's own address-space limit, 0 for none; ``environment``, the
+names of the variables the kernel keeps; ``landlock``, the folders it may write to;
+``seccomp``, the syscall filter's program and the descriptor bwrap reads it from), followed
 by ``python -c <landlock.py> <those folders> -f <connection file>``, which restricts its
 writes and runs ipykernel.
 
 But: it decides nothing itself; without a jail or its syscall filter it refuses to start a
-kernel.
-Standard library only, run as ``python -I -S kernel_jail.py {connection_file} JAIL``.
+kernel. Standard library only, run as ``python -I -S kernel_jail.py {connection_file} JAIL``.
 """
 
 import json
@@ -47,8 +45,9 @@ def main() -> None:
     end = prefix.index("--")
     shown = [*prefix[:end], "--ro-bind", connection, connection, *prefix[end:]]
     # The kernel restricts its own writes with Landlock before ipykernel starts (landlock.py).
-    limits = json.dumps(spec["landlock"])
-    command = [*shown, sys.executable, "-c", _text(LAUNCH), limits, "-f", connection]
+    with open(LAUNCH) as launch:
+        landlock = [sys.executable, "-c", launch.read(), json.dumps(spec["landlock"])]
+    command = [*shown, *landlock, "-f", connection]
     # Only the named variables go in. JPY_PARENT_PID stays out too: in its own PID namespace
     # the kernel's parent is PID 1, which ipykernel takes for a dead parent when told to watch
     # one; bwrap --die-with-parent does that job instead.
@@ -76,11 +75,6 @@ def _place_filter(target: int, program: bytes) -> None:
         os.dup2(fd, target)
         os.close(fd)
     os.set_inheritable(target, True)
-
-
-def _text(path: str) -> str:
-    with open(path) as source:
-        return source.read()
 
 
 def _cut_ties(memory_bytes: int) -> None:

@@ -1,25 +1,18 @@
 """Make nbgrader start one student's grading kernels inside the sandbox (``bwrap``).
 
-``jail_kernels`` writes a kernelspec whose command is ``kernel_jail.py`` and puts into the
-grading configuration it is given (``SandboxKernelManager.kernel_dirs``, ``Execute.kernel_name``,
-and the kernel's command-line arguments, ``NotebookClient.extra_arguments``) the sandbox the
-kernel runs in, as ``GradingSandbox`` settings say: of the machine only the operating system,
-Python and the course library, read-only; a home and a working folder, each an empty 64 MB
-folder in memory, with the files of the student's fresh home shown read-only in the first. The
-course folder is not there at all. Everything a student's kernels start is capped together:
-processes (the caller's ``process_cap``) and memory (``bwrap.memory_over`` on that cap:
-``GradingSandbox.kernel_memory_gb``, which ``kernel_jail`` also sets as each process's own
-limit); and every call they make passes the syscall filter, built here (``bwrap.compiled``) and
-handed to ``kernel_jail`` to load.
+``jail_kernels`` puts into the grading configuration a kernelspec whose command is
+``kernel_jail.py`` (``SandboxKernelManager.kernel_dirs``, ``Execute.kernel_name``) and, as its
+argument (``NotebookClient.extra_arguments``), the jail: a sandbox that shows Python and the
+course library, not the course folder, with an empty home and working folder in memory; caps
+over the processes and memory of all the student's kernels together (``process_cap``,
+``bwrap.memory_over``); the syscall filter; and the folders Landlock lets the kernel write to.
 
-``student_home`` gives one student's kernels a fresh home folder of their own, deleted
-afterwards, with an IPython profile that keeps no history, and the environment that points a
-kernel's ``HOME``, ``IPYTHONDIR``, the ``JUPYTER_*`` and ``XDG_*`` folders and ``MPLCONFIGDIR``
-at it (``KernelHome.environment``, for the kernel's own environment), so no startup file or
-history one student's code leaves reaches the next. The kernels' connection files and sockets
-go in a folder of their own (``KernelHome.sockets``) in ``/var/tmp``, outside the home;
-``remove_orphaned_homes`` deletes both folders of grading processes that are gone (a worker
-killed mid-student cannot clean up): their names hold the process's id.
+``student_home`` gives one student's kernels a fresh home, deleted afterwards, with an IPython
+profile that keeps no history, so no startup file or history one student's code leaves
+reaches the next (``KernelHome.environment`` points ``HOME``, ``IPYTHONDIR``, ``JUPYTER_*``,
+``XDG_*`` and ``MPLCONFIGDIR`` at it); sockets go in a folder of their own in ``/var/tmp``.
+Both names hold the grading process's id, so ``remove_orphaned_homes`` deletes those of a
+worker killed mid-student.
 
 But: where bubblewrap is missing the kernels are not started in it; the caller decides
 whether to grade unconfined (``grade_class --unconfined``). Where no cgroup can be made, it
@@ -45,7 +38,6 @@ import stat
 import sys
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -79,11 +71,6 @@ def _folders(home: Path, sockets: Path) -> dict[str, Path]:
     }
 
 
-def folder_names() -> tuple[str, ...]:
-    """The environment variables :func:`student_home` points at the home's folders."""
-    return tuple(_folders(Path("/"), Path("/")))
-
-
 @dataclass(frozen=True)
 class KernelHome:
     """One student's kernels' fresh home, and the folder of their sockets."""
@@ -111,21 +98,16 @@ def _remove(folder: Path) -> None:
     shutil.rmtree(folder, ignore_errors=True)
 
 
-def _matplotlib_cache() -> Path:
-    if os.environ.get("MPLCONFIGDIR"):
-        return Path(os.environ["MPLCONFIGDIR"])
-    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(cache) / "matplotlib"
-
-
 def _copy_font_cache(into: Path) -> None:
     """matplotlib rebuilds its font list in an empty folder (seconds); the list is plain
     JSON data, so the instructor's copy is safe to reuse."""
-    for path in _matplotlib_cache().glob("fontlist-*.json"):
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    ours = os.environ.get("MPLCONFIGDIR") or os.path.join(cache, "matplotlib")
+    for path in Path(ours).glob("fontlist-*.json"):
         shutil.copyfile(path, into / path.name)
 
 
-@contextmanager
+@contextlib.contextmanager
 def student_home(student: str) -> Iterator[KernelHome]:
     """A fresh, empty home for one student's kernels, removed after the block; kernels get
     it through their environment (``KernelHome.environment``)."""
@@ -174,7 +156,7 @@ KERNEL_PROCESSES = 256  # tasks (threads count) of one student's kernels; a fork
 # All a kernel gets of the grader's environment (besides LC_* and *_NUM_THREADS): the
 # instructor's own variables (tokens, keys) would otherwise reach the student's output.
 KERNEL_ENVIRONMENT = (
-    *folder_names(),
+    *_folders(Path("/"), Path("/")),  # those that point at the student's home
     *("PATH", "LANG", "LANGUAGE", "TERM", "TZ", "PYTHONHASHSEED", "MPLBACKEND"),
     *("TOKENIZERS_PARALLELISM", "PYDEVD_DISABLE_FILE_VALIDATION", "NBGRADER_EXECUTION"),
 )
@@ -239,10 +221,8 @@ def jail_kernels(
     """Make nbgrader, configured by ``config``, start this student's kernels in the sandbox;
     False where the machine cannot or ``config`` says ``GradingSandbox.unconfined``.
     ``kernels``: the student's fresh home (its files are shown) and socket folder; ``cap``:
-    the process cap's
-    ``cgroup.procs``, which also gets a memory limit over all of the kernels' processes
-    together: ``GradingSandbox.kernel_memory_gb`` (none where it is 0), also each kernel
-    process's own address-space limit."""
+    the process cap's ``cgroup.procs``, also given a memory limit over all of the kernels'
+    processes together, ``GradingSandbox.kernel_memory_gb`` (none where it is 0)."""
     settings = GradingSandbox(config=config)
     if not settings.in_use():
         return False
@@ -296,10 +276,7 @@ def _whole_sandbox_caps(cap: Path | None, memory_bytes: int | None) -> list[Path
             + bwrap.memory_fallback(memory_bytes)
         )
         return []
-    if not memory_bytes:
-        return [cap]
-    memory = bwrap.memory_over(cap, memory_bytes)
-    if memory is None:
+    memory = bwrap.memory_over(cap, memory_bytes) if memory_bytes else None
+    if memory_bytes and memory is None:
         bwrap.say_once(f"grading kernels: {bwrap.memory_fallback(memory_bytes)}")
-        return [cap]
-    return list(dict.fromkeys([cap, memory]))
+    return list(dict.fromkeys(procs for procs in (cap, memory) if procs))

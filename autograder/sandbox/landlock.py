@@ -19,6 +19,7 @@ and running are not restricted here; what the kernel can see is bubblewrap's bus
 Standard library only.
 """
 
+import asyncio
 import ctypes
 import json
 import os
@@ -117,23 +118,17 @@ def _restrict_threads(app: object, rules: tuple) -> None:
     that run callbacks (IOPub, control, shell channel), started during ``initialize``, take the
     layer too, before any student code could hand them work."""
     threads = [app.iopub_thread, app.control_thread, app.shell_channel_thread]
-    loops = [thread.io_loop for thread in threads if thread is not None]
-    asked = []
-    for loop in loops:
-        done, failed = threading.Event(), []
 
-        def apply(done: threading.Event = done, failed: list = failed) -> None:
-            try:
-                restrict(*rules)
-            except OSError as error:
-                failed.append(error)
-            done.set()
+    async def apply() -> None:
+        restrict(*rules)
 
-        loop.add_callback(apply)
-        asked.append((done, failed))
-    for done, failed in asked:
-        if not done.wait(30) or failed:
-            raise RuntimeError(f"a kernel thread could not be restricted: {failed}")
+    loops = [thread.io_loop.asyncio_loop for thread in threads if thread is not None]
+    asked = [asyncio.run_coroutine_threadsafe(apply(), loop) for loop in loops]
+    try:
+        for future in asked:
+            future.result(timeout=30)
+    except (OSError, TimeoutError) as error:
+        raise RuntimeError(f"a kernel thread could not be restricted: {error!r}") from error
     # Any other thread would still run under the first layer: refuse to start with one.
     others = {t.name for t in threading.enumerate()} - _RESTRICTED_THREADS
     if others:

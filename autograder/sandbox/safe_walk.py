@@ -1,21 +1,18 @@
 """The one walk of a student's folder: it opens nothing through a link and bounds what it reads.
 
-``walk`` yields every entry below an open folder, a folder before its contents and each
-folder's entries by name. Each name is described by ``lstat`` relative to its folder's
-descriptor; a folder is entered through that descriptor with ``O_NOFOLLOW`` and described by
-``fstat`` of what was opened, so a folder swapped for a link after the listing is never
-entered. ``open_regular`` opens a listed file with ``O_NOFOLLOW | O_NONBLOCK`` (a FIFO swapped
-in cannot block) and keeps it only when ``fstat`` finds the same regular file the listing saw.
-``open_below`` reaches ``submitted/<student>/<assignment>`` through no link. Every walk
-stops at ``MAX_ENTRIES`` files and folders, ``MAX_DEPTH`` deep (``EntryBudget``), having
-read no further.
+``walk`` yields every entry below an open folder, a folder before its contents, by name. Each
+name is described by ``lstat`` relative to its folder's descriptor, and a folder entered through
+that descriptor with ``O_NOFOLLOW`` and described by ``fstat``, so a folder swapped for a link
+after the listing is never entered. ``open_regular`` opens a listed file with ``O_NOFOLLOW |
+O_NONBLOCK`` (a FIFO swapped in cannot block) and keeps it only when ``fstat`` finds the same
+regular file the listing saw; ``open_below`` reaches ``submitted/<student>/<assignment>``
+through no link. Every walk stops at ``MAX_ENTRIES`` files and folders, ``MAX_DEPTH`` deep
+(``EntryBudget``), having read no further.
 
 Collect (``owned_collect.copy_plain``), grading's look at ``submitted/``
-(``grade_one.unsafe_entries``) and the copy of a refused submission all go through
-it. That copy is here too: ``safe_copy`` copies the named regular files of a refused
-submission (a link, a special file, too many files), each read by descriptor up to a size
-limit, into a scratch folder, and ``reason`` is what the gradebook's comments tell the person
-who grades it.
+(``grade_one.unsafe_entries``) and ``safe_copy``, the copy of a refused submission's named
+regular files (each read by descriptor up to a size limit), all go through it; ``reason`` is
+what the gradebook's comments then tell the person who grades it.
 
 But: it decides nothing about a link or special file it meets: ``walk`` yields it and the
 caller refuses it (collect refuses the entry, grading the submission). It checks no owner,
@@ -129,14 +126,14 @@ class Found:
         return stat.S_ISREG(self.info.st_mode)
 
 
-def walk(top: int, budget: EntryBudget | None = None) -> Iterator[Found]:
+def walk(top: int) -> Iterator[Found]:
     """Every entry below the open folder ``top``, a folder before its contents.
 
     Raises ``TooManyEntriesError`` past the bounds and ``ChangedWhileWalkedError`` for a
     name that changed between the listing and its opening. A folder's descriptor (``folder``
     of its entries) stays open only while its entries are walked.
     """
-    yield from _walk(top, "", 0, budget or EntryBudget())
+    yield from _walk(top, "", 0, EntryBudget())
 
 
 def _walk(fd: int, where: str, depth: int, budget: EntryBudget) -> Iterator[Found]:
@@ -175,16 +172,6 @@ def open_regular(found: Found) -> int:
     raise ChangedWhileWalkedError(found.path, f"now a {kind(opened.st_mode)}, or another file")
 
 
-def entry_of(folder: int, name: str) -> Found:
-    """``name`` in the open ``folder`` as a walk would find it, without listing the folder
-    (a file whose name is known: a notebook, ``timestamp.txt``)."""
-    try:
-        info = os.stat(name, dir_fd=folder, follow_symlinks=False)
-    except OSError as error:
-        raise ChangedWhileWalkedError(name, error.strerror or str(error)) from None
-    return Found(name, name, folder, info)
-
-
 def open_below(root: str | os.PathLike[str], *parts: str) -> int:
     """A descriptor of the folder ``root/part/...``: ``root`` is the instructor's own and may
     be reached through a link; no part below it may be one. Raises ``OSError``."""
@@ -205,22 +192,20 @@ MAX_TIMESTAMP_BYTES = 1024
 def read_regular(folder: int, name: str, limit: int) -> bytes | None:
     """The bytes of the regular file ``name`` in the open folder ``folder``, or None when it
     is anything else (a link, a FIFO, a folder), changed while opened, or over ``limit``."""
-    try:
-        found = entry_of(folder, name)
+    try:  # as a walk would find it, without listing the folder
+        found = Found(name, name, folder, os.stat(name, dir_fd=folder, follow_symlinks=False))
         if not found.is_regular or found.info.st_size > limit:
             return None
         fd = open_regular(found)
     except (OSError, UntrustedEntryError):
         return None
     try:
-        chunks: list[bytes] = []
-        size = 0
-        while size <= limit:
-            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+        data = bytearray()
+        while len(data) <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - len(data)))
             if not chunk:
-                return b"".join(chunks)
-            chunks.append(chunk)
-            size += len(chunk)
+                return bytes(data)
+            data += chunk
         return None  # grew past the limit while read
     except OSError:
         return None

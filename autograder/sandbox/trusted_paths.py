@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import pwd
+import site
 import stat
 import sys
 from pathlib import Path
@@ -91,35 +92,19 @@ def _why_chain(path: Path) -> str | None:
             if not _trusted_owner(info.st_uid):  # in a sticky folder its owner may re-point it
                 return f"{_describe(folder, info)} is a link another account owns"
             continue  # the target is checked apart
-        last = depth == len(parts) - 1
         if not _open_to_others(info):
             continue
-        sticky = bool(info.st_mode & stat.S_ISVTX) and _trusted_owner(info.st_uid)
-        if last:
-            return f"{_describe(folder, info)} can be written by another account"
-        if not sticky:
-            where = _describe(folder, info)
+        where = _describe(folder, info)
+        if depth == len(parts) - 1:
+            return f"{where} can be written by another account"
+        if not (info.st_mode & stat.S_ISVTX and _trusted_owner(info.st_uid)):  # sticky: fine
             return f"{str(path)!r} lies in {where}, which can be written by another account"
     return None
-
-
-def searched_entries() -> list[tuple[str, str]]:
-    """Every folder this process imports from or reads settings and kernels from, with
-    where it was found."""
-    found = [(entry, "sys.path") for entry in sys.path]
-    for name in SEARCHED:
-        value = os.environ.get(name, "")
-        found += [(entry, name) for entry in value.split(os.pathsep) if entry]
-    found += [(entry, "Dask's configuration paths") for entry in _dask_paths()]
-    found += [(entry, "Jupyter's configuration paths") for entry in _jupyter_paths()]
-    return list(dict.fromkeys(found))
 
 
 def _dask_paths() -> list[str]:
     """Where Dask reads its settings (as ``dask.config`` finds them), without importing it:
     this module must run before anything it guards is imported."""
-    import site
-
     prefixes = [sys.prefix, *getattr(site, "PREFIXES", [])]
     return [
         os.environ.get("DASK_ROOT_CONFIG", "/etc/dask"),
@@ -138,13 +123,15 @@ def _jupyter_paths() -> list[str]:
 
 
 def untrusted_entries() -> list[str]:
-    """One line for each searched folder another account can change."""
-    lines = []
-    for entry, where in searched_entries():
-        why = why_untrusted(entry)
-        if why:
-            lines.append(f"{why} (on {where})")
-    return lines
+    """One line for each folder this process imports from or reads settings and kernels from
+    that another account can change, saying where it was found."""
+    found = [(entry, "sys.path") for entry in sys.path]
+    for name in SEARCHED:
+        found += [(entry, name) for entry in os.environ.get(name, "").split(os.pathsep) if entry]
+    found += [(entry, "Dask's configuration paths") for entry in _dask_paths()]
+    found += [(entry, "Jupyter's configuration paths") for entry in _jupyter_paths()]
+    untrusted = ((why_untrusted(entry), where) for entry, where in dict.fromkeys(found))
+    return [f"{why} (on {where})" for why, where in untrusted if why]
 
 
 def refusal(process: str, lines: list[str]) -> str:
