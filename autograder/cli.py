@@ -34,12 +34,18 @@ from autograder.reports import canvas as canvas_file
 from autograder.reports import export_grades
 from autograder.reports import moodle as moodle_file
 
-PROG = "python -m autograder"
 Options = TypeVar("Options", GradingOptions, canvas_file.CanvasOptions, moodle_file.MoodleOptions)
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse's parser, whose refusals also say where the options are listed."""
+    """argparse's parser, whose ``--help`` is said in our words and whose refusals also say
+    where the options are listed."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(add_help=False, **options)
+        self.add_argument(
+            "-h", "--help", action="help", help="say what this command does and what it takes"
+        )
 
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
@@ -89,12 +95,6 @@ def _canvas_export(text: str) -> Path:
     return path
 
 
-def _help_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "-h", "--help", action="help", help="say what this command does and what it takes"
-    )
-
-
 def _grading(parser: argparse.ArgumentParser) -> None:
     """How to grade: the options ``grade`` and ``regrade`` share."""
     parser.add_argument(
@@ -109,21 +109,18 @@ def _grading(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--memory-gb",
         type=_memory,
-        default=None,
         help="memory one student's kernels may take together, in GB (0: no limit; default: "
         "GradingSandbox.kernel_memory_gb in nbgrader_config.py)",
     )
     parser.add_argument(
         "--judge-memory-gb",
         type=_memory,
-        default=None,
         help="memory the judge may take running one notebook's answers, in GB (0: no limit; "
         "default: GradingSandbox.judge_memory_gb in nbgrader_config.py)",
     )
     parser.add_argument(
         "--timeout",
         type=_count("seconds"),
-        default=None,
         help="seconds a cell may run (default: nbgrader_config.py's)",
     )
     parser.add_argument(
@@ -139,7 +136,6 @@ def _grading(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--scheduler",
-        default=None,
         help="grade on the running Dask cluster at this address (tls://host:8786), whose "
         "workers see the course folder at the same path (default: a local cluster of --jobs)",
     )
@@ -202,26 +198,19 @@ ABBREVIATING = ("grade", "regrade")
 def parser() -> _Parser:
     """The command line: one subcommand per job, each with ``--root`` but ``bundle``."""
     top = _Parser(
-        prog=PROG,
+        prog="python -m autograder",
         description="The course's grading tools: grade the class, give feedback, export the "
         "grades, build what students get.",
-        add_help=False,
         allow_abbrev=False,
     )
-    _help_option(top)
     commands = top.add_subparsers(
         dest="command", required=True, title="commands", metavar="<command>"
     )
     sub: dict[str, _Parser] = {}
     for name, summary in SUMMARIES.items():
         sub[name] = commands.add_parser(
-            name,
-            help=summary,
-            description=summary,
-            add_help=False,
-            allow_abbrev=name in ABBREVIATING,
+            name, help=summary, description=summary, allow_abbrev=name in ABBREVIATING
         )
-        _help_option(sub[name])
         if name != "bundle":
             sub[name].add_argument(
                 "--root",
@@ -262,9 +251,7 @@ def parser() -> _Parser:
         default=on_dask.DEFAULT_PORT,
         help=f"port (default: {on_dask.DEFAULT_PORT})",
     )
-    sub["scheduler"].add_argument(
-        "--host", default=None, help="address to listen on (default: all)"
-    )
+    sub["scheduler"].add_argument("--host", help="address to listen on (default: all)")
     worker = sub["worker"]
     worker.add_argument("address", type=_tls_address, help="the scheduler, tls://HOST:PORT")
     worker.add_argument(
@@ -273,9 +260,7 @@ def parser() -> _Parser:
         default=os.cpu_count() or 1,
         help="worker processes (default: one a core)",
     )
-    sub["bundle"].add_argument(
-        "--out", type=Path, default=None, help="output folder (default: dist)"
-    )
+    sub["bundle"].add_argument("--out", type=Path, help="output folder (default: dist)")
     return top
 
 
@@ -301,10 +286,8 @@ def _feedback(args: argparse.Namespace) -> int:
     tools = str(Path(sys.executable).parent)  # nbgrader runs `alembic` from PATH
     env = dict(os.environ, PYTHONPATH=str(CODE_ROOT))
     env["PATH"] = os.pathsep.join([tools, env["PATH"]]) if env.get("PATH") else tools
-    command = [sys.executable, "-m", "nbgrader", "generate_feedback", ASSIGNMENT]
-    return subprocess.run(
-        [*command, "--force", "--log-level=WARN"], cwd=args.root, env=env
-    ).returncode
+    command = [sys.executable, "-m", "nbgrader", "generate_feedback", ASSIGNMENT, "--force"]
+    return subprocess.run([*command, "--log-level=WARN"], cwd=args.root, env=env).returncode
 
 
 def _flags_as(options: type[Options], args: argparse.Namespace, **given: Any) -> Options:
