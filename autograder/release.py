@@ -49,10 +49,8 @@ from autograder.course import ASSIGNMENT, CODE_ROOT, SOLUTIONS, course_config
 from bpe_course.lesson_cells import nbgrader_meta
 from bpe_course.selfcheck import BEGIN_HIDDEN
 
-ROOT = CODE_ROOT
 NAME = "bpe-course-student"
-# What a student installs: the lessons' and the self-check's packages, pinned (no tool of the
-# instructors'); the bundle ships it as it is, under the same name, as the README installs it.
+# The lessons' and the self-check's packages, pinned, shipped as the README installs them.
 STUDENT_REQUIREMENTS = "requirements-student.txt"
 # Markers nbgrader leaves only in the instructors' masters.
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
@@ -131,7 +129,7 @@ def student_pyproject(text: str) -> str:
     return f'{body}\n\n[tool.setuptools]\npackages = ["bpe_course"]\n'
 
 
-def bundle_files(root: Path = ROOT) -> dict[str, bytes]:
+def bundle_files(root: Path = CODE_ROOT) -> dict[str, bytes]:
     """Every file of the bundle, by its path inside the bundle."""
     notebooks = sorted((root / "notebooks").glob("*.ipynb"))
     if not notebooks:
@@ -171,7 +169,7 @@ def leak(name: str, data: bytes) -> str | None:
     return f"imports {found.group(2)}" if found else None
 
 
-def build_bundle(out: Path, root: Path = ROOT) -> Path:
+def build_bundle(out: Path, root: Path = CODE_ROOT) -> Path:
     """Write ``out/bpe-course-student/`` and its zip; returns the zip's path."""
     files = bundle_files(root)
     folder = Path(out) / NAME
@@ -186,16 +184,14 @@ def build_bundle(out: Path, root: Path = ROOT) -> Path:
         for name in sorted(files):
             # A fixed timestamp keeps the zip the same from one build to the next.
             info = zipfile.ZipInfo(f"{NAME}/{name}", date_time=(2024, 1, 1, 0, 0, 0))
-            info.compress_type = zipfile.ZIP_DEFLATED
-            handle.writestr(info, files[name])
+            handle.writestr(info, files[name], zipfile.ZIP_DEFLATED)
     return archive
 
 
 def run_bundle(out: Path | None = None) -> int:
-    """Build the bundle in ``out`` (default: ``dist/``) and say where; 1, and a line saying
-    why, when it is refused."""
+    """Build the bundle in ``out`` (default: ``dist/``) and say where; 1 and why if refused."""
     try:
-        archive = build_bundle(ROOT / "dist" if out is None else out)
+        archive = build_bundle(CODE_ROOT / "dist" if out is None else out)
     except (FileNotFoundError, ValueError) as error:
         print(f"student bundle not built: {error}", file=sys.stderr)
         return 1
@@ -215,9 +211,8 @@ is the `{ASSIGNMENT}` assignment."""
 
 def solution_code(source: str) -> str:
     """A master's answer cell with the solution region's marker lines dropped."""
-    return "\n".join(line for line in source.split("\n") if line.strip() not in (BEGIN, END)).strip(
-        "\n"
-    )
+    kept = [line for line in source.split("\n") if line.strip() not in (BEGIN, END)]
+    return "\n".join(kept).strip("\n")
 
 
 ANSWERS = "bpe_answers"  # resources: {cell id: answer}, and the ids of hidden-test cells
