@@ -53,9 +53,7 @@ class LessonCells(LessonMarks):
 
 
 def answer_statements(
-    notebook: nbformat.NotebookNode,
-    name: str,
-    master: nbformat.NotebookNode | None = None,
+    notebook: nbformat.NotebookNode, name: str, master: nbformat.NotebookNode | None = None
 ) -> list[str] | None:
     """The statements that define ``name`` as the notebook would, or None without its cell:
     all but bare expressions of the answer cell and the student's own cells, only imports and

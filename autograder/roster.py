@@ -36,8 +36,7 @@ SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 
 def is_safe_id(text: str) -> bool:
-    """True for an id of letters, digits, ``_``, ``.`` and ``-`` that starts with a letter or
-    a digit, 64 characters at most."""
+    """True for a safe id (``SAFE_ID``, as the module says)."""
     return SAFE_ID.fullmatch(text) is not None
 
 

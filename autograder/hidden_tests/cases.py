@@ -118,13 +118,11 @@ def _state_case(case: tuple, rng: random.Random) -> tuple:
             break
     else:
         order = list(range(len(words)))
-    new_words: list = [None] * len(words)
-    new_counts = [0] * len(words)
-    for i, (word, count) in enumerate(zip(words, counts)):
-        new_words[order[i]], new_counts[order[i]] = word, count * factor
+    moved_from = sorted(range(len(words)), key=order.__getitem__)  # [j]: the word moved to j
     new_stats = {p: n * factor for p, n in stats.items()}
     new_where = {p: {order[i] for i in held} for p, held in where.items()}
-    return (new_words, new_counts, new_stats, new_where, pair)
+    new_counts = [counts[i] * factor for i in moved_from]
+    return ([words[i] for i in moved_from], new_counts, new_stats, new_where, pair)
 
 
 def _drawn_case(name: str, case: tuple, rng: random.Random) -> tuple:
@@ -461,9 +459,7 @@ def cases(name: str, group: str, secret: str | None = None) -> list[Case]:
     if group in GROUPS:
         return _fresh(_drawn(name, group, secret))
     if group == EXAMPLES:
-        if name in VISIBLE:
-            return example_cases(name)
-        return _EXAMPLES[name]()
+        return example_cases(name) if name in VISIBLE else _EXAMPLES[name]()
     raise ValueError(f"unknown group {group!r}; expected 'core' or 'random'")
 
 
