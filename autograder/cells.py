@@ -52,52 +52,27 @@ class LessonCells(LessonMarks):
         super().__init__(ids, (source_sha256(c.source) for c in cells), master is not None)
 
 
-def cell_statements(source: str, whole: bool) -> list[str]:
-    """The statements of a cell that count for the answer: all but bare expressions
-    (``whole``: the answer cell, a student's own cell), else only imports and definitions."""
-    return statement_sources(source, None if whole else DEFINITIONS)
-
-
-def find_answer_cell(notebook: nbformat.NotebookNode, name: str) -> int | None:
-    """The index of the solution cell whose grade_id is ``name``."""
-    for index, cell in enumerate(notebook.cells):
-        meta = nbgrader_meta(cell)
-        if cell.cell_type == "code" and meta.get("solution") and meta.get("grade_id") == name:
-            return index
-    return None
-
-
-def first_test_cell(notebook: nbformat.NotebookNode, name: str) -> int | None:
-    """The index of the first graded test cell of exercise ``name``, or None."""
-    for index, cell in enumerate(notebook.cells):
-        meta = nbgrader_meta(cell)
-        if meta.get("grade") and str(meta.get("grade_id", "")).startswith(f"test_{name}_"):
-            return index
-    return None
-
-
 def answer_statements(
-    notebook: nbformat.NotebookNode,
-    name: str,
-    master: nbformat.NotebookNode | None = None,
+    notebook: nbformat.NotebookNode, name: str, master: nbformat.NotebookNode | None = None
 ) -> list[str] | None:
-    """The statements that define ``name`` as the notebook would, or None without its cell.
-    ``master`` (the lesson's master notebook) tells the student's own cells from the lesson's;
-    without it every cell other than the answer counts as the lesson's."""
-    if find_answer_cell(notebook, name) is None:
+    """The statements that define ``name`` as the notebook would, or None without its cell:
+    all but bare expressions of the answer cell and the student's own cells, only imports and
+    definitions of the lesson's. ``master`` (the lesson's master notebook) tells the student's
+    own cells from the lesson's; without it every cell other than the answer is the lesson's."""
+    own = _own_cells(notebook, name, master)
+    if own is None:
         return None
-    statements: list[str] = []
-    for cell, whole in _own_cells(notebook, name, master):
-        statements += cell_statements(cell.source, whole)
-    return statements
+    return [
+        statement
+        for cell, whole in own
+        for statement in statement_sources(cell.source, None if whole else DEFINITIONS)
+    ]
 
 
 def _value(node: ast.AST, bound: dict) -> object:
-    if isinstance(node, ast.Name):
-        if node.id in bound:
-            return bound[node.id]
-        raise ValueError(node.id)
-    return ast.literal_eval(node)
+    if isinstance(node, ast.Name) and node.id in bound:
+        return bound[node.id]
+    return ast.literal_eval(node)  # ValueError for any other name
 
 
 def example_calls(source: str, name: str) -> list[tuple]:
@@ -105,45 +80,48 @@ def example_calls(source: str, name: str) -> list[tuple]:
     parsed = parse(source)
     if parsed is None:
         return []
-    tree, _ = parsed
     bound: dict[str, object] = {}
     calls: list[tuple] = []
-    for statement in tree.body:
-        if (
-            isinstance(statement, ast.Assign)
-            and len(statement.targets) == 1
-            and isinstance(statement.targets[0], ast.Name)
-        ):
-            try:
-                bound[statement.targets[0].id] = _value(statement.value, bound)
-            except (ValueError, SyntaxError, TypeError):
-                bound.pop(statement.targets[0].id, None)
+    for statement in parsed[0].body:
+        match statement:
+            case ast.Assign(targets=[ast.Name(id=target)]):
+                try:
+                    bound[target] = _value(statement.value, bound)
+                except (ValueError, SyntaxError, TypeError):
+                    bound.pop(target, None)
         for node in ast.walk(statement):
-            is_call = isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-            if not is_call or node.func.id != name or node.keywords:
-                continue
-            try:
-                args = tuple(_value(arg, bound) for arg in node.args)
-            except (ValueError, SyntaxError, TypeError):
-                continue
-            if args not in calls:
-                calls.append(args)
+            match node:
+                case ast.Call(func=ast.Name(id=called), keywords=[]) if called == name:
+                    try:
+                        args = tuple(_value(arg, bound) for arg in node.args)
+                    except (ValueError, SyntaxError, TypeError):
+                        continue
+                    if args not in calls:
+                        calls.append(args)
     return calls
 
 
 def _own_cells(
     notebook: nbformat.NotebookNode, name: str, master: nbformat.NotebookNode | None
-) -> list[tuple[nbformat.NotebookNode, bool]]:
-    """The code cells (test cells excepted) before the exercise's first test cell, each with
-    True when it is the answer cell or one the student added."""
-    index = find_answer_cell(notebook, name)
-    if index is None:
-        return []
-    tests = first_test_cell(notebook, name)
-    end = tests if tests is not None and tests > index else index + 1
+) -> list[tuple[nbformat.NotebookNode, bool]] | None:
+    """The code cells (test cells excepted) up to the exercise's first test cell, each with
+    True when it is the answer cell (grade_id ``name``) or one the student added; None
+    without an answer cell."""
+    answer = tests = None
+    for index, cell in enumerate(notebook.cells):
+        meta = nbgrader_meta(cell)
+        grade_id = str(meta.get("grade_id", ""))
+        is_answer = cell.cell_type == "code" and meta.get("solution") and grade_id == name
+        if answer is None and is_answer:
+            answer = index
+        if tests is None and meta.get("grade") and grade_id.startswith(f"test_{name}_"):
+            tests = index
+    if answer is None:
+        return None
+    end = tests if tests is not None and tests > answer else answer + 1
     lesson = LessonCells(master)
     return [
-        (cell, at == index or not lesson.holds(cell))
+        (cell, at == answer or not lesson.holds(cell))
         for at, cell in enumerate(notebook.cells[:end])
         if cell.cell_type == "code" and not nbgrader_meta(cell).get("grade")
     ]
@@ -167,7 +145,7 @@ def engine_uses(
     imported: dict[str, str] = {}  # local name -> engine name
     modules: set[str] = set()  # local names of bpe_course or bpe_course.engine
     own_trees: list[ast.Module] = []
-    for cell, own in _own_cells(notebook, name, master):
+    for cell, own in _own_cells(notebook, name, master) or []:
         parsed = parse(cell.source)
         if parsed is None:
             continue

@@ -6,7 +6,7 @@ One ``argparse`` parser with a subcommand per job (``grade``, ``regrade``, ``fee
 <command> --help`` says what each takes. Every value is checked here, so a wrong one stops the
 command with a line naming it and exit status 2 before anything is read or written. Each
 command then calls a plain function of the module that does the work, with typed values
-(``GradingOptions`` for grading), importing that module only then.
+(``GradingOptions`` for grading).
 
 >>> parser().parse_args(["grade", "--root", "/c", "--jobs", "3"]).jobs
 3
@@ -23,20 +23,29 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import fields
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn, TypeVar
 
-from autograder.course import ASSIGNMENT
-from autograder.grading import on_dask
+from autograder.course import ASSIGNMENT, CODE_ROOT
+from autograder.grading import grade_class, on_dask
 from autograder.grading.options import GradingOptions, course_root
 from autograder.reports import canvas as canvas_file
+from autograder.reports import export_grades
 from autograder.reports import moodle as moodle_file
 
-PROG = "python -m autograder"
+Options = TypeVar("Options", GradingOptions, canvas_file.CanvasOptions, moodle_file.MoodleOptions)
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse's parser, whose refusals also say where the options are listed."""
+    """argparse's parser, whose ``--help`` is said in our words and whose refusals also say
+    where the options are listed."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(add_help=False, **options)
+        self.add_argument(
+            "-h", "--help", action="help", help="say what this command does and what it takes"
+        )
 
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
@@ -86,35 +95,8 @@ def _canvas_export(text: str) -> Path:
     return path
 
 
-def _command(
-    commands: argparse._SubParsersAction, name: str, summary: str, allow_abbrev: bool = False
-) -> _Parser:
-    """A subcommand whose ``--help`` opens with ``summary``; abbreviations only if told."""
-    sub: _Parser = commands.add_parser(
-        name, help=summary, description=summary, add_help=False, allow_abbrev=allow_abbrev
-    )
-    _help_option(sub)
-    return sub
-
-
-def _help_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "-h", "--help", action="help", help="say what this command does and what it takes"
-    )
-
-
-def _root(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--root",
-        type=course_root,
-        default=".",
-        help="the course folder (default: the current folder)",
-    )
-
-
 def _grading(parser: argparse.ArgumentParser) -> None:
     """How to grade: the options ``grade`` and ``regrade`` share."""
-    _root(parser)
     parser.add_argument(
         "--jobs",
         type=_count("worker processes"),
@@ -127,21 +109,18 @@ def _grading(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--memory-gb",
         type=_memory,
-        default=None,
         help="memory one student's kernels may take together, in GB (0: no limit; default: "
         "GradingSandbox.kernel_memory_gb in nbgrader_config.py)",
     )
     parser.add_argument(
         "--judge-memory-gb",
         type=_memory,
-        default=None,
         help="memory the judge may take running one notebook's answers, in GB (0: no limit; "
         "default: GradingSandbox.judge_memory_gb in nbgrader_config.py)",
     )
     parser.add_argument(
         "--timeout",
         type=_count("seconds"),
-        default=None,
         help="seconds a cell may run (default: nbgrader_config.py's)",
     )
     parser.add_argument(
@@ -157,7 +136,6 @@ def _grading(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--scheduler",
-        default=None,
         help="grade on the running Dask cluster at this address (tls://host:8786), whose "
         "workers see the course folder at the same path (default: a local cluster of --jobs)",
     )
@@ -171,7 +149,6 @@ def _grading(parser: argparse.ArgumentParser) -> None:
 
 def _lms(parser: argparse.ArgumentParser, out: str) -> None:
     """The options the Canvas and Moodle files share."""
-    _root(parser)
     parser.add_argument("--out", type=Path, default=Path(out), help=f"file to write ({out})")
     parser.add_argument(
         "--assignment-name",
@@ -190,58 +167,61 @@ def _lms(parser: argparse.ArgumentParser, out: str) -> None:
     )
 
 
+# Each command's summary, in the order an instructor meets them: the top ``--help`` lists them
+# and each command's ``--help`` opens with its own.
+SUMMARIES = {
+    "grade": "Grade every submission in submitted/ (or --student's), then print the class summary.",
+    "regrade": "After a test changed: regrade the whole class and report whose grade moved "
+    "(artifacts/grading/regrade-<time>.csv and .md).",
+    "feedback": "Write feedback/<student>/bpe/*.html from autograded/, hidden tests and checker "
+    "tracebacks removed (nbgrader's generate_feedback).",
+    "export": "Write grades.csv: per student the status, total and each exercise; blank where a "
+    "person must decide.",
+    "canvas": "Fill Canvas's gradebook export with the grades, for Canvas's import "
+    "(artifacts/grading/canvas-import.csv).",
+    "moodle": "Write artifacts/grading/moodle-import.csv for Moodle's CSV grade import.",
+    "check-class": "List made-up student ids in the gradebook, submitted/ and feedback/, and "
+    "other accounts' Dask folders in /tmp.",
+    "scheduler": "Start a Dask scheduler for grading, with TLS and the course's certificate "
+    "(.dask-tls/); Ctrl-C stops it.",
+    "worker": "Start grading workers for a scheduler (run in the course folder of each grading "
+    "machine); Ctrl-C stops them.",
+    "bundle": "Write dist/bpe-course-student.zip: the student notebooks, bpe_course, the "
+    "requirements, a README; nothing of the instructors'.",
+    "solutions": "After the deadline: write release/bpe-solutions/, each lesson with the answers "
+    "in and the hidden tests out.",
+}
+# Grading has always taken abbreviations (--stud); regrade reads its command line alike.
+ABBREVIATING = ("grade", "regrade")
+
+
 def parser() -> _Parser:
-    """The command line: one subcommand per job, in the order an instructor meets them."""
+    """The command line: one subcommand per job, each with ``--root`` but ``bundle``."""
     top = _Parser(
-        prog=PROG,
+        prog="python -m autograder",
         description="The course's grading tools: grade the class, give feedback, export the "
         "grades, build what students get.",
-        add_help=False,
         allow_abbrev=False,
     )
-    _help_option(top)
     commands = top.add_subparsers(
         dest="command", required=True, title="commands", metavar="<command>"
     )
-    _grading(
-        _command(
-            commands,
-            "grade",
-            "Grade every submission in submitted/ (or --student's), then print the class summary.",
-            allow_abbrev=True,  # grading has always taken abbreviations (--stud)
+    sub: dict[str, _Parser] = {}
+    for name, summary in SUMMARIES.items():
+        sub[name] = commands.add_parser(
+            name, help=summary, description=summary, allow_abbrev=name in ABBREVIATING
         )
-    )
-    _grading(
-        _command(
-            commands,
-            "regrade",
-            "After a test changed: regrade the whole class and report whose grade moved "
-            "(artifacts/grading/regrade-<time>.csv and .md).",
-            allow_abbrev=True,  # as grade: both read one command line alike
-        )
-    )
-    _root(
-        _command(
-            commands,
-            "feedback",
-            "Write feedback/<student>/bpe/*.html from autograded/, hidden tests and checker "
-            "tracebacks removed (nbgrader's generate_feedback).",
-        )
-    )
-    export = _command(
-        commands,
-        "export",
-        "Write grades.csv: per student the status, total and each exercise; blank where a "
-        "person must decide.",
-    )
-    _root(export)
-    export.add_argument("--out", type=Path, default=Path("grades.csv"), help="CSV to write")
-    canvas = _command(
-        commands,
-        "canvas",
-        "Fill Canvas's gradebook export with the grades, for Canvas's import "
-        "(artifacts/grading/canvas-import.csv).",
-    )
+        if name != "bundle":
+            sub[name].add_argument(
+                "--root",
+                type=course_root,
+                default=".",
+                help="the course folder (default: the current folder)",
+            )
+    _grading(sub["grade"])
+    _grading(sub["regrade"])
+    sub["export"].add_argument("--out", type=Path, default=Path("grades.csv"), help="CSV to write")
+    canvas = sub["canvas"]
     canvas.add_argument("export", type=_canvas_export, help="the CSV from Canvas's Grades, Export")
     _lms(canvas, canvas_file.OUT)
     canvas.add_argument("--column", help="the assignment's column, as row 1 names it")
@@ -251,11 +231,7 @@ def parser() -> _Parser:
     canvas.add_argument(
         "--overwrite", action="store_true", help="replace grades Canvas holds that differ"
     )
-    moodle = _command(
-        commands,
-        "moodle",
-        "Write artifacts/grading/moodle-import.csv for Moodle's CSV grade import.",
-    )
+    moodle = sub["moodle"]
     _lms(moodle, moodle_file.OUT)
     moodle.add_argument(
         "--identifier",
@@ -269,35 +245,14 @@ def parser() -> _Parser:
         help="the grade item's maximum (default: the assignment's maximum in the gradebook)",
     )
     moodle.add_argument("--feedback", action="store_true", help="add a feedback column")
-    _root(
-        _command(
-            commands,
-            "check-class",
-            "List made-up student ids in the gradebook, submitted/ and feedback/, and other "
-            "accounts' Dask folders in /tmp.",
-        )
-    )
-    scheduler = _command(
-        commands,
-        "scheduler",
-        "Start a Dask scheduler for grading, with TLS and the course's certificate "
-        "(.dask-tls/); Ctrl-C stops it.",
-    )
-    _root(scheduler)
-    scheduler.add_argument(
+    sub["scheduler"].add_argument(
         "--port",
         type=int,
         default=on_dask.DEFAULT_PORT,
         help=f"port (default: {on_dask.DEFAULT_PORT})",
     )
-    scheduler.add_argument("--host", default=None, help="address to listen on (default: all)")
-    worker = _command(
-        commands,
-        "worker",
-        "Start grading workers for a scheduler (run in the course folder of each grading "
-        "machine); Ctrl-C stops them.",
-    )
-    _root(worker)
+    sub["scheduler"].add_argument("--host", help="address to listen on (default: all)")
+    worker = sub["worker"]
     worker.add_argument("address", type=_tls_address, help="the scheduler, tls://HOST:PORT")
     worker.add_argument(
         "--nworkers",
@@ -305,44 +260,13 @@ def parser() -> _Parser:
         default=os.cpu_count() or 1,
         help="worker processes (default: one a core)",
     )
-    bundle = _command(
-        commands,
-        "bundle",
-        "Write dist/bpe-course-student.zip: the student notebooks, bpe_course, the "
-        "requirements, a README; nothing of the instructors'.",
-    )
-    bundle.add_argument("--out", type=Path, default=None, help="output folder (default: dist)")
-    _root(
-        _command(
-            commands,
-            "solutions",
-            "After the deadline: write release/bpe-solutions/, each lesson with the answers in "
-            "and the hidden tests out.",
-        )
-    )
+    sub["bundle"].add_argument("--out", type=Path, help="output folder (default: dist)")
     return top
 
 
 def options_from(args: argparse.Namespace) -> GradingOptions:
     """How to grade, as ``grade`` and ``regrade`` read it."""
-    return GradingOptions(
-        course_root=args.root,
-        jobs=args.jobs,
-        memory_gb=args.memory_gb,
-        judge_memory_gb=args.judge_memory_gb,
-        timeout=args.timeout,
-        lean=args.lean,
-        unconfined=args.unconfined,
-        scheduler=args.scheduler,
-        in_process=args.in_process,
-        progress=not args.no_progress,
-    )
-
-
-def _grade(args: argparse.Namespace) -> int:
-    from autograder.grading import grade_class
-
-    return grade_class.run(options_from(args), args.student)
+    return _flags_as(GradingOptions, args, course_root=args.root, progress=not args.no_progress)
 
 
 def _regrade(args: argparse.Namespace) -> int:
@@ -353,100 +277,47 @@ def _regrade(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    from autograder.grading import grade_class
-
     return grade_class.regrade(options_from(args))
 
 
 def _feedback(args: argparse.Namespace) -> int:
     """nbgrader's ``generate_feedback``, as its own program (it reads nbgrader_config.py
     from the course folder, as nbgrader always does) with the course's code on its path."""
-    from autograder.course import CODE_ROOT
-
     tools = str(Path(sys.executable).parent)  # nbgrader runs `alembic` from PATH
     env = dict(os.environ, PYTHONPATH=str(CODE_ROOT))
     env["PATH"] = os.pathsep.join([tools, env["PATH"]]) if env.get("PATH") else tools
-    command = [sys.executable, "-m", "nbgrader", "generate_feedback", ASSIGNMENT]
-    return subprocess.run(
-        [*command, "--force", "--log-level=WARN"], cwd=args.root, env=env
-    ).returncode
+    command = [sys.executable, "-m", "nbgrader", "generate_feedback", ASSIGNMENT, "--force"]
+    return subprocess.run([*command, "--log-level=WARN"], cwd=args.root, env=env).returncode
 
 
-def _export(args: argparse.Namespace) -> int:
-    from autograder.reports import export_grades
-
-    return export_grades.run(args.root, args.out)
-
-
-# The flags every LMS file takes (``lms.LmsOptions``), read alike for Canvas and Moodle.
-_LMS_SHARED = ("root", "out", "assignment_name", "no_submission_zero", "allow_unmatched")
+def _flags_as(options: type[Options], args: argparse.Namespace, **given: Any) -> Options:
+    """The dataclass ``options``: the fields ``given``, each other one the flag of its name."""
+    names = [field.name for field in fields(options) if field.name not in given]
+    return options(**{name: getattr(args, name) for name in names}, **given)
 
 
-def _lms_shared(args: argparse.Namespace) -> dict:
-    return {name: getattr(args, name) for name in _LMS_SHARED}
-
-
-def _canvas(args: argparse.Namespace) -> int:
-    return canvas_file.run(
-        canvas_file.CanvasOptions(
-            **_lms_shared(args),
-            export=args.export,
-            column=args.column,
-            points=args.points,
-            overwrite=args.overwrite,
-        )
-    )
-
-
-def _moodle(args: argparse.Namespace) -> int:
-    return moodle_file.run(
-        moodle_file.MoodleOptions(
-            **_lms_shared(args),
-            identifier=args.identifier,
-            points=args.points,
-            feedback=args.feedback,
-        )
-    )
-
-
-def _check_class(args: argparse.Namespace) -> int:
-    from autograder.grading import grade_class
-
-    return grade_class.check_class(args.root)
-
-
-def _scheduler(args: argparse.Namespace) -> int:
-    return on_dask.run_scheduler(args.root, args.port, args.host)
-
-
-def _worker(args: argparse.Namespace) -> int:
-    return on_dask.run_workers(args.root, args.address, args.nworkers)
-
-
-def _bundle(args: argparse.Namespace) -> int:
+def _release(args: argparse.Namespace) -> int:
+    """``bundle`` or ``solutions``, importing the release tools only now: they load nbgrader's
+    converters, which the other commands never need."""
     from autograder import release
 
-    return release.run_bundle(args.out)
-
-
-def _solutions(args: argparse.Namespace) -> int:
-    from autograder import release
-
+    if args.command == "bundle":
+        return release.run_bundle(args.out)
     return release.run_solutions(args.root)
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
-    "grade": _grade,
+    "grade": lambda args: grade_class.run(options_from(args), args.student),
     "regrade": _regrade,
     "feedback": _feedback,
-    "export": _export,
-    "canvas": _canvas,
-    "moodle": _moodle,
-    "check-class": _check_class,
-    "scheduler": _scheduler,
-    "worker": _worker,
-    "bundle": _bundle,
-    "solutions": _solutions,
+    "export": lambda args: export_grades.run(args.root, args.out),
+    "canvas": lambda args: canvas_file.run(_flags_as(canvas_file.CanvasOptions, args)),
+    "moodle": lambda args: moodle_file.run(_flags_as(moodle_file.MoodleOptions, args)),
+    "check-class": lambda args: grade_class.check_class(args.root),
+    "scheduler": lambda args: on_dask.run_scheduler(args.root, args.port, args.host),
+    "worker": lambda args: on_dask.run_workers(args.root, args.address, args.nworkers),
+    "bundle": _release,
+    "solutions": _release,
 }
 
 

@@ -1,37 +1,29 @@
 """What goes out to students: the student bundle and, after the deadline, the solutions.
 
-The student bundle: everything a student needs, nothing the instructor keeps.
-
 ``python -m autograder bundle [--out dist]`` (``make student-bundle``) writes
 ``dist/bpe-course-student/`` and its zip: the student notebooks, ``bpe_course/``, the
 students' pinned requirements (``requirements-student.txt``, as the course's README installs
 them), packaging only from ``pyproject.toml``, a README.
 
-But: it refuses to build when a notebook still holds a solution or hidden test, or a file
-imports ``solutions`` or ``autograder``; neither folder is ever copied.
-
-Write the solution notebooks students get after the deadline: the lessons, answers in.
-
 ``python -m autograder solutions`` (``make solutions``) writes
-``release/bpe-solutions/<lesson>.ipynb`` for every lesson: the released student notebook, cell
-for cell, with each answer cell holding the master's solution (its ``BEGIN``/``END SOLUTION``
-lines dropped) and without the hidden-test cells, under a first cell saying the notebook is for
-reading, not for submission (nbgrader's Assignment List shows a Submit button for every
-fetched assignment; ``owned_collect`` refuses what comes of it). ``release/bpe-solutions`` is where
-``nbgrader release_assignment bpe-solutions`` looks, so a hub's students can fetch it.
-
-nbgrader's ``GenerateSolution`` converter writes them from the masters with the course's
-release steps (``GenerateAssignment.preprocessors`` of ``nbgrader_config.py``, ``ClearHiddenTests``
-included, less the gradebook's ``SaveCells``) between ``TakeAnswers``, which notes the answers
-and the hidden-test cells first, and ``ForReading``, which puts the answers back last; nothing
-is executed. So every cell but the answers is the released one, metadata and checksums too.
+``release/bpe-solutions/<lesson>.ipynb``, where ``nbgrader release_assignment bpe-solutions``
+looks: each released student notebook, cell for cell, with the master's answers in (their
+``BEGIN``/``END SOLUTION`` lines dropped), the hidden-test cells out, and a first cell saying
+it is for reading, not for submission (nbgrader's Assignment List shows a Submit button for
+every fetched assignment; ``owned_collect`` refuses what comes of it). nbgrader's
+``GenerateSolution`` writes them with the course's release steps
+(``GenerateAssignment.preprocessors``, less the gradebook's ``SaveCells``) between
+``TakeAnswers``, which notes the answers and the hidden-test cells first, and ``ForReading``,
+which puts the answers back last; nothing is executed, so every other cell is the released
+one, metadata and checksums too.
 
 >>> solution_code("def f(x):\\n    ### BEGIN SOLUTION\\n    return x\\n    ### END SOLUTION")
 'def f(x):\\n    return x'
 
-But: it needs the assignment released first (``make notebooks``: the gradebook and
-``release/bpe``); it refuses to write a notebook that would still hold a hidden test, a
-solution marker or an import of the instructors' code.
+But: it never copies ``solutions`` or ``autograder``, and refuses to write a bundle file or a
+solution notebook that holds a solution marker, a hidden test or an import of either; the
+solutions need the assignment released first (``make notebooks``: the gradebook and
+``release/bpe``).
 """
 
 from __future__ import annotations
@@ -41,7 +33,6 @@ import re
 import shutil
 import sys
 import tempfile
-import tomllib
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -58,14 +49,14 @@ from autograder.course import ASSIGNMENT, CODE_ROOT, SOLUTIONS, course_config
 from bpe_course.lesson_cells import nbgrader_meta
 from bpe_course.selfcheck import BEGIN_HIDDEN
 
-ROOT = CODE_ROOT
 NAME = "bpe-course-student"
-# What a student installs: the lessons' and the self-check's packages, pinned (no tool of the
-# instructors'); the bundle ships it as it is, under the same name, as the README installs it.
+# The lessons' and the self-check's packages, pinned, shipped as the README installs them.
 STUDENT_REQUIREMENTS = "requirements-student.txt"
 # Markers nbgrader leaves only in the instructors' masters.
-NOTEBOOK_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION", f"### {BEGIN_HIDDEN}")
+BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
+NOTEBOOK_MARKERS = (BEGIN, END, f"### {BEGIN_HIDDEN}")
 PRIVATE_IMPORT = re.compile(r"^\s*(from|import)\s+(solutions|autograder)\b", re.MULTILINE)
+TABLE = re.compile(r"\[\[?[\w.-]+\]\]?\s*(#.*)?")  # a TOML table's header line
 
 README = """\
 # Byte pair encoding from scratch: student copy
@@ -113,28 +104,14 @@ the notebook, and their messages name the mistake they find.
 """
 
 
-def _toml(value: object) -> str:
-    """A TOML value: strings and numbers as JSON writes them, tables inline, lists of either.
-
-    >>> _toml({"name": "x", "tags": ["a", 1]})
-    '{ "name" = "x", "tags" = ["a", 1] }'
-    """
-    if isinstance(value, dict):
-        return "{ " + ", ".join(f"{json.dumps(k)} = {_toml(v)}" for k, v in value.items()) + " }"
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml(item) for item in value) + "]"
-    return json.dumps(value)
-
-
 def student_pyproject(text: str) -> str:
-    """Only what ``pip install -e .`` needs from the course's pyproject.toml.
+    """Only what ``pip install -e .`` needs from the course's pyproject.toml: its
+    ``[build-system]`` and ``[project]`` tables without their comments, and the one package.
+    The extras (``[project.optional-dependencies]``) name the instructors' and developers'
+    tools, which the bundle leaves out.
 
     >>> course = '[project]\\nname = "bpe-course"\\n[tool.pytest.ini_options]\\naddopts = "-ra"'
     >>> print(student_pyproject(course))
-    [build-system]
-    requires = ["setuptools>=64"]
-    build-backend = "setuptools.build_meta"
-    <BLANKLINE>
     [project]
     name = "bpe-course"
     <BLANKLINE>
@@ -142,42 +119,30 @@ def student_pyproject(text: str) -> str:
     packages = ["bpe_course"]
     <BLANKLINE>
     """
-    data = tomllib.loads(text)
-    build = data.get("build-system", {"requires": ["setuptools>=64"]})
-    build.setdefault("requires", ["setuptools>=64"])
-    build.setdefault("build-backend", "setuptools.build_meta")
-    # The extras name the instructors' and developers' tools, which the bundle leaves out.
-    project = {k: v for k, v in data.get("project", {}).items() if k != "optional-dependencies"}
-    sections = {
-        "build-system": build,
-        "project": project,
-        "tool.setuptools": {"packages": ["bpe_course"]},
-    }
-    lines = []
-    for title, table in sections.items():
-        lines.append(f"[{title}]")
-        lines += [f"{key} = {_toml(value)}" for key, value in table.items()]
-        lines.append("")
-    return "\n".join(lines)
+    kept, keep = [], False
+    for line in text.splitlines():
+        if TABLE.fullmatch(line):
+            keep = line.split("#")[0].strip() in ("[build-system]", "[project]")
+        if keep and not line.lstrip().startswith("#"):
+            kept.append(line)
+    body = "\n".join(kept).strip()
+    return f'{body}\n\n[tool.setuptools]\npackages = ["bpe_course"]\n'
 
 
-def bundle_files(root: Path = ROOT) -> dict[str, bytes]:
+def bundle_files(root: Path = CODE_ROOT) -> dict[str, bytes]:
     """Every file of the bundle, by its path inside the bundle."""
     notebooks = sorted((root / "notebooks").glob("*.ipynb"))
     if not notebooks:
         raise FileNotFoundError(
             f"no student notebooks in {root / 'notebooks'}; run `make notebooks` first"
         )
-    files: dict[str, bytes] = {}
-    for path in notebooks:
-        files[f"notebooks/{path.name}"] = path.read_bytes()
-    for path in sorted((root / "bpe_course").glob("*.py")):
-        files[f"bpe_course/{path.name}"] = path.read_bytes()
-    files[STUDENT_REQUIREMENTS] = (root / STUDENT_REQUIREMENTS).read_bytes()
+    library = sorted((root / "bpe_course").glob("*.py"))
+    # LICENSE and LICENSE-lessons: the code's and the lessons' licences.
+    kept = [root / name for name in (STUDENT_REQUIREMENTS, "LICENSE", "LICENSE-lessons")]
+    files = {path.relative_to(root).as_posix(): path.read_bytes() for path in notebooks + library}
+    files.update((path.name, path.read_bytes()) for path in kept)
     files["pyproject.toml"] = student_pyproject((root / "pyproject.toml").read_text()).encode()
     files["README.md"] = README.encode()
-    for name in ("LICENSE", "LICENSE-lessons"):  # the code's and the lessons' licences
-        files[name] = (root / name).read_bytes()
     for name, data in files.items():
         problem = leak(name, data)
         if problem:
@@ -204,7 +169,7 @@ def leak(name: str, data: bytes) -> str | None:
     return f"imports {found.group(2)}" if found else None
 
 
-def build_bundle(out: Path, root: Path = ROOT) -> Path:
+def build_bundle(out: Path, root: Path = CODE_ROOT) -> Path:
     """Write ``out/bpe-course-student/`` and its zip; returns the zip's path."""
     files = bundle_files(root)
     folder = Path(out) / NAME
@@ -219,16 +184,14 @@ def build_bundle(out: Path, root: Path = ROOT) -> Path:
         for name in sorted(files):
             # A fixed timestamp keeps the zip the same from one build to the next.
             info = zipfile.ZipInfo(f"{NAME}/{name}", date_time=(2024, 1, 1, 0, 0, 0))
-            info.compress_type = zipfile.ZIP_DEFLATED
-            handle.writestr(info, files[name])
+            handle.writestr(info, files[name], zipfile.ZIP_DEFLATED)
     return archive
 
 
 def run_bundle(out: Path | None = None) -> int:
-    """Build the bundle in ``out`` (default: ``dist/``) and say where; 1, and a line saying
-    why, when it is refused."""
+    """Build the bundle in ``out`` (default: ``dist/``) and say where; 1 and why if refused."""
     try:
-        archive = build_bundle(ROOT / "dist" if out is None else out)
+        archive = build_bundle(CODE_ROOT / "dist" if out is None else out)
     except (FileNotFoundError, ValueError) as error:
         print(f"student bundle not built: {error}", file=sys.stderr)
         return 1
@@ -236,7 +199,6 @@ def run_bundle(out: Path | None = None) -> int:
     return 0
 
 
-BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 HIDDEN_MARKERS = (BEGIN_HIDDEN, "hidden_tests")
 BANNER_ID = "bpe-solutions-not-for-submission"
 BANNER = f"""**Worked solutions, for reading: not for submission.**
@@ -249,14 +211,8 @@ is the `{ASSIGNMENT}` assignment."""
 
 def solution_code(source: str) -> str:
     """A master's answer cell with the solution region's marker lines dropped."""
-    return "\n".join(line for line in source.split("\n") if line.strip() not in (BEGIN, END)).strip(
-        "\n"
-    )
-
-
-def is_hidden_test(master_cell: nbformat.NotebookNode) -> bool:
-    """A test cell whose master holds hidden tests: left out whole."""
-    return BEGIN_HIDDEN in master_cell.source
+    kept = [line for line in source.split("\n") if line.strip() not in (BEGIN, END)]
+    return "\n".join(kept).strip("\n")
 
 
 ANSWERS = "bpe_answers"  # resources: {cell id: answer}, and the ids of hidden-test cells
@@ -273,7 +229,7 @@ class TakeAnswers(NbGraderPreprocessor):
             for cell in nb.cells
             if nbgrader_meta(cell).get("solution") and cell.cell_type == "code"
         }
-        resources[HIDDEN] = {cell.id for cell in nb.cells if is_hidden_test(cell)}
+        resources[HIDDEN] = {cell.id for cell in nb.cells if BEGIN_HIDDEN in cell.source}
         return nb, resources
 
 
@@ -319,13 +275,8 @@ def solution_notebooks(course_root: Path, out: Path) -> dict[str, nbformat.Noteb
 def problem(notebook: nbformat.NotebookNode, name: str) -> str | None:
     """What in a solution notebook must not reach students, or None."""
     text = nbformat.writes(notebook)
-    found = leak(name, text.encode())
-    if found:
-        return found
-    for marker in HIDDEN_MARKERS:
-        if marker in text:
-            return f"contains {marker!r}"
-    return None
+    hidden = [f"contains {marker!r}" for marker in HIDDEN_MARKERS if marker in text]
+    return leak(name, text.encode()) or next(iter(hidden), None)
 
 
 def write_solutions(course_root: Path) -> list[Path]:

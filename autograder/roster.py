@@ -36,8 +36,7 @@ SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 
 def is_safe_id(text: str) -> bool:
-    """True for an id of letters, digits, ``_``, ``.`` and ``-`` that starts with a letter or
-    a digit, 64 characters at most."""
+    """True for a safe id (``SAFE_ID``, as the module says)."""
     return SAFE_ID.fullmatch(text) is not None
 
 
@@ -125,16 +124,6 @@ LMS_IDENTIFIERS = ("lms_user_id", "sis_login_id", "email")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
-def roster_row(roster: dict[str, Student], student_id: str) -> int:
-    """The row of ``roster.csv`` that holds ``student_id``, counted as ``read_roster`` counts
-    (the header is row 1).
-
-    >>> roster_row({"ada": Student("ada"), "bo": Student("bo")}, "bo")
-    3
-    """
-    return list(roster).index(student_id) + 2
-
-
 def identifier_key(column: str, value: str) -> str:
     """How an identifier compares: logins and email addresses ignore case, ids do not.
 
@@ -159,11 +148,12 @@ def by_identifier(roster: dict[str, Student], column: str) -> dict[str, Student]
     if column not in LMS_IDENTIFIERS:
         raise ValueError(f"{column!r} is not one of {', '.join(LMS_IDENTIFIERS)}")
     found: dict[str, Student] = {}
+    rows = {student_id: row for row, student_id in enumerate(roster, start=2)}  # header: row 1
     for student_id, student in roster.items():
         value = getattr(student, column)
         if not value:
             continue
-        row = roster_row(roster, student_id)
+        row = rows[student_id]
         if value.startswith(_FORMULA_START):
             raise RosterError(
                 f"{ROSTER_FILE}, row {row}: the {column} {value[:80]!r} begins with "
@@ -172,7 +162,7 @@ def by_identifier(roster: dict[str, Student], column: str) -> dict[str, Student]
             )
         key = identifier_key(column, value)
         if key in found:
-            first = roster_row(roster, found[key].student_id)
+            first = rows[found[key].student_id]
             raise RosterError(
                 f"{ROSTER_FILE}, row {row}: the {column} {value!r} is also row {first}'s "
                 f"({found[key].student_id}); each student needs their own"

@@ -6,49 +6,36 @@ from a fixed seed per exercise, the same under any ``PYTHONHASHSEED``) and ``"ex
 (the visible cell's inputs: ``bpe_course.examples`` for four exercises, and for
 merge_and_update its cell's stateful calls, rebuilt).
 
-Grading passes the term's secret: both groups are then drawn for that term (the core cases by
-``draw``, keeping each one's purpose), the same for every student of the term and at every regrade,
-so the same answer earns the same score whoever hands it in.
-
-But: it says nothing about expected answers; ``compare.reference`` knows those.
-
 >>> cases("merge_pair", "core")[0]
 (('a', 'a', 'a'), ('a', 'a'))
 >>> len(cases("train_bpe", "random")) == len(cases("train_bpe", "random"))
 True
 
-Draw each core case anew for a term: the same purpose, other letters and counts.
-
-``draw(name, fixed, seed)`` turns the fixed core cases of exercise ``name`` into this seed's:
-each case's letters are renamed by a map that keeps their alphabetical order (so every tie
-still goes to the same pair, every overlap, absent pair and unseen character stays what it
-was), its counts are multiplied by one factor (none where a count of 1 is the point), and a
-corpus's words are shuffled; for merge_and_update the trainer's state is renamed and
-re-indexed the same way, keeping a ``where[pair]`` that a set iterates out of order so.
-The same seed gives the same cases under any ``PYTHONHASHSEED``; the seed is the term's
-secret, so every student of a term meets the same cases and a new term meets new ones.
-
-But: it knows no expected answer (the reference computes those), and it leaves spaces and
-the visible examples as they are.
+Grading passes the term's secret, which draws both groups anew for that term, the same for
+every student and at every regrade, so the same answer earns the same score whoever hands it
+in. ``draw(name, fixed, seed)`` keeps each core case's purpose: its letters are renamed by a
+map that keeps their alphabetical order (so every tie, overlap, absent pair and unseen
+character stays what it was), its counts are multiplied by one factor (none where a count of
+1 is the point), a corpus's words are shuffled, and merge_and_update's state is renamed and
+re-indexed alike, keeping a ``where[pair]`` that a set iterates out of order so.
 
 >>> draw("merge_pair", [(("a", "a", "a"), ("a", "a"))], "term-2026-autumn")
 [(('h', 'h', 'h'), ('h', 'h'))]
 
-Before anyone is graded: do this term's core cases catch every known mistake?
-
-``uncaught(secret)`` runs each wrong version of our own (the variants of
-``bpe_course.mistakes.MISTAKES``) on the core cases ``secret`` draws for its exercise and
-lists each (exercise, mistake) whose variant passes all of them. A mistake that only the
-random group catches is caught by the luck of a draw; every student of a term meets the same
-cases, so the core group is where each known mistake must be caught, whatever the secret.
-``why_unfair(secret)`` says so in words an instructor can act on, or returns "".
-
-But: a mistake recognised by a test on the outcome alone (wrong types, a changed argument,
-a loop over all words, a token for the empty word, the shortest segmentation) has no wrong
-version to run and is not checked here; the tests check those on the catalogue of answers.
+Before anyone is graded, ``uncaught(secret)`` runs each wrong version of our own (the variants
+of ``bpe_course.mistakes.MISTAKES``) on the core cases ``secret`` draws and lists each
+(exercise, mistake) whose variant passes them all; ``why_unfair(secret)`` says so in words an
+instructor can act on, or returns "". Every student of a term meets the same cases, so the core
+group is where each known mistake must be caught, not the luck of a random draw.
 
 >>> uncaught("term-2026-autumn")
 []
+
+But: it knows no expected answer (``compare.reference`` computes those); a drawn case keeps
+spaces as they are, and the visible examples are never drawn; a mistake recognised by a test on
+the outcome alone (wrong types, a changed argument, a loop over all words, a token for the
+empty word, the shortest segmentation) has no wrong version to run and is checked by the tests
+on the catalogue of answers, not here.
 """
 
 from __future__ import annotations
@@ -72,23 +59,16 @@ _POOL = string.ascii_lowercase  # the letters a drawn case is written in
 _TRIES = 200  # permutations tried to keep a where[pair] out of order
 
 
-def _letters(value: Any, found: set[str]) -> None:
-    if type(value) is str:
-        found.update(c for c in value if c in _POOL)
-    elif type(value) in (tuple, list, set, frozenset):
-        for item in value:
-            _letters(item, found)
-    elif type(value) is dict:
-        for key, item in value.items():
-            _letters(key, found)
-            _letters(item, found)
-
-
 def _renaming(case: tuple, rng: random.Random) -> Callable[[str], str]:
     """An order-keeping map of the case's letters into ``_POOL``, as a function on strings."""
     found: set[str] = set()
-    _letters(case, found)
-    old = sorted(found)
+
+    def note(text: str) -> str:
+        found.update(text)
+        return text
+
+    _renamed(case, note)
+    old = sorted(found.intersection(_POOL))
     new = sorted(rng.sample(_POOL, len(old)))
     table = str.maketrans(dict(zip(old, new)))
     return lambda text: text.translate(table)
@@ -112,16 +92,12 @@ def _factor(counts: list[int], rng: random.Random, keep_ones: bool) -> int:
     return rng.randint(2, 6) if keep_ones else rng.randint(1, 9)
 
 
-def _shuffled_dict(words: dict, factor: int, rng: random.Random) -> dict:
-    items = list(words.items())
-    rng.shuffle(items)
-    return {word: count * factor for word, count in items}
-
-
 def _corpus_case(case: tuple, rng: random.Random, keep_ones: bool) -> tuple:
     words, *rest = case
     factor = _factor(list(words.values()), rng, keep_ones)
-    return (_shuffled_dict(words, factor, rng), *rest)
+    items = list(words.items())
+    rng.shuffle(items)
+    return ({word: count * factor for word, count in items}, *rest)
 
 
 def _out_of_order(indices: set[int]) -> bool:
@@ -142,13 +118,11 @@ def _state_case(case: tuple, rng: random.Random) -> tuple:
             break
     else:
         order = list(range(len(words)))
-    new_words: list = [None] * len(words)
-    new_counts = [0] * len(words)
-    for i, (word, count) in enumerate(zip(words, counts)):
-        new_words[order[i]], new_counts[order[i]] = word, count * factor
+    moved_from = sorted(range(len(words)), key=order.__getitem__)  # [j]: the word moved to j
     new_stats = {p: n * factor for p, n in stats.items()}
     new_where = {p: {order[i] for i in held} for p, held in where.items()}
-    return (new_words, new_counts, new_stats, new_where, pair)
+    new_counts = [counts[i] * factor for i in moved_from]
+    return ([words[i] for i in moved_from], new_counts, new_stats, new_where, pair)
 
 
 def _drawn_case(name: str, case: tuple, rng: random.Random) -> tuple:
@@ -353,8 +327,7 @@ def _state_after(word_counts: dict[str, int], merges: list[tuple[str, str]]) -> 
 
 
 def _update_case(word_counts: dict[str, int], merges: list, pair: tuple[str, str]) -> Case:
-    words, counts, stats, where = _state_after(word_counts, merges)
-    return (words, counts, stats, where, pair)
+    return (*_state_after(word_counts, merges), pair)
 
 
 def _merge_and_update_core() -> list[Case]:
@@ -452,7 +425,9 @@ def _drawn(name: str, group: str, secret: str | None) -> list[Case]:
         if group == "core":
             _DRAWN[key] = draw(name, _CORE[name](), str(secret))
         else:
-            _DRAWN[key] = _RANDOM[name](_random_source(name, secret))
+            # A str seed is hashed with SHA-512 by random: the same on every machine and hash seed.
+            seed = _SEEDS[name] if secret is None else f"{secret}/{name}"
+            _DRAWN[key] = _RANDOM[name](random.Random(seed))
     return _DRAWN[key]
 
 
@@ -472,11 +447,6 @@ def _fresh(value: object) -> object:
     return value
 
 
-def _random_source(name: str, secret: str | None) -> random.Random:
-    # A str seed is hashed with SHA-512 by random: the same on every machine and hash seed.
-    return random.Random(_SEEDS[name] if secret is None else f"{secret}/{name}")
-
-
 def cases(name: str, group: str, secret: str | None = None) -> list[Case]:
     """The argument tuples exercise ``name`` is graded on in ``group`` ("core" or "random";
     "examples" for merge_and_update). ``secret`` draws both groups for that term, the same
@@ -489,9 +459,7 @@ def cases(name: str, group: str, secret: str | None = None) -> list[Case]:
     if group in GROUPS:
         return _fresh(_drawn(name, group, secret))
     if group == EXAMPLES:
-        if name in VISIBLE:
-            return example_cases(name)
-        return _EXAMPLES[name]()
+        return example_cases(name) if name in VISIBLE else _EXAMPLES[name]()
     raise ValueError(f"unknown group {group!r}; expected 'core' or 'random'")
 
 

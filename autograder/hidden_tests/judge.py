@@ -5,23 +5,19 @@
   by name only when the whole group's outcomes single it out (``bpe_course.mistakes.diagnose``).
 - :func:`check` is what a master notebook's hidden test cell calls: run, judge, and raise
   ``AssertionError`` with the first message.
+- :func:`shorten` keeps a message's own lines (its head, the one failing input, what was
+  expected, the likely mistake) and, of the lines that show what came back (the value, its
+  differences, an error, changed arguments), about ``CAME_BACK_LIMIT`` characters in all, so
+  that a value is no channel; it says what type came back where that is not the expected one.
 
-But: ``judge`` itself never runs student code, and nothing here keeps scores.
+But: ``judge`` itself never runs student code, nothing here keeps scores, and ``shorten``
+decides nothing about right or wrong; it does not hide the failing input, which is the one
+case of the term (``cases.draw``) the message shows.
 
 >>> from solutions import merge_pair
 >>> outcomes = [run_case("merge_pair", merge_pair, args) for args in cases("merge_pair", "core")]
 >>> judge("merge_pair", "core", outcomes)
 []
-
-Keep what a failure message shows of an answer's own output short: a value is no channel.
-
-``shorten(message, trial)`` keeps a message's own lines (its head, the one failing input,
-what was expected, the likely mistake) and, of the lines that show what came back (the value,
-its differences, an error, changed arguments), about ``CAME_BACK_LIMIT`` characters in all;
-it says what type came back where that is not the expected one.
-
-But: it decides nothing about right or wrong, and it does not hide the failing input, which
-is the one case of the term (``cases.draw``) this message shows.
 
 >>> from bpe_course.outcomes import Outcome
 >>> from bpe_course.mistakes import Trial
@@ -43,7 +39,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from autograder.hidden_tests.cases import EXAMPLES, GROUPS, cases
+from autograder.hidden_tests.cases import cases
 from autograder.hidden_tests.compare import reference, trials_of
 from bpe_course.feedback import describe
 from bpe_course.outcomes import Outcome, Unplain, run_case
@@ -65,8 +61,6 @@ def judge(
     smallest input first; an empty list means every case passed. Runs only our own code.
     ``expected``, the reference's outcomes on the same cases, saves running the reference
     again when judging many students."""
-    if group not in (*GROUPS, EXAMPLES):
-        raise ValueError(f"unknown group {group!r}; expected 'core' or 'random'")
     all_args = cases(name, group, secret)
     if len(outcomes) != len(all_args):
         raise ValueError(
@@ -109,9 +103,7 @@ def _type_name(value: Any) -> str:
 
 def _type_line(trial: Any) -> list[str]:
     want, got = trial.expected, trial.got
-    if got.error is not None or want.error is not None:
-        return []
-    if type(got.value) is type(want.value):
+    if got.error is not None or want.error is not None or type(got.value) is type(want.value):
         return []
     return [f"what came back is a {_type_name(got.value)}, not a {_type_name(want.value)}"]
 
