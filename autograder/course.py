@@ -10,6 +10,8 @@ import it, and it imports none of them.
 
 from __future__ import annotations
 
+import contextlib
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -40,11 +42,25 @@ def term_secret(course_root: Path) -> str:
     out of version control and out of students' reach (the sandbox hides it)."""
     path = course_root / SECRET_FILE
     if not path.exists():
-        import secrets
-
-        path.write_text(secrets.token_hex(16) + "\n")
-        path.chmod(0o600)
+        _make_secret(path)
     return path.read_text().strip()
+
+
+def _make_secret(path: Path) -> None:
+    """Write a new secret to ``path`` unless one is there: readable by its owner alone from
+    the first byte, and whole before anyone can read it. Two graders starting at once (two
+    Dask workers) keep the first one's, so every student draws from the same secret."""
+    import secrets
+    import tempfile
+
+    descriptor, draft = tempfile.mkstemp(dir=path.parent, prefix=".grading-secret-")
+    try:
+        with os.fdopen(descriptor, "w") as out:  # mkstemp's mode is 0600
+            out.write(secrets.token_hex(16) + "\n")
+        with contextlib.suppress(FileExistsError):
+            os.link(draft, path)  # atomic: fails when another grader's secret is there
+    finally:
+        os.unlink(draft)
 
 
 def exercise_of(cell: str) -> str | None:

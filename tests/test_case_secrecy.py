@@ -351,3 +351,26 @@ def test_a_kernel_that_cannot_import_the_library_refuses_naming_the_sandboxs_pat
     assert "the probe cannot grade" in said and "No module named 'bpe_course'" in said, said
     shown = ", ".join(str(p) for p in bwrap.python_and_library())
     assert f"the sandbox shows only {shown}" in said and "nothing was graded" in said
+
+
+def test_graders_starting_together_share_one_secret_only_the_owner_reads(tmp_path) -> None:
+    """Two Dask workers may grade a term's first students at once: each must draw from the
+    same secret (one secret per term), and no other account may read it, even for a moment."""
+    import concurrent.futures
+    import os
+    import stat
+
+    from autograder.course import SECRET_FILE, term_secret
+
+    secrets = set()
+    for attempt in range(20):
+        course = tmp_path / str(attempt)
+        course.mkdir()
+        with concurrent.futures.ProcessPoolExecutor(4) as pool:
+            drawn = set(pool.map(term_secret, [course] * 8))
+        assert len(drawn) == 1 and len(next(iter(drawn))) == 32, drawn
+        secrets |= drawn
+        path = course / SECRET_FILE
+        assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+        assert [p.name for p in course.iterdir()] == [SECRET_FILE]  # no draft left behind
+    assert len(secrets) == 20  # each term its own
