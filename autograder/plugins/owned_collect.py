@@ -251,14 +251,15 @@ class OwnedCollect(ExchangeCollect):
     ).tag(config=True)
 
     def init_src(self) -> None:
-        # nbgrader's init_src (its checks, the due date, each student's newest entry) over the
-        # records of _path_to_record, which refuses an untrusted entry before the choice.
         self.refused: list[tuple[str, str]] = []
         self.roster = read_roster(Path(self.coursedir.root))
         self.latest = datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
         self.latest += datetime.timedelta(seconds=self.future_skew)
+        # nbgrader's init_src (its checks, the due date, each student's newest entry) over the
+        # records of _path_to_record, which refuses an untrusted entry before the choice. Fail
+        # closed: a record it did not check (were nbgrader to stop asking it) is dropped.
         super().init_src()
-        self.src_records: list[dict] = [r for r in self.src_records if r["username"]]
+        self.src_records: list[dict] = [r for r in self.src_records if r.get("trusted")]
 
     def _path_to_record(self, path: str) -> dict:
         """The entry's record; a refused entry's has no student, so nbgrader's choice puts it
@@ -412,7 +413,7 @@ class OwnedCollect(ExchangeCollect):
             )
         copy_plain(path, None, owner, self._max_bytes())
         _timestamp_of(path)
-        return {"username": parts[0], "filename": name, "timestamp": stamp}
+        return {"username": parts[0], "filename": name, "timestamp": stamp, "trusted": True}
 
     def _account(self, student: str) -> int | None:
         """The uid of the account named like the student, or None where the owner cannot
