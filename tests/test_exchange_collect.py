@@ -32,8 +32,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from nbgrader.coursedir import CourseDirectory
+from nbgrader.exchange.default.collect import ExchangeCollect
 
-from autograder.plugins.owned_collect import UntrustedEntryError, copy_plain
+from autograder.plugins.owned_collect import OwnedCollect, UntrustedEntryError, copy_plain
 from hub import accounts
 from hub.layout import HubFolder, make_exchange
 from hub.preflight import why_not
@@ -228,6 +230,23 @@ def test_one_unreadable_name_does_not_stop_the_class_collect(tmp_path: Path) -> 
     assert (tmp_path / "owned" / "submitted" / GHOST / "bpe" / "timestamp.txt").exists()
     stock = collect(tmp_path / "stock", tmp_path / "exchange", f"--ExchangeFactory.collect={STOCK}")
     assert stock.returncode != 0 and "Unknown string format: garbage" in stock.stderr
+
+
+@pytest.mark.parametrize("asked", [True, False], ids=["asked", "nbgrader parses alone"])
+def test_only_entries_this_collect_checked_are_chosen(tmp_path, monkeypatch, asked) -> None:
+    """nbgrader's init_src makes the records it chooses from through _path_to_record; were a
+    later nbgrader to make them itself, nothing unchecked is collected."""
+    inbound = tmp_path / "exchange" / COURSE_ID / "inbound"
+    (inbound / f"{GHOST}+bpe+{stamp(5)}+y").mkdir(parents=True)
+    if not asked:
+        monkeypatch.setattr(OwnedCollect, "_path_to_record", ExchangeCollect._path_to_record)
+    monkeypatch.setenv("PATH", str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"])
+    (tmp_path / "course").mkdir()
+    course = CourseDirectory(root=str(tmp_path / "course"), course_id=COURSE_ID)
+    course.assignment_id = "bpe"
+    collector = OwnedCollect(coursedir=course, root=str(tmp_path / "exchange"))
+    collector.init_src()
+    assert [r["username"] for r in collector.src_records] == ([GHOST] if asked else [])
 
 
 # --- the copy alone, without accounts -----------------------------------------------------

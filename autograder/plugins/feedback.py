@@ -1,33 +1,20 @@
-"""The course's feedback page: nbgrader's, plus formulas drawn offline, wrapped messages,
-ruled tables and test cells named by what they test.
+"""The course's feedback page: nbgrader's, with hidden tests redacted, formulas drawn offline,
+wrapped messages, ruled tables and test cells named by what they test.
 
-- ``FeedbackExporter`` (``GenerateFeedback.exporter_class`` in ``nbgrader_config.py``) is
-  nbgrader's HTML exporter drawing with ``feedback_template/bpe_feedback/page.html.j2``, which
-  extends nbgrader's feedback template, with nbconvert's ``sanitize_html`` on (outputs'
-  HTML through bleach); other tools' exporter settings do not reach it. Its markdown filter
-  writes the formulas as MathML (``markdown_to_html``, below), which browsers draw and screen
-  readers read with no script: the page holds no MathJax (it was 450 KB of a 630 KB page), loads
-  nothing and links to none of the instructor's files.
-- ``FeedbackPage`` (a ``generate_feedback`` preprocessor) puts in the resources a title for
-  each test cell.
-
-But: it changes no cell, score or message.
-
->>> cell_title("test_merge_pair_hidden_random")
-'merge_pair: hidden tests on random inputs'
->>> cell_title("test_pair_counts_examples")
-"pair_counts: the visible tests (the lesson's examples)"
-
-Formulas of the feedback page as MathML, written when the page is made: no script draws them.
-
-``markdown_to_html`` is nbconvert's ``markdown2html`` filter with its math hooks replaced
-(``FeedbackExporter`` uses it): each ``$…$``,
-``$$…$$`` and ``\\begin{…}…\\end{…}`` of a markdown cell goes through ``latex2mathml`` and
-comes out as a ``<math>`` element, which Chromium and Firefox draw natively and screen readers
-read; its TeX source is kept as ``alttext`` for those that do not read MathML.
-
->>> to_mathml("n \\\\cdot c")
-'<math display="inline" alttext="n \\\\cdot c"><mrow><mi>n</mi><mo>·</mo><mi>c</mi></mrow></math>'
+- ``RedactHiddenTests`` (a ``generate_feedback`` preprocessor in ``nbgrader_config.py``) keeps
+  each failed check's message, not how checks work: it removes the hidden tests' lines, cuts
+  tracebacks to the message in hidden-test cells, drops frames from ``autograder/``,
+  ``solutions/`` and the checks' modules of ``bpe_course`` elsewhere, and turns a timeout's
+  bare interrupt into one sentence naming the limit.
+- ``FeedbackPage`` (another) puts in the resources a title for each test cell.
+- ``FeedbackExporter`` (``GenerateFeedback.exporter_class``) is nbgrader's HTML exporter drawing
+  with ``feedback_template/bpe_feedback/page.html.j2``, which extends nbgrader's feedback
+  template, with nbconvert's ``sanitize_html`` on (outputs' HTML through bleach); other tools'
+  exporter settings do not reach it. Its markdown filter (``markdown2html``, nbconvert's with
+  the math hooks replaced) writes each ``$…$``, ``$$…$$`` and ``\\begin{…}…\\end{…}``
+  through ``latex2mathml`` as a ``<math>`` element, which browsers draw and screen readers read
+  with no script (the TeX kept as ``alttext``): the page holds no MathJax (it was 450 KB of a
+  630 KB page), loads nothing and links to none of the instructor's files.
 
 Markdown cells can be a student's, so latex2mathml's output is not trusted: it writes
 ``\\text{…}`` back unescaped and turns ``\\href``, ``\\style`` and ``\\color`` into attributes.
@@ -35,17 +22,17 @@ The tree it builds is written out again here, every text escaped, with MathML's 
 elements and layout attributes only; anything else, or TeX it cannot read, is shown as the
 escaped TeX between its dollars, as nbconvert left it.
 
-But: it draws only TeX that latex2mathml knows (the lessons' formulas are plain algebra);
-formulas in outputs (``text/latex``) stay as the output step left them.
+But: it changes only the feedback copy, never the autograded notebook or a score; it draws
+only TeX that latex2mathml knows (the lessons' formulas are plain algebra), and formulas in
+outputs (``text/latex``) stay as the output step left them.
 
-An nbgrader feedback step: students see each failed check's message, not how checks work.
+>>> cell_title("test_merge_pair_hidden_random")
+'merge_pair: hidden tests on random inputs'
+>>> cell_title("test_pair_counts_examples")
+"pair_counts: the visible tests (the lesson's examples)"
 
-``RedactHiddenTests`` (registered for ``generate_feedback`` in ``nbgrader_config.py``) removes
-the hidden tests' lines, cuts tracebacks to the message in hidden-test cells and drops frames
-from ``autograder/``, ``solutions/`` and the checks' modules of ``bpe_course`` elsewhere,
-and turns a timeout's bare interrupt into one sentence naming the limit.
-
-But: it changes only the feedback copy, never the autograded notebook or the scores.
+>>> to_mathml("n \\\\cdot c")
+'<math display="inline" alttext="n \\\\cdot c"><mrow><mi>n</mi><mo>·</mo><mi>c</mi></mrow></math>'
 
 >>> from nbformat.v4 import new_code_cell, new_notebook, new_output
 >>> cell = new_code_cell("# visible\\n### BEGIN HIDDEN TESTS\\ncheck()\\n### END HIDDEN TESTS")
@@ -73,8 +60,8 @@ from jinja2 import pass_context as contextfilter
 from latex2mathml.converter import convert_to_element
 from nbconvert.exporters import HTMLExporter
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
-from nbconvert.preprocessors import Preprocessor
 from nbformat import NotebookNode
+from nbgrader.preprocessors.base import NbGraderPreprocessor
 from traitlets.config import Config
 
 from autograder.course import exercise_of
@@ -166,21 +153,6 @@ class MathMLRenderer(IPythonRenderer):
         return math_or_tex(tex, "block", super().latex_environment(name, body))
 
 
-def markdown_to_html(exporter: HTMLExporter, context: Any, source: str) -> str:
-    """A markdown cell as HTML, as ``HTMLExporter.markdown2html`` draws it, formulas in MathML."""
-    cell = context.get("cell", {})
-    renderer = MathMLRenderer(
-        escape=False,
-        attachments=cell.get("attachments", {}),
-        embed_images=exporter.embed_images,
-        path=context.get("resources", {}).get("metadata", {}).get("path", ""),
-        anchor_link_text=exporter.anchor_link_text,
-        exclude_anchor_links=exporter.exclude_anchor_links,
-        **exporter.lexer_options,
-    )
-    return MarkdownWithMath(renderer=renderer).render(source)
-
-
 # Where the instructors' code and the checks' own code live; frames from there are not the
 # student's business (the checks that the lessons share with the self-check are in bpe_course).
 CHECKERS = "examples|feedback|mistakes|outcomes|variants"
@@ -207,14 +179,11 @@ def is_private_frame(frame: str) -> bool:
     return bool(PRIVATE_PATHS.search(ANSI.sub("", frame)))
 
 
-class RedactHiddenTests(Preprocessor):
+# Both steps are NbGraderPreprocessors, enabled unless configured off: nbgrader registers
+# feedback steps without enabling them, and a disabled nbconvert Preprocessor is skipped without
+# a word, which would show the hidden tests.
+class RedactHiddenTests(NbGraderPreprocessor):
     """Keeps failure messages in feedback; removes hidden test source and checker frames."""
-
-    def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)
-        # nbgrader registers feedback preprocessors without enabling them; a disabled one
-        # is skipped without a word, and the hidden tests would be shown.
-        self.enabled = True
 
     def preprocess_cell(
         self, cell: NotebookNode, resources: dict, index: int
@@ -294,12 +263,8 @@ def cell_title(grade_id: str) -> str:
     return f"{name}: {GROUPS.get(group, group.replace('_', ' '))}"
 
 
-class FeedbackPage(Preprocessor):
+class FeedbackPage(NbGraderPreprocessor):
     """Adds ``resources["bpe_feedback"]``: the ``titles`` of the test cells."""
-
-    def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)
-        self.enabled = True  # nbgrader registers feedback steps disabled; see RedactHiddenTests
 
     def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
         titles = {}
@@ -331,5 +296,15 @@ class FeedbackExporter(HTMLExporter):
 
     @contextfilter
     def markdown2html(self, context: Any, source: str) -> str:
-        """nbconvert's markdown filter, the formulas written as MathML."""
-        return markdown_to_html(self, context, source)
+        """``HTMLExporter.markdown2html``, the formulas written as MathML."""
+        cell = context.get("cell", {})
+        renderer = MathMLRenderer(
+            escape=False,
+            attachments=cell.get("attachments", {}),
+            embed_images=self.embed_images,
+            path=context.get("resources", {}).get("metadata", {}).get("path", ""),
+            anchor_link_text=self.anchor_link_text,
+            exclude_anchor_links=self.exclude_anchor_links,
+            **self.lexer_options,
+        )
+        return MarkdownWithMath(renderer=renderer).render(source)

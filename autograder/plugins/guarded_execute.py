@@ -8,11 +8,6 @@ A notebook past its time budget (``budget`` seconds beyond the time limit of eac
 cells) is stopped the same way, so cell after cell that runs to the limit cannot hold a
 worker for hours.
 
-What a cell's kernel sends is the student's: a message nbclient cannot read is dropped, and
-after each cell runs its outputs are made well-formed (``well_formed_cell``, below) before
-nbconvert or nbgrader validates them, with a note in the cell and a line in ``record`` (the
-JSON lines ``grade_one`` reads to ask a person to look).
-
 Its kernels are started and stopped without idle waits (``PromptKernelManager``, below), and
 found where the configuration says (``SandboxKernelManager.kernel_dirs``, which
 ``kernels.jail_kernels`` sets). It runs a notebook only in the sandbox's kernel
@@ -22,7 +17,9 @@ button cannot run a student's code as the instructor.
 
 But: a single cell that loops is nbgrader's timeout's business (``ExecutePreprocessor.timeout``
 in ``nbgrader_config.py``; ``cell_timeout`` reads it for the other steps), memory is limited by
-the kernels' sandbox, and nothing here grades or trims cells (``lessons`` does that).
+the kernels' sandbox, nothing here grades or trims cells (``lessons`` does that), and every
+well-formed output is kept as it is (``PlainOutputs`` and ``MarkupAsText`` decide later what
+of it may be shown).
 
 A kernel manager and client that start and stop grading kernels without idle waits.
 
@@ -45,18 +42,19 @@ pyproject.toml, and ``tests/test_prompt_kernel.py`` checks that the method still
 But: what a kernel runs, where, and for how long is other modules' business; this only
 shortens waiting for it.
 
-What a student's kernel put into a code cell, made well-formed under nbformat's own schema.
+What a cell's kernel sends is the student's, made well-formed under nbformat's own schema.
 
 A cell can send iopub messages of its own with its own parent, and nbclient copies what they
 hold into the notebook: an execution count that is a string, a MIME bundle that is a list, a
 stream named ``<script>``, a traceback that is not a list, metadata nested a thousand deep,
-text holding a lone surrogate that UTF-8 cannot write.
-nbconvert or nbgrader would then refuse the whole notebook. ``well_formed_cell`` checks a
-code cell against nbformat's schema (``nbformat.validator``) and, where it fails, rebuilds
-each output from the fields the schema knows, dropping what cannot be repaired; it returns
-what it changed, in words that never repeat the student's own text, and ``note_output`` is the
-short note the cell then shows. ``well_formed_metadata`` bounds a notebook's metadata the same
-way (a widget state is the kernel's too).
+text holding a lone surrogate that UTF-8 cannot write. nbconvert or nbgrader would then refuse
+the whole notebook. So a message nbclient cannot read is dropped, and after each cell runs
+``well_formed_cell`` checks it against nbformat's schema (``nbformat.validator``) and, where it
+fails, rebuilds each output from the fields the schema knows, dropping what cannot be
+repaired. What changed, in words that never repeat the student's own text, goes into the cell
+as a short note (``note_output``) and into ``record`` (the JSON lines ``grade_one`` reads to
+ask a person to look). ``well_formed_metadata`` bounds a notebook's metadata the same way (a
+widget state is the kernel's too).
 
 >>> from nbformat.v4 import new_code_cell
 >>> cell = new_code_cell("forge()")
@@ -66,10 +64,6 @@ way (a widget state is the kernel's too).
 ['the cell: execution_count', 'stream: name']
 >>> cell.execution_count, cell.outputs[0]["name"]
 (None, 'stdout')
-
-But: it judges nothing and keeps every well-formed output as it is (``PlainOutputs`` and
-``MarkupAsText`` decide later what of it may be shown); a message nbclient could not read at
-all is ``guarded_execute``'s to drop.
 """
 
 from __future__ import annotations

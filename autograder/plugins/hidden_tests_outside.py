@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from nbformat.notebooknode import NotebookNode
+from nbformat.v4 import new_output
 from nbgrader.preprocessors.base import NbGraderPreprocessor
 from traitlets import Float, Unicode
 
@@ -149,15 +150,9 @@ class JudgeHiddenTests(NbGraderPreprocessor):
     def _failure(self, message: str) -> NotebookNode:
         if TIMED_OUT in message:
             text = time_limit_message(f"{self._time_limit():g}")
-            return NotebookNode(
-                output_type="error", ename=TIME_LIMIT, evalue=text, traceback=[text]
-            )
-        return NotebookNode(
-            output_type="error",
-            ename="AssertionError",
-            evalue=message,
-            traceback=[f"AssertionError: {message}"],
-        )
+            return new_output("error", ename=TIME_LIMIT, evalue=text, traceback=[text])
+        trace = [f"AssertionError: {message}"]
+        return new_output("error", ename="AssertionError", evalue=message, traceback=trace)
 
     @staticmethod
     def _line(

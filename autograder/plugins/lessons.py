@@ -1,29 +1,22 @@
 """The lesson cells in nbgrader's steps: marked at release, run lean at grading.
 
-Lean grading as two nbgrader steps around Execute: lesson cells run only their definitions.
+- ``MarkLessonCells`` (last of ``GenerateAssignment.preprocessors``) puts on every code cell
+  that nbgrader does not track (the lesson's demonstrations and helpers) its id and the hash
+  of its source as released::
 
-``TrimLessonCells`` (before Execute) cuts each lesson cell (untracked by nbgrader and found in
-the master notebook, see ``cells.LessonCells``) down to its ``import``, ``def`` and ``class``
-statements; ``RestoreLessonCells`` (after) puts the lesson's text back. A cell the student
-added runs whole, since an answer may rely on it.
+      cell.metadata["bpe_course"] = {"lesson": {"id": "<cell id>", "sha256": "<hex>"}}
 
-But: the lessons' demonstrations do not run, so their outputs are missing from the autograded
-copy; the grade is the same only while test cells use nothing but the student's functions.
+  Students have no master notebook, so the self-check (``bpe_course.selfcheck``) tells the
+  lesson's cells from theirs by these marks.
+- ``TrimLessonCells`` (before Execute) cuts each lesson cell (untracked by nbgrader and found
+  in the master notebook, see ``cells.LessonCells``) down to its ``import``, ``def`` and
+  ``class`` statements; ``RestoreLessonCells`` (after) puts the lesson's text back. A cell the
+  student added runs whole, since an answer may rely on it.
 
-Mark each lesson code cell of a released notebook, so the self-check can run it lean.
-
-``MarkLessonCells`` (last of ``GenerateAssignment.preprocessors``) puts on every code cell
-that nbgrader does not track (the lesson's demonstrations and helpers) its id and the hash
-of its source as released::
-
-    cell.metadata["bpe_course"] = {"lesson": {"id": "<cell id>", "sha256": "<hex>"}}
-
-Lean grading tells the lesson's cells from a student's by the master notebook
-(``autograder.cells.LessonCells``); students have no master, so the self-check
-(``bpe_course.selfcheck``) reads the same ids and hashes from these marks instead.
-
-But: it changes no cell's source or nbgrader metadata, and grading never reads the marks
-(the masters say what is the lesson's there). They stay in the autograded copy:
+But: the lessons' demonstrations do not run at grading, so their outputs are missing from the
+autograded copy; the grade is the same only while test cells use nothing but the student's
+functions. The marks change no cell's source or nbgrader metadata, and grading never reads
+them (the masters say what is the lesson's there); they stay in the autograded copy, since
 ``ClearMetadataPreprocessor`` in the autograde list is registered without being enabled
 (nbconvert's default), so it clears nothing.
 """

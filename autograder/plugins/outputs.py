@@ -1,20 +1,28 @@
 """nbgrader steps after Execute: outputs capped and plain, a student's markup shown as text.
 
-``CapOutputBytes``, ``PlainOutputs`` and ``MarkupAsText`` run in that order
-(``nbgrader_config.py``); each is described below.
+They run in this order (``nbgrader_config.py``):
 
-A student's markdown and raw cells show as text, never as HTML or script.
+- ``CapOutputBytes``: no cell keeps more than a few kilobytes of output. nbgrader's
+  ``LimitOutput`` counts lines, so one huge line or a 100 MB image passes it; here a cell's
+  outputs beyond ``max_bytes`` (their JSON size, in order) are cut or dropped, with one line
+  saying how much, so autograded notebooks, the gradebook and the feedback stay small
+  whatever a student's code printed. Stream and error outputs keep their beginning (scores
+  and feedback read errors).
+- ``PlainOutputs``: rich outputs keep only ``text/plain``, PNG and JPEG, never HTML or
+  script, which the Formgrader would render in the instructor's own Jupyter page (where it
+  could call the server's API as the instructor) and the feedback page in the student's.
+- ``MarkupAsText``: a student's markdown and raw cells show as text. The Formgrader and the
+  feedback page turn markdown cells into HTML without cleaning it (and nbconvert's renderer
+  keeps ``javascript:`` links), so a ``<script>`` a student typed would run in the
+  instructor's Jupyter page, with the instructor's rights. A cell whose text is exactly that
+  of a cell of the same type in the master or released notebook (the lessons' prose, with its
+  ``<details>`` and ``<kbd>``) is kept; any other markdown cell becomes a code block of its
+  own text, any other raw cell its text, escaped, in a ``<pre>``. Every cell keeps only PNG
+  and JPEG attachments whose data is base64.
 
-The Formgrader and the feedback page turn markdown cells into HTML without cleaning it (and
-nbconvert's renderer keeps ``javascript:`` links), so a ``<script>`` a student typed would run
-in the instructor's Jupyter page, with the instructor's rights. ``MarkupAsText`` keeps a cell
-whose text is exactly that of a cell of the same type in the master or released notebook (the
-lessons' prose, with its ``<details>`` and ``<kbd>``). Any other markdown cell becomes a code
-block of its own text; any other raw cell becomes its text, escaped, in a ``<pre>``. Every
-cell keeps only PNG and JPEG attachments whose data is base64.
-
-But: a student's own notes lose their formatting (headings, links and formulas show as
-typed), and without a master every markdown cell counts as the student's.
+But: a widget or an interactive plot in an autograded notebook shows as its text form; a
+student's own notes lose their formatting (headings, links and formulas show as typed), and
+without a master every markdown cell counts as the student's.
 
 >>> from nbformat.v4 import new_markdown_cell
 >>> cell = new_markdown_cell("Hi <script>alert(1)</script>")
@@ -22,26 +30,6 @@ typed), and without a master every markdown cell counts as the student's.
 ```
 Hi <script>alert(1)</script>
 ```
-
-An nbgrader step after Execute: no cell keeps more than a few kilobytes of output.
-
-nbgrader's ``LimitOutput`` counts lines, so one huge line or a 100 MB image passes it. Here a
-cell's outputs beyond ``max_bytes`` (their JSON size, in order) are cut or dropped, with one
-line saying how much, so autograded notebooks, the gradebook and the feedback stay
-small whatever a student's code printed.
-
-But: stream and error outputs keep their beginning (scores and feedback read errors); only
-the rest is dropped.
-
-An nbgrader step after Execute: outputs keep only text and pictures, never HTML or script.
-
-A student's cell can display HTML or JavaScript, which the Formgrader would render in the
-instructor's own Jupyter page (where it could call the server's API as the instructor) and
-the feedback page in the student's. ``PlainOutputs`` keeps only ``text/plain``, PNG and JPEG
-of every rich output.
-
-But: a widget or an interactive plot in an autograded notebook shows as its text form.
-
 >>> from nbformat.v4 import new_code_cell, new_output
 >>> cell = new_code_cell("show()")
 >>> cell.outputs = [new_output("display_data", data={"text/html": "<script>x</script>",

@@ -15,10 +15,8 @@ On a hub every student may create entries in inbound (mode 2733), so an entry's 
   other write bit): in such an entry a classmate could have removed or renamed the student's
   files, which leaves no trace to check. The course's submit (``private_submit``) never
   leaves an entry so; nbgrader's own leaves it 0777;
-- it holds at most ``MAX_ENTRIES`` files and folders, nested at most ``MAX_DEPTH`` deep. The
-  walk stops at the bound (``safe_walk.EntryBudget``: ``os.scandir`` read only that far), so sixty
-  thousand files cost no more than two hundred; grading walks ``submitted/`` with the same
-  budget (``grade_one.unsafe_entries``).
+- it holds at most ``MAX_ENTRIES`` files and folders, nested at most ``MAX_DEPTH`` deep
+  (``safe_walk.EntryBudget``, which reads no further than the bound).
 
 Nothing of the released solutions (``bpe-solutions``, ``autograder.release``) is ever
 collected: nbgrader's Assignment List offers a Submit button for every fetched assignment,
@@ -56,18 +54,15 @@ entry. It deletes nothing in inbound.
 from __future__ import annotations
 
 import datetime
-import glob
 import os
 import pwd
 import shutil
 import stat
 import tempfile
-from collections import defaultdict
 from pathlib import Path
 
-from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.exchange.default.collect import ExchangeCollect
-from nbgrader.utils import check_mode, parse_utc
+from nbgrader.utils import parse_utc
 from traitlets import Bool, Integer
 
 from autograder.course import SOLUTIONS
@@ -162,15 +157,13 @@ def _copy_walked(top: int, into: str | None, owner: int | None, room: int) -> in
 
 
 def _copy_file(found: Found, into: str | None, owner: int | None, room: int) -> int:
-    path = found.path
+    too_big = f"{found.path!r} takes it past the size cap (CourseDirectory.max_dir_size)"
     source = open_regular(found)
     try:
         info = os.fstat(source)
-        _check_owner(info, path, owner)
+        _check_owner(info, found.path, owner)
         if info.st_size > room:
-            raise UntrustedEntryError(
-                f"{path!r} takes it past the size cap (CourseDirectory.max_dir_size)"
-            )
+            raise UntrustedEntryError(too_big)
         if into is None:
             return info.st_size
         copied = 0
@@ -178,22 +171,13 @@ def _copy_file(found: Found, into: str | None, owner: int | None, room: int) -> 
             while chunk := os.read(source, CHUNK):
                 copied += len(chunk)
                 if copied > room:  # it grew while being read
-                    raise UntrustedEntryError(
-                        f"{path!r} takes it past the size cap (CourseDirectory.max_dir_size)"
-                    )
+                    raise UntrustedEntryError(too_big)
                 out.write(chunk)
         os.chmod(into, (info.st_mode & 0o644) | 0o600)
         os.utime(into, ns=(info.st_atime_ns, info.st_mtime_ns))
         return copied
     finally:
         os.close(source)
-
-
-def _reason(error: BaseException) -> str:
-    """An exception as one line of a warning."""
-    if isinstance(error, UntrustedEntryError):
-        return str(error)
-    return f"it could not be read or copied ({type(error).__name__}: {error})"
 
 
 def _timestamp_of(entry: str) -> datetime.datetime | None:
@@ -217,18 +201,6 @@ def _timestamp_of(entry: str) -> datetime.datetime | None:
     except (ValueError, OverflowError, TypeError):
         raise UntrustedEntryError(
             f"its timestamp.txt reads {printable(text)[:40]!r}, not a time"
-        ) from None
-
-
-def _existing_timestamp(dest: str) -> datetime.datetime | None:
-    """The time of the submission already in ``submitted/``; a poisoned one (from before
-    this check) refuses the new entry with what to do, instead of stopping the collect."""
-    try:
-        return _timestamp_of(dest)
-    except UntrustedEntryError as why:
-        raise UntrustedEntryError(
-            f"the submission already in {dest} is unreadable ({why}); look at it, then move "
-            "that folder aside and collect again"
         ) from None
 
 
@@ -279,38 +251,37 @@ class OwnedCollect(ExchangeCollect):
     ).tag(config=True)
 
     def init_src(self) -> None:
-        # nbgrader 0.9's init_src, with untrusted entries left out before the choice: any
-        # trouble with one entry refuses that entry and the collect goes on with the others.
-        if not self.coursedir.course_id:
-            self.fail("No course id specified. Re-run with --course flag.")
-        self.course_path = os.path.join(self.root, self.coursedir.course_id)
-        self.inbound_path = os.path.join(self.course_path, "inbound")
-        if not os.path.isdir(self.inbound_path):
-            self.fail(f"Course not found: {self.inbound_path}")
-        if not check_mode(self.inbound_path, read=True, execute=True):
-            self.fail(f"You don't have read permissions for the directory: {self.inbound_path}")
-        self.duedate = self._duedate()
         self.refused: list[tuple[str, str]] = []
         self.roster = read_roster(Path(self.coursedir.root))
-        student = self.coursedir.student_id or "*"
-        pattern = os.path.join(self.inbound_path, f"{student}+{self.coursedir.assignment_id}+*")
-        latest = datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
-        latest += datetime.timedelta(seconds=self.future_skew)
-        kept: dict[str, list[dict]] = defaultdict(list)
-        for path in sorted(glob.glob(pattern)):
-            if self.coursedir.assignment_id == SOLUTIONS:
-                self._refuse(os.path.basename(path), NOT_FOR_SUBMISSION)
-                continue
-            try:
-                record = self._trusted_record(path, latest)
-            except Exception as why:  # noqa: BLE001 - one entry never stops the class
-                self._refuse(os.path.basename(path), why)
-                continue
-            kept[record["username"]].append(record)
-        self.src_records = [self._choose(records) for records in kept.values()]
+        self.latest = datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
+        self.latest += datetime.timedelta(seconds=self.future_skew)
+        # nbgrader's init_src (its checks, the due date, each student's newest entry) over the
+        # records of _path_to_record, which refuses an untrusted entry before the choice. Fail
+        # closed: a record it did not check (were nbgrader to stop asking it) is dropped.
+        super().init_src()
+        self.src_records: list[dict] = [r for r in self.src_records if r.get("trusted")]
 
-    def _refuse(self, entry: str, why: BaseException | str) -> None:
-        text = why if isinstance(why, str) else _reason(why)
+    def _path_to_record(self, path: str) -> dict:
+        """The entry's record; a refused entry's has no student, so nbgrader's choice puts it
+        in a group of its own, which ``init_src`` drops."""
+        try:
+            if self.coursedir.assignment_id == SOLUTIONS:
+                raise UntrustedEntryError(NOT_FOR_SUBMISSION)
+            return self._trusted_record(path)
+        except Exception as why:  # noqa: BLE001 - one entry never stops the class
+            self._refuse(os.path.basename(path), why)
+            return {"username": None, "filename": path, "timestamp": datetime.datetime.min}
+
+    def _sort_by_timestamp(self, records: list[dict]) -> list[dict]:
+        # Newest first and, of entries of the same time, the first by name: the same choice
+        # whatever order the file system lists inbound in.
+        by_name = sorted(records, key=lambda record: record["filename"])
+        return sorted(by_name, key=lambda record: record["timestamp"], reverse=True)
+
+    def _refuse(self, entry: str, why: BaseException) -> None:
+        text = str(why)
+        if not isinstance(why, UntrustedEntryError):
+            text = f"it could not be read or copied ({type(why).__name__}: {why})"
         self.log.warning("Not collecting %r: %s", printable(entry)[:120], text)
         self.refused.append((entry, text))
 
@@ -325,7 +296,7 @@ class OwnedCollect(ExchangeCollect):
             except Exception as why:  # noqa: BLE001 - one entry never stops the class
                 self._refuse(record["filename"], why)
         if self.refused:
-            names = ", ".join(printable(name)[:80] for name, _ in self.refused[:20])
+            names = ", ".join(printable(name)[:80] for name, _ in sorted(self.refused)[:20])
             self.fail(
                 f"collected the others, refused {len(self.refused)} entr"
                 f"{'y' if len(self.refused) == 1 else 'ies'} of inbound (see the warnings "
@@ -342,12 +313,18 @@ class OwnedCollect(ExchangeCollect):
         )
         existing = None
         if os.path.isdir(dest):
-            existing = _existing_timestamp(dest)
+            try:
+                existing = _timestamp_of(dest)
+            except UntrustedEntryError as why:  # poisoned before this check: refuse, say why
+                raise UntrustedEntryError(
+                    f"the submission already in {dest} is unreadable ({why}); look at it, then "
+                    "move that folder aside and collect again"
+                ) from None
             newer = existing is None or record["timestamp"] > existing
             if not (self.update and newer) and not (
                 self.before_duedate and existing != record["timestamp"]
             ):
-                self._say_kept(student, record["timestamp"], existing, newer)
+                self._say_kept(record, existing, newer)
                 return
         owner = self._account(student)
         if owner is None and self.check_owner:
@@ -385,30 +362,24 @@ class OwnedCollect(ExchangeCollect):
                 self.log.info("Collecting submission: %s", student)
                 os.rename(fresh, dest)
 
-    def _say_kept(
-        self,
-        student: str,
-        entry: datetime.datetime,
-        existing: datetime.datetime | None,
-        newer: bool,
-    ) -> None:
+    def _say_kept(self, record: dict, existing: datetime.datetime | None, newer: bool) -> None:
         if newer:  # update switched off in the configuration
             self.log.info(
                 "Not replacing the submission of %s: update is off (nbgrader collect --update "
                 "takes the entry of %s UTC)",
-                student,
-                entry,
+                record["username"],
+                record["timestamp"],
             )
-            return
-        self.log.info(
-            "submitted/ already holds the newest submission of %s (of %s UTC); its newest "
-            "entry in inbound, of %s UTC, is no newer, so nothing is replaced",
-            student,
-            existing,
-            entry,
-        )
+        else:
+            self.log.info(
+                "submitted/ already holds the newest submission of %s (of %s UTC); its newest "
+                "entry in inbound, of %s UTC, is no newer, so nothing is replaced",
+                record["username"],
+                existing,
+                record["timestamp"],
+            )
 
-    def _trusted_record(self, path: str, latest: datetime.datetime) -> dict:
+    def _trusted_record(self, path: str) -> dict:
         name = os.path.basename(path)
         parts = name.rsplit("+", 3)
         if len(parts) < 3:
@@ -419,7 +390,7 @@ class OwnedCollect(ExchangeCollect):
             raise UntrustedEntryError(f"its time {parts[2]!r} does not read") from None
         # Refused, not clamped: clamped to now it would still outrank every honest entry made
         # before the collect, and its timestamp.txt would still say the future.
-        if stamp > latest:
+        if stamp > self.latest:
             raise UntrustedEntryError(
                 f"it is dated {stamp} UTC, later than the collect's clock allows"
             )
@@ -442,7 +413,7 @@ class OwnedCollect(ExchangeCollect):
             )
         copy_plain(path, None, owner, self._max_bytes())
         _timestamp_of(path)
-        return {"username": parts[0], "filename": name, "timestamp": stamp}
+        return {"username": parts[0], "filename": name, "timestamp": stamp, "trusted": True}
 
     def _account(self, student: str) -> int | None:
         """The uid of the account named like the student, or None where the owner cannot
@@ -456,19 +427,3 @@ class OwnedCollect(ExchangeCollect):
 
     def _max_bytes(self) -> int:
         return 1000 * self.coursedir.max_dir_size  # nbgrader counts it in kilobytes
-
-    def _duedate(self) -> datetime.datetime | None:
-        with Gradebook(self.coursedir.db_url, self.coursedir.course_id) as gradebook:
-            try:
-                return gradebook.find_assignment(self.coursedir.assignment_id).duedate
-            except MissingEntry:
-                return None
-
-    def _choose(self, records: list[dict]) -> dict:
-        """nbgrader's choice among one student's entries: the newest, or with
-        ``before_duedate`` the newest on time if there is one."""
-        newest_first = sorted(records, key=lambda record: record["timestamp"], reverse=True)
-        if self.duedate is not None and self.before_duedate:
-            on_time = [r for r in newest_first if r["timestamp"] <= self.duedate]
-            return (on_time or newest_first)[0]
-        return newest_first[0]
