@@ -11,6 +11,10 @@ its header comment where it comes from, on one line:
   an upstream file;
 - ``upstream: none, the course's own`` for a file with no upstream original (skipped).
 
+A Python module that overrides private methods of an upstream class (nbgrader's collect's
+``_path_to_record``) records that class's file the same way, with ``upstream-extends:``, in
+its docstring; Python modules without such a line are not copies and are not checked.
+
 For each upstream line the test finds the named file in the installed distribution's RECORD,
 hashes it and fails, naming our file and what to review, when the hash or the version no
 longer matches what the line records.
@@ -59,6 +63,16 @@ def installed(dist: str, path: str) -> Path:
     return Path(str(metadata.distribution(dist).locate_file(hits[0])))
 
 
+def python_extensions(root: Path = ROOT) -> list[Path]:
+    """Every Python module of the course that records an upstream file it relies on."""
+    return [
+        path
+        for folder in SCANNED
+        for path in sorted((root / folder).rglob("*.py"))
+        if UPSTREAM.search(path.read_text(encoding="utf-8"))
+    ]
+
+
 def upstream_problem(name: str, text: str) -> str | None:
     """What is wrong with the record of its upstream file in ``text`` (the file ``name``), or
     None when it holds."""
@@ -100,6 +114,15 @@ def test_each_file_matches_its_upstream(ours: Path) -> None:
     """Each file names its upstream original, and that original is still what was copied."""
     problem = upstream_problem(str(ours.relative_to(ROOT)), ours.read_text(encoding="utf-8"))
     assert problem is None, problem
+
+
+def test_each_private_hook_names_its_upstream_file() -> None:
+    """The collect's choice of entry runs through nbgrader's private hooks: an nbgrader whose
+    collect.py changed fails here, naming the module to review, not silently in a collect."""
+    found = python_extensions()
+    assert ROOT / "autograder/plugins/owned_collect.py" in found, found
+    problems = [upstream_problem(str(p.relative_to(ROOT)), p.read_text()) for p in found]
+    assert problems == [None] * len(found), problems
 
 
 def test_every_copy_is_marked_as_one() -> None:

@@ -45,6 +45,10 @@ Used by every ``nbgrader collect`` of the course (and the Formgrader's Collect),
 
     c.ExchangeFactory.collect = "autograder.plugins.owned_collect.OwnedCollect"
 
+It overrides two private hooks of nbgrader's ``ExchangeCollect`` (``_path_to_record``,
+``_sort_by_timestamp``), so ``tests/test_upstream_copies.py`` holds it to the file it extends (its
+``upstream-extends:`` comment).
+
 But: where a student id is no Unix account (a course on one machine, where the instructor owns
 every entry) the owner cannot be checked; the roster still decides who is a student. A
 time in the past cannot be told from a real one, so a student can still backdate their own
@@ -83,6 +87,8 @@ NOT_FOR_SUBMISSION = (
     "or graded"
 )
 CHUNK = 1 << 20
+
+# upstream-extends: nbgrader 0.9.6 nbgrader/exchange/default/collect.py sha256:54251d36403318323643787ed13e4be415bbd89c830f1bfa65409f56d1c98c87  # noqa: E501 (one line, read by a test)
 
 
 def account_name(uid: int) -> str:
