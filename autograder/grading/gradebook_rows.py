@@ -1,34 +1,21 @@
-"""Move one student's grading results between nbgrader gradebooks, as plain rows.
+"""One student's grading as plain data, and its rows moved between nbgrader gradebooks.
 
-Parallel grading gives each submission a private copy of the gradebook, so no two processes
-write the same SQLite file: ``make_template`` strips a copy of the class gradebook down to the
-assignment, ``student_rows`` reads back what nbgrader wrote for one student, and
-``merge_student`` writes them into the class gradebook in one transaction, replacing the
-earlier automatic grading of that student but keeping every hand score and comment;
-``flag_ungraded`` and ``flag_refused`` leave scores to a person.
-
-It reads and changes grades through nbgrader's ``Gradebook`` API, except where rows move
-between gradebooks (``student_rows``, ``merge_student``): see ``merge_student`` for why.
-
-But: it does not grade, and moving rows relies on nbgrader's schema (gradebook version 0.9:
-results in ``submitted_assignment``, ``submitted_notebook``, ``grade`` and ``comment``, keyed
-by UUID strings, so rows from different files never collide).
-
-What grading one student came to: one type for every way a student's grading ends.
-
-``grade_one`` returns a ``StudentResult`` for a submission it graded and for one it refused
-(a link or special file); ``on_dask.failed`` makes one for a grading that never came back.
-``grade_class`` merges its ``rows`` into the class gradebook, keeps ``record()`` in
-``results.json`` (which the summary, the exports and the benchmarks read) and its
-``verdicts`` in ``verdicts.json``.
+Each submission is graded into a private copy of the gradebook, so no two processes write the
+same SQLite file: ``make_template`` strips a copy of the class gradebook down to the assignment,
+``student_rows`` reads back what nbgrader wrote for one student, and ``merge_student`` writes
+them into the class gradebook in one transaction, keeping every hand score and comment;
+``flag_ungraded`` and ``flag_refused`` leave scores to a person. ``StudentResult`` is what every
+way of grading a student ends in (graded, refused, or never came back); ``grade_class`` merges
+its ``rows`` and keeps ``record()`` in ``results.json``, its ``verdicts`` in ``verdicts.json``.
 
 >>> result = StudentResult("ada", graded=False, jailed=False, seconds=0.0,
 ...                        problems=(Problem(NOT_GRADED_KIND, "", "the worker died"),))
 >>> result.stopped, result.record()["problems"]
 (True, [{'kind': 'not_graded', 'notebook': '', 'detail': 'the worker died'}])
 
-But: it is plain data, which pickles (Dask hands it back from a worker); it reads and writes
-no file and decides no status (``reports.summary`` does, from the record).
+But: it does not grade or decide a status (``reports.summary`` does), and moving rows relies on
+nbgrader's schema (gradebook version 0.9: ``submitted_assignment``, ``submitted_notebook``,
+``grade`` and ``comment``, keyed by UUID strings, so rows from different files never collide).
 """
 
 from __future__ import annotations
@@ -67,6 +54,20 @@ def _submitted_notebooks(gradebook: Gradebook, student: str) -> list[SubmittedNo
     return [notebook for submission in submissions for notebook in submission.notebooks]
 
 
+_SUBMISSION = (
+    "SELECT s.id FROM submitted_assignment s JOIN assignment a ON s.assignment_id = a.id"
+    " WHERE a.name = ? AND s.student_id = ?"
+)
+_NOTEBOOKS = f"SELECT id FROM submitted_notebook WHERE assignment_id IN ({_SUBMISSION})"
+# Each table of a student's submission, parents first, with the rows that are theirs.
+_OWN_ROWS = {
+    "submitted_assignment": f"id IN ({_SUBMISSION})",
+    "submitted_notebook": f"assignment_id IN ({_SUBMISSION})",
+    "grade": f"notebook_id IN ({_NOTEBOOKS})",
+    "comment": f"notebook_id IN ({_NOTEBOOKS})",
+}
+
+
 def _select(db: sqlite3.Connection, sql: str, params: tuple[str, ...]) -> dict[str, Any]:
     cursor = db.execute(sql, params)
     return {"columns": [d[0] for d in cursor.description], "rows": [list(r) for r in cursor]}
@@ -75,29 +76,12 @@ def _select(db: sqlite3.Connection, sql: str, params: tuple[str, ...]) -> dict[s
 def student_rows(db_path: Path, assignment: str, student: str) -> Rows:
     """Everything nbgrader stored about ``student``'s submission of ``assignment``."""
     with sqlite3.connect(db_path) as db:
-        sub = "SELECT s.id FROM submitted_assignment s JOIN assignment a ON s.assignment_id = a.id"
-        sub += " WHERE a.name = ? AND s.student_id = ?"
-        notebooks = f"SELECT id FROM submitted_notebook WHERE assignment_id IN ({sub})"
-        key = (assignment, student)
-        return {
-            "student": _select(db, "SELECT * FROM student WHERE id = ?", (student,)),
-            "submitted_assignment": _select(
-                db, f"SELECT * FROM submitted_assignment WHERE id IN ({sub})", key
-            ),
-            "submitted_notebook": _select(
-                db, f"SELECT * FROM submitted_notebook WHERE assignment_id IN ({sub})", key
-            ),
-            "grade": _select(db, f"SELECT * FROM grade WHERE notebook_id IN ({notebooks})", key),
-            "comment": _select(
-                db, f"SELECT * FROM comment WHERE notebook_id IN ({notebooks})", key
-            ),
-        }
+        rows = {"student": _select(db, "SELECT * FROM student WHERE id = ?", (student,))}
+        for table, own in _OWN_ROWS.items():
+            rows[table] = _select(db, f"SELECT * FROM {table} WHERE {own}", (assignment, student))
+        return rows
 
 
-_SUBMISSION = (
-    "SELECT s.id FROM submitted_assignment s JOIN assignment a ON s.assignment_id = a.id"
-    " WHERE a.name = ? AND s.student_id = ?"
-)
 # A student's grade and comment rows, with the assignment's notebook they belong to (stable
 # across regrades, unlike the submitted notebook's id).
 _MARKS = (
@@ -141,18 +125,11 @@ def _restore_hand_marks(
 
 
 def _delete_submission(db: sqlite3.Connection, assignment: str, student: str) -> None:
-    sub = _SUBMISSION
-    notebooks = f"SELECT id FROM submitted_notebook WHERE assignment_id IN ({sub})"
-    key = (assignment, student)
-    db.execute(f"DELETE FROM comment WHERE notebook_id IN ({notebooks})", key)
-    db.execute(f"DELETE FROM grade WHERE notebook_id IN ({notebooks})", key)
-    db.execute(f"DELETE FROM submitted_notebook WHERE assignment_id IN ({sub})", key)
-    db.execute(f"DELETE FROM submitted_assignment WHERE id IN ({sub})", key)
+    for table, own in reversed(_OWN_ROWS.items()):  # children first
+        db.execute(f"DELETE FROM {table} WHERE {own}", (assignment, student))
 
 
 def _insert(db: sqlite3.Connection, table: str, data: dict[str, Any], verb: str) -> None:
-    if not data["rows"]:
-        return
     columns = ", ".join(data["columns"])
     marks = ", ".join("?" for _ in data["columns"])
     db.executemany(f"{verb} INTO {table} ({columns}) VALUES ({marks})", data["rows"])
@@ -176,7 +153,7 @@ def merge_student(class_db: Path, assignment: str, student: str, rows: Rows) -> 
             marks = hand_marks(db, assignment, student)
             _delete_submission(db, assignment, student)
             _insert(db, "student", rows["student"], "INSERT OR IGNORE")
-            for table in ("submitted_assignment", "submitted_notebook", "grade", "comment"):
+            for table in _OWN_ROWS:
                 _insert(db, table, rows[table], "INSERT")
             _restore_hand_marks(db, assignment, student, marks)
     finally:
