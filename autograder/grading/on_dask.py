@@ -1,51 +1,25 @@
-"""Grade a class on Dask distributed: one task per student, results handed back as they arrive.
+"""Grade a class on Dask distributed, one task per student, every process proved first.
 
-``open_cluster(options)`` starts a local cluster of ``options.jobs`` worker processes (one thread
-each) on 127.0.0.1, talking TLS with a certificate made for the run, its scratch files in a folder
-of its own; with ``options.scheduler`` (``tls://host:8786``) it joins one started by ``make
-scheduler`` and ``make worker`` (``run_scheduler``, ``run_workers``) with the course's certificate,
-or stops within seconds with one line naming the address when it cannot. Either way every process is
-checked before anyone is graded: no folder it imports from may be another account's, and each worker
-proves at setup that it can start a grading kernel (``ready_to_grade``, which ``grade_class
---in-process`` runs too). ``grade_on_cluster`` submits ``grade_submission`` for every student, with
-the run's configuration (``command_config``) as data of each task, and calls back in this process
-for each result, so the caller stays the gradebook's one writer.
-
-But: it writes no gradebook and judges nothing. A task whose worker dies is run again by
-Dask's scheduler elsewhere (up to its ``allowed-failures``; then the student is reported as
-not graded, their earlier grades kept). Workers of an existing cluster must see the course
-folder at the same path; a worker with more than one thread grades students side by side,
-each with the settings and the kernels' home of its own task: nothing of a student's grading
-is kept in the process.
+``open_cluster(options)`` starts a local cluster of ``options.jobs`` one-thread worker processes
+on 127.0.0.1, talking TLS with a certificate made for the run, its scratch files in a folder of
+its own; with ``options.scheduler`` (``tls://host:8786``) it joins one that ``make scheduler``
+and ``make worker`` started (``run_scheduler``, ``run_workers``: Dask's own programs with this
+Python, a private temporary folder and the course's certificate in ``<course>/.dask-tls/``), or
+stops within seconds naming the address. Before anyone is graded, no process may import from a
+folder another account can write, and each worker proves at setup that it can start a grading
+kernel (``why_cannot_grade``, through ``ready_to_grade``, which ``--in-process`` runs too).
+``grade_on_cluster`` submits ``grade_submission`` for every student with the run's
+configuration as data of each task, and calls back here with each result, so the caller stays
+the gradebook's one writer.
 
 >>> failed("ada", "the grading worker died").problems
 (Problem(kind='not_graded', notebook='', detail='the grading worker died'),)
 
-Start a Dask scheduler and workers for grading this course, guarded by the course's own TLS.
-
-``python -m autograder scheduler`` (``make scheduler``) and ``python -m autograder worker
-tls://HOST:8786`` (``make worker``) run Dask's own ``dask scheduler`` and ``dask worker``
-with this Python, the course on their path, a temporary directory of their own (mode 0700:
-Dask would otherwise use ``/tmp/dask-scratch-space``, which any account can make first and
-fill with modules), and TLS with the certificate in ``<course>/.dask-tls/`` (made on first
-use, readable by the instructor alone), so a client without it is refused. ``make autograde
-SCHEDULER=tls://HOST:8786`` connects with the same certificate (``security``).
-
-But: it starts no grading; ``grade_class`` does, and checks what each process imports. The
-certificate guards the connection, not the machines: anyone who can read ``.dask-tls/`` (root,
-the instructor) can use the cluster.
-
-Prove that a grading process can grade before it is given a student.
-
-``why_cannot_grade(course_root)`` looks at what this process imports and runs (no folder that
-another account can write: ``trusted_paths``) and starts one grading kernel the way grading
-does (this process's Python, the kernel spec made for this process, the sandbox, a fresh home)
-to import the course library and answer. It returns None when all is well, else one paragraph
-naming what is wrong and what to do. Every Dask worker runs it at setup (``on_dask``); the
-grading command stops before anyone is graded when a worker cannot grade.
-
-But: it proves the machinery, not a submission; a kernel that a student's code later kills is
-that student's outcome.
+But: it writes no gradebook and judges nothing. A task whose worker dies is run again
+elsewhere (up to Dask's ``allowed-failures``; then the student is not graded, their earlier
+grades kept). Workers must see the course folder at the same path. The certificate guards the
+connection, not the machines: whoever reads ``.dask-tls/`` (root, the instructor) can use the
+cluster. The kernel it starts proves the machinery, not a submission.
 """
 
 from __future__ import annotations
@@ -66,7 +40,7 @@ import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import dask
 import nbformat
@@ -88,15 +62,6 @@ from autograder.sandbox.bwrap import GradingSandbox
 from autograder.sandbox.kernels import KERNEL_PROCESSES, give_kernels, jail_kernels, student_home
 from autograder.sandbox.trusted_paths import refusal, refuse_untrusted, untrusted_entries
 
-if TYPE_CHECKING:  # imported where used: the commands check their paths before Dask loads
-    from distributed.security import Security
-
-# Dask serves pages about the cluster (workers, task keys naming students, logs) over plain
-# HTTP to anyone who reaches the port, dashboard or not: no routes at all.
-HTTP_OFF: dict[str, list[str]] = {
-    "distributed.scheduler.http.routes": [],
-    "distributed.worker.http.routes": [],
-}
 TLS_FOLDER = ".dask-tls"  # under the course root; in .gitignore and the sandbox never shows it
 DEFAULT_PORT = 8786
 
@@ -118,8 +83,6 @@ def tls_files(course_root: Path) -> TlsFiles:
     files = TlsFiles(folder / "ca.pem", folder / "cert.pem", folder / "key.pem")
     if all(path.exists() for path in (files.ca, files.cert, files.key)):
         return files
-    from distributed.security import Security
-
     made = Security.temporary()
     folder.mkdir(mode=0o700, exist_ok=True)
     folder.chmod(0o700)
@@ -136,8 +99,6 @@ def tls_files(course_root: Path) -> TlsFiles:
 
 def security(course_root: Path) -> Security:
     """What a client of the course's cluster presents: the course's certificate."""
-    from distributed.security import Security
-
     files = tls_files(course_root)
     return Security(
         tls_ca_file=str(files.ca),
@@ -148,10 +109,8 @@ def security(course_root: Path) -> Security:
 
 
 def _tls_options(files: TlsFiles) -> list[str]:
-    return ["--tls-ca-file", str(files.ca), "--tls-cert", str(files.cert)] + [
-        "--tls-key",
-        str(files.key),
-    ]
+    ca, cert, key = str(files.ca), str(files.cert), str(files.key)
+    return ["--tls-ca-file", ca, "--tls-cert", cert, "--tls-key", key]
 
 
 def scheduler_command(course_root: Path, port: int, host: str | None) -> list[str]:
@@ -273,12 +232,14 @@ def _cannot(process: str, what: str, jailed: bool) -> str:
 
 CONNECT_SECONDS = 5  # an unreachable scheduler is reported after this long
 WORKERS_SECONDS = 30  # a reachable scheduler must have a worker by then
-# A grading task is one long call; sampling its stack every 10 ms and the GIL every 1 ms
-# only takes time from it.
+# Dask serves pages about the cluster (workers, task keys naming students, logs) over plain
+# HTTP to anyone who reaches the port, dashboard or not: no routes at all. A grading task is
+# one long call: sampling its stack every 10 ms and the GIL every 1 ms only takes time from it.
 _QUIET_WORKERS = {
+    "distributed.scheduler.http.routes": [],
+    "distributed.worker.http.routes": [],
     "distributed.worker.profile.enabled": False,
     "distributed.admin.system-monitor.gil.enabled": False,
-    **HTTP_OFF,
 }
 
 
@@ -391,8 +352,7 @@ def open_cluster(options: GradingOptions, log_path: Path | None = None) -> Itera
             client = _local_client(stack, options.jobs, log_path)
         stack.callback(client.close)
         local_log = str(log_path) if log_path and not options.scheduler else None
-        plugin = GradingWorker(options, local_log)
-        _register(client, plugin)
+        _register(client, GradingWorker(options, local_log))
         refuse_unready(client)
         yield client
 
@@ -423,16 +383,15 @@ def _local_client(stack: contextlib.ExitStack, jobs: int, log_path: Path | None)
     return Client(cluster, set_as_default=False)
 
 
-def _register(client: Client, plugin: GradingWorker, tries: int = 3) -> None:
+def _register(client: Client, plugin: GradingWorker) -> None:
     """Set every worker up; a worker that dies while the plugin is handed out breaks the
     hand-out (its nanny restarts it, and a new worker gets the plugin when it joins), so the
     others are set up again, since a broken hand-out may have missed them."""
-    for attempt in range(tries):
+    for attempt in range(3):
         try:
-            client.register_plugin(plugin)
-            return
+            return client.register_plugin(plugin)
         except OSError:
-            if attempt == tries - 1:
+            if attempt == 2:
                 raise
             time.sleep(1)
 
