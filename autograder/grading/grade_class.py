@@ -1,57 +1,32 @@
-"""Grade every submission in ``submitted/`` on Dask workers, then summarize.
+"""Grade a class, regrade it and report whose grade moved, and find strangers in it.
 
-``python -m autograder grade --jobs N`` (``make autograde``) grades each student as one task on a
-local Dask cluster of N worker processes, or with ``--scheduler ADDRESS`` on an existing cluster
-(``on_dask``; nbgrader's 4.5 s start is paid once per worker). This one process merges each
-student's rows into ``gradebook.db`` as they arrive (SQLite sees one writer), keeps what was found
-in ``results.json`` and every test cell's judged verdict in ``verdicts.json``, and prints the class
-summary. ``--in-process`` grades here, without Dask, after the same proof that this process can
-grade that every Dask worker gives (``on_dask.why_cannot_grade``). The options are the command
-line's (``autograder.cli``), read once into one ``GradingOptions``. Nothing is graded unless the
-term's core hidden cases catch every known mistake (``cases.why_unfair``).
+``python -m autograder grade --jobs N`` (``make autograde``) grades each student in
+``submitted/`` as one task on a local Dask cluster of N workers, or with ``--scheduler
+ADDRESS`` on an existing one (``on_dask``); ``--in-process`` grades here, after the same proof
+that this process can grade. This one process merges each student's rows into ``gradebook.db``
+as they arrive (SQLite sees one writer), keeps what was found in ``results.json`` and every
+test cell's judged verdict in ``verdicts.json``, and prints the class summary. Nothing is
+graded unless the term's core hidden cases catch every known mistake (``cases.why_unfair``).
 
-But: the grading itself is ``grade_one``'s and the retrying Dask's; a scheduler that cannot
-be reached stops the run before anything is written.
-
-Regrade the whole class after a test changed, and report whose grade moved.
-
-``python -m autograder regrade [grade's options]`` (``make regrade``) takes a
-snapshot of the gradebook, grades every student with ``grade_class`` (same options, the same
-sandbox; hand grades are kept as in any run), takes another, and writes
-``artifacts/grading/regrade-<time>.csv`` and ``.md`` listing each student whose grade moved:
-the total before and after and every test cell that moved. The path that leads here: edit the
-master in ``source/bpe/`` (or the hidden cases in ``autograder/hidden_tests/cases.py``), run
-``make notebooks``, then ``make regrade``.
-
-But: it grades every student, never only some (``--student`` is refused), and it tells the
-instructor, not the students.
-
-Whose grade a regrade moved: the gradebook before and after, compared test cell by test cell.
-
-``snapshot`` reads every student's test-cell scores from the gradebook (a person's score over
-the automatic one, None where nobody could give one yet); ``changes`` lists each student with
-a test cell whose score differs between two snapshots, with the totals before and after;
-``write_report`` keeps them as ``artifacts/grading/regrade-<time>.csv`` and ``.md`` and
-returns the table to print.
+``regrade`` (``make regrade``, after a master or the hidden cases changed and ``make
+notebooks``) grades every student the same way between two ``snapshot``s of the gradebook and
+writes ``artifacts/grading/regrade-<time>.csv`` and ``.md``: each student whose grade moved
+(``changes``), the totals before and after and every test cell that moved.
 
 >>> before = {"ada": {"test_merge_pair_hidden_core": 0.0, "test_merge_pair_examples": 1.0}}
 >>> after = {"ada": {"test_merge_pair_hidden_core": 1.0, "test_merge_pair_examples": 1.0}}
 >>> [(c.student, c.before, c.after, c.cells) for c in changes(before, after)]
 [('ada', 1.0, 2.0, [('test_merge_pair_hidden_core', 0.0, 1.0)])]
 
-But: it grades nothing and changes no gradebook (``autograder.grading.grade_class`` regrades).
+``check_class`` (``make check-class``; ``make autograde`` runs it first) lists every id in the
+gradebook, ``submitted/`` or ``feedback/`` that is no student of the class (``roster``), and
+every Dask scratch folder in the temporary folder that another account owns (a Dask process
+started without a folder of its own would import modules from it), each with how to remove it.
 
-Find what strangers left in the class: made-up student ids and other accounts' Dask folders.
-
-``python -m autograder check-class`` (``make check-class``; ``make autograde`` runs it
-first) lists every id in the gradebook, ``submitted/`` or ``feedback/`` that is no student of
-the class (``roster``: not a safe id, or not in ``roster.csv``), and every Dask scratch folder
-in the temporary folder that another account owns (a Dask process started without a folder of
-its own would import modules from it), each with how to remove it. It exits 1 when it found
-any.
-
-But: it removes nothing; a person decides. It cannot tell a student dropped from the roster
-mid-term from a made-up id: both are listed.
+But: the grading itself is ``grade_one``'s; a scheduler that cannot be reached stops the run
+before anything is written. A regrade grades every student, never some, and tells the
+instructor, not the students. The check removes nothing (a person decides), and cannot tell a
+student dropped from the roster mid-term from a made-up id.
 """
 
 from __future__ import annotations
@@ -65,7 +40,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -259,18 +233,6 @@ def log_error(course_root: Path, result: StudentResult) -> None:
         log.write(f"== {stamp} {result.student}\n{result.log}\n")
 
 
-def grade_in_process(
-    options: GradingOptions,
-    students: list[str],
-    template: Path,
-    on_result: Callable[[StudentResult], None],
-) -> None:
-    """Grade one student after another in this process, without Dask: the baseline the
-    cluster is measured against. The caller has run ``ready_to_grade``."""
-    for student in students:
-        on_result(grade_task(options, student, template))
-
-
 def grade_class(options: GradingOptions, students: list[str] | None = None) -> list[StudentResult]:
     """Grade ``students`` (default: all in submitted/) into the class gradebook and record
     what was found in ``artifacts/grading/results.json``; return the results without their
@@ -344,8 +306,9 @@ def grade_class(options: GradingOptions, students: list[str] | None = None) -> l
             bar.set_postfix_str(result.student[-20:])
             bar.update(1)
 
-        if client is None:
-            grade_in_process(options, students, template, on_result)
+        if client is None:  # the baseline the cluster is measured against
+            for student in students:
+                on_result(grade_task(options, student, template))
         else:
             grade_on_cluster(client, options, students, template, on_result)
     return sorted(results, key=lambda r: r.student)
