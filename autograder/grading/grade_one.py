@@ -2,23 +2,17 @@
 
 ``grade_submission`` is a plain function of one submission that returns plain data (a
 ``StudentResult``: the student's gradebook rows and what was found), so any engine can map it
-over students; ``prepare_worker`` sets up a grading process once (environment, logs).
-``command_config`` turns a run's options into the traitlets configuration every worker and
-every kernel launcher, judge and step reads (``GradingSandbox``, ``Execute.timeout``), laid
-over ``nbgrader_config.py``'s for each student.
+over students. Before nbgrader runs, ``inspect_submission`` compares the submitted folder with
+the masters (a missing notebook, one that is not JSON or too large, an extra file, a locked test
+cell deleted or edited); a submission holding a link or special file (``unsafe_entries``) is
+refused and recorded for a person instead. After, ``read_outcomes`` reads the autograded
+notebooks for a lost kernel, a timeout, memory running out and each failing test cell. Every
+finding is a ``Problem`` (``autograder.problems``). ``prepare_worker`` sets up a grading
+process once; ``command_config`` turns a run's options into the configuration laid over
+``nbgrader_config.py``'s for each student.
 
 But: it never writes the class gradebook (``grade_class`` merges the rows) and judges
 nothing itself: nbgrader runs the notebooks with the steps of ``plugins``.
-
-What is wrong with one student's submission, before and after nbgrader grades it.
-
-``inspect_submission`` compares the submitted folder with the masters (a missing notebook,
-one that is not JSON, an extra file, a locked test cell deleted or edited); ``read_outcomes``
-reads the autograded notebooks for a lost kernel, a timeout, memory running out, and every
-failing test cell with its whole message. Each finding is a plain-data ``Problem``
-(``autograder.problems``).
-
-But: it does not grade and does not touch the gradebook.
 """
 
 from __future__ import annotations
@@ -41,9 +35,10 @@ from typing import Any
 
 import jsonschema
 import nbformat
+from nbgrader.api import Gradebook
 from nbgrader.converters import Autograde
 from nbgrader.coursedir import CourseDirectory
-from nbgrader.utils import capture_log
+from nbgrader.utils import capture_log, parse_utc
 from traitlets.config import Config
 
 from autograder.course import ASSIGNMENT, RECORDS, course_config
@@ -59,7 +54,7 @@ from autograder.grading.options import GradingOptions
 from autograder.plugins.guarded_execute import KERNEL_LOST
 from autograder.plugins.lessons import RestoreLessonCells, TrimLessonCells
 from autograder.plugins.outputs import MarkupAsText
-from autograder.problems import (  # noqa: F401 - the names grading reads from here
+from autograder.problems import (
     CROWDED_KIND,
     NBGRADER_FILES,
     NOT_GRADED_KIND,
@@ -67,7 +62,6 @@ from autograder.problems import (  # noqa: F401 - the names grading reads from h
     REFUSED_KIND,
     REPAIRED_KIND,
     Problem,
-    printable,
 )
 from autograder.sandbox import bwrap
 from autograder.sandbox.bwrap import memory_bytes
@@ -79,7 +73,7 @@ from autograder.sandbox.kernels import (
     remove_orphaned_homes,
     student_home,
 )
-from autograder.sandbox.safe_walk import (  # noqa: F401 - grading catches TooManyEntriesError
+from autograder.sandbox.safe_walk import (
     FOLDER,
     MAX_TIMESTAMP_BYTES,
     TIMESTAMP,
@@ -122,14 +116,10 @@ def read_notebook(path: Path) -> nbformat.NotebookNode:
 
 
 def unsafe_entries(submitted: Path) -> list[str]:
-    """Every link or special file in a submission (paths relative to it), the submission's
-    folders themselves included. nbgrader follows links when it copies and writes, so a
-    submission holding one is not graded (``grade_one.record_refused`` records it).
-
-    Raises ``TooManyEntriesError`` past collect's bounds (``safe_walk.MAX_ENTRIES`` files
-    and folders, ``MAX_DEPTH`` deep), having listed no further: a ``submitted/`` filled by
-    hand is bounded as collect bounds an entry. A part that changes while walked (made a link
-    since it was listed) is listed as unsafe too."""
+    """Every link or special file in a submission, relative to it ("." for the folder itself):
+    nbgrader follows links when it copies and writes, so such a submission is only recorded
+    (``record_refused``). A part made a link while walked is listed too. Raises
+    ``TooManyEntriesError`` past collect's bounds (``safe_walk``), as collect bounds an entry."""
     if submitted.is_symlink() or submitted.parent.is_symlink():
         return ["."]
     if not submitted.is_dir():
@@ -230,12 +220,11 @@ def read_outcomes(autograded: Path, names: list[str]) -> list[Problem]:
         notebook = nbformat.read(path, as_version=4)
         lost_reported = False
         for cell in notebook.cells:
-            if cell.cell_type != "code":
-                continue
-            meta = nbgrader_meta(cell)
-            errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+            outputs = cell.get("outputs", []) if cell.cell_type == "code" else []
+            errors = [o for o in outputs if o.get("output_type") == "error"]
             if not errors:
                 continue
+            meta = nbgrader_meta(cell)
             error = errors[-1]
             ename = error.get("ename", "")
             if ename == KERNEL_LOST and not lost_reported:
@@ -281,15 +270,10 @@ def command_config(options: GradingOptions) -> Config:
 
 
 def prepare_worker(memory_gb: float = 0.0) -> None:
-    """Set up a grading process: its own memory limit (``GradingSandbox.grader_memory_gb``;
-    0: none), ``alembic`` on its path, quiet logs; remove what grading processes that are gone
-    left on this machine. Every setting of a student's grading travels with that student's
-    task instead (``command_config``), and the kernels' own environment is built for them
-    (``kernels.give_kernels``).
-
-    Call once per worker process before :func:`grade_submission` (``on_dask.GradingWorker``
-    does, in every Dask worker).
-    """
+    """Set up a grading process once, before :func:`grade_submission`: its memory limit
+    (``GradingSandbox.grader_memory_gb``; 0: none), ``alembic`` on its path, quiet logs, and
+    what grading processes that are gone left on this machine removed. Nothing of a student's
+    grading is set here: it travels with the task (``command_config``)."""
     # What a kernel prints piles up here until the cell ends: a flood must stop this process
     # (its student then goes to a person), not the machine's other graders.
     limit = memory_bytes(memory_gb)
@@ -405,14 +389,9 @@ def grade_submission(
     assignment: str = ASSIGNMENT,
     settings: Config | None = None,
 ) -> StudentResult:
-    """Autograde one student's submission as ``options`` say (lean lessons) and ``settings``
-    configure it (by default ``command_config(options)``: sandbox, memory, timeout).
-
-    Grades into a private copy of ``template_db`` (an empty gradebook that knows the
-    assignment) and returns that student's rows; never raises for a bad submission.
-    Run :func:`prepare_worker` once in the process first; nothing of one student's
-    settings stays in the process for the next.
-    """
+    """Autograde one student's submission as ``options`` and ``settings`` say (by default
+    ``command_config(options)``), into a private copy of ``template_db`` (an empty gradebook
+    that knows the assignment); never raises for a bad submission."""
     settings = command_config(options) if settings is None else settings
     start = time.perf_counter()
     root = options.course_root
@@ -470,7 +449,7 @@ def grade_submission(
             problems.append(Problem(NOT_GRADED_KIND, "", f"nbgrader failed: {why[:200]}"))
             log = _with_causes(log, errors)
         rows: Rows = student_rows(db_path, assignment, student) if graded else {}
-        verdicts = [v for v in _read_verdicts(record) if v.get("notebook") not in failed]
+        verdicts = [v for v in _json_lines(record) if v.get("notebook") not in failed]
         problems += [
             Problem("judge_mismatch", v["notebook"], why)
             for v, why in judged_scores_kept(db_path, student, verdicts)
@@ -547,20 +526,13 @@ def _with_causes(log: str, errors: list[str]) -> str:
 
 def _repaired(repairs: Path, failed: dict[str, str]) -> list[Problem]:
     """One problem per notebook whose outputs ``GuardedExecute`` had to repair."""
-    if not repairs.exists():
-        return []
     found: dict[str, list[str]] = {}
-    for line in repairs.read_text().splitlines():
-        entry = json.loads(line)
+    for entry in _json_lines(repairs):
         if entry["notebook"] not in failed:
             found.setdefault(entry["notebook"], []).extend(entry["changed"])
+    why = "output its kernel sent was not well-formed, repaired or dropped"
     return [
-        Problem(
-            REPAIRED_KIND,
-            notebook,
-            "output its kernel sent was not well-formed, repaired or dropped "
-            f"({'; '.join(dict.fromkeys(changed))})"[:300],
-        )
+        Problem(REPAIRED_KIND, notebook, f"{why} ({'; '.join(dict.fromkeys(changed))})"[:300])
         for notebook, changed in sorted(found.items())
     ]
 
@@ -631,8 +603,6 @@ def _copy_regular_notebooks(
 def _timestamp(copy: Path) -> datetime.datetime | None:
     """The copy's submission time; a timestamp nbgrader cannot read is dropped, since its
     reader then fails the whole submission."""
-    from nbgrader.utils import parse_utc
-
     path = copy / TIMESTAMP
     if not path.exists():
         return None
@@ -647,8 +617,6 @@ def _add_submission(
     db_path: Path, student: str, assignment: str, timestamp: datetime.datetime | None
 ) -> None:
     """The student and a submission of every notebook of ``assignment``, nothing scored."""
-    from nbgrader.api import Gradebook
-
     when = {"timestamp": timestamp} if timestamp else {}
     with Gradebook(f"sqlite:///{db_path}") as gb:
         gb.update_or_create_student(student)
@@ -700,8 +668,8 @@ def _empty_autograded(root: Path, student: str, assignment: str) -> None:
     folder.mkdir(parents=True)
 
 
-def _read_verdicts(record: Path) -> list[dict[str, Any]]:
-    """The judged verdict of every test cell, as ``JudgeHiddenTests`` wrote them."""
+def _json_lines(record: Path) -> list[dict[str, Any]]:
+    """What a grading step wrote as JSON lines: the judge's verdicts, the repaired outputs."""
     if not record.exists():
         return []
     return [json.loads(line) for line in record.read_text().splitlines() if line.strip()]
