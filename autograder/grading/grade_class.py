@@ -73,7 +73,6 @@ from autograder.reports.safe_csv import write_csv
 from autograder.reports.summary import UNGRADED, given_score
 from autograder.roster import read_roster, why_not_a_student
 from autograder.sandbox import bwrap
-from autograder.sandbox.bwrap import why_unavailable
 from autograder.sandbox.trusted_paths import refuse_untrusted
 
 
@@ -134,7 +133,7 @@ def _shell(text: str) -> str:
 
 
 def strangers_report(course_root: Path) -> list[str]:
-    """Print what was found (nothing when all is well); return the lines."""
+    """Print what was found (nothing when all is well); return it."""
     lines = strangers(course_root) + foreign_dask_folders()
     for line in lines:
         print(f"check: {line}")
@@ -150,9 +149,8 @@ def check_class(course_root: Path) -> int:
 
 
 def save_grading_results(course_root: Path, results: list[StudentResult]) -> None:
-    """Keep what grading found about each student (with the course version that graded
-    them) and the verdict of each of their test cells, for the summary and the export; a
-    student graded again replaces their entries."""
+    """Keep what grading found about each student, with the course version that graded them,
+    and each of their test cells' verdicts; a student graded again replaces their entries."""
     graded = {r.student for r in results}
     path = course_root / RESULTS_RECORD
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -169,9 +167,8 @@ def save_grading_results(course_root: Path, results: list[StudentResult]) -> Non
 
 
 def notebooks_missing(course_root: Path, class_db: Path, assignment: str = ASSIGNMENT) -> list[str]:
-    """The notebooks of ``source/<assignment>/`` that the gradebook does not hold for the
-    assignment (all of them when it does not know the assignment, or only its name, as
-    ``nbgrader db assignment add`` leaves it before any ``generate_assignment``)."""
+    """The notebooks of ``source/<assignment>/`` that the gradebook does not hold (all, when
+    it knows only the assignment's name, as ``nbgrader db assignment add`` leaves it)."""
     from nbgrader.api import Gradebook, MissingEntry
 
     masters = sorted(p.stem for p in (course_root / "source" / assignment).glob("*.ipynb"))
@@ -189,8 +186,8 @@ def notebooks_missing(course_root: Path, class_db: Path, assignment: str = ASSIG
 
 
 def ensure_assignment(course_root: Path, class_db: Path, assignment: str = ASSIGNMENT) -> None:
-    """Make sure the gradebook holds the assignment's notebooks, not only its name; run
-    generate_assignment if it does not (which keeps a due date already set)."""
+    """Run generate_assignment (which keeps a due date already set) unless the gradebook
+    holds every notebook of the assignment."""
     missing = notebooks_missing(course_root, class_db, assignment)
     if not missing:
         return
@@ -201,16 +198,6 @@ def ensure_assignment(course_root: Path, class_db: Path, assignment: str = ASSIG
     env = dict(os.environ, PATH=str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"])
     nbgrader = [sys.executable, "-m", "nbgrader", "generate_assignment", assignment, "--force"]
     subprocess.run([*nbgrader, "--log-level=WARN"], cwd=course_root, env=env, check=True)
-
-
-def class_members(course_root: Path, asked: list[str] | None) -> tuple[list[str], dict[str, str]]:
-    """The students to grade (those asked, or every folder of submitted/) that belong to the
-    class, and the refused ones with why (``roster``): a made-up id never reaches the
-    gradebook."""
-    roster = read_roster(course_root)
-    found = find_students(course_root) if asked is None else asked
-    refused = {s: why for s in found if (why := why_not_a_student(s, roster))}
-    return [s for s in found if s not in refused], refused
 
 
 def record_refused(course_root: Path, refused: dict[str, str]) -> None:
@@ -234,16 +221,9 @@ def log_error(course_root: Path, result: StudentResult) -> None:
 
 
 def grade_class(options: GradingOptions, students: list[str] | None = None) -> list[StudentResult]:
-    """Grade ``students`` (default: all in submitted/) into the class gradebook and record
-    what was found in ``artifacts/grading/results.json``; return the results without their
-    rows, each with ``merge_seconds`` (this process's gradebook write). The caller prints the
-    summary.
-
-    On a local Dask cluster of ``options.jobs`` worker processes, or on the cluster whose
-    scheduler is at ``options.scheduler`` (reached before anything is written);
-    ``options.in_process``: here, one student after another, once this process is set up and
-    has proved it can grade as every worker does (``ready_to_grade``).
-    """
+    """Grade ``students`` (default: all in submitted/) into the class gradebook, where
+    ``options`` say, and record what was found in ``artifacts/grading/results.json``; return
+    the results without their rows, sorted by student. The caller prints the summary."""
     from tqdm import tqdm
 
     course_root = options.course_root.resolve()
@@ -251,7 +231,11 @@ def grade_class(options: GradingOptions, students: list[str] | None = None) -> l
     refuse_untrusted("the grading process")
     strangers_report(course_root)  # strangers from before: a person removes them
     class_db = class_db_path(course_root)
-    students, refused = class_members(course_root, students)
+    roster = read_roster(course_root)
+    found = find_students(course_root) if students is None else students
+    # Only students of the class are graded: a made-up id never reaches the gradebook.
+    refused = {s: why for s in found if (why := why_not_a_student(s, roster))}
+    students = [s for s in found if s not in refused]
     record_refused(course_root, refused)
     results: list[StudentResult] = []
     if not students:
@@ -259,8 +243,8 @@ def grade_class(options: GradingOptions, students: list[str] | None = None) -> l
         return results
     if not (options.unconfined or bwrap.available()):
         raise SystemExit(
-            f"refusing to grade: {why_unavailable()}. Without the sandbox a student's code runs "
-            "as you, beside everyone's files; to grade anyway, say UNCONFINED=1 (make) or "
+            f"refusing to grade: {bwrap.why_unavailable()}. Without the sandbox a student's code "
+            "runs as you, beside everyone's files; to grade anyway, say UNCONFINED=1 (make) or "
             "--unconfined, and every grade will say so."
         )
     with contextlib.ExitStack() as stack:
@@ -334,8 +318,8 @@ def run(options: GradingOptions, students: list[str] | None = None) -> int:
 
 
 def _exit_status(results: list[StudentResult], refused: dict[str, str]) -> int:
-    """0, or 1 with one line saying why: students not graded, folders refused. A student
-    left to a person (``needs manual grading``) is graded: the summary names them."""
+    """0, or 1 with one line saying why: students not graded, folders refused (a student left
+    to a person is graded: the summary names them)."""
     not_graded = [r.student for r in results if r.stopped]
     if not_graded:
         print(
@@ -350,8 +334,7 @@ def _exit_status(results: list[StudentResult], refused: dict[str, str]) -> int:
 
 
 def regrade(options: GradingOptions) -> int:
-    """Grade the whole class as ``options`` say, then report whose grade moved; the exit
-    status of the grading."""
+    """Grade the whole class, then report whose grade moved; the grading's exit status."""
     root = options.course_root
     before = snapshot(root)
     try:
@@ -380,9 +363,7 @@ class Change:
 
     @property
     def change(self) -> float | None:
-        if self.before is None or self.after is None:
-            return None
-        return self.after - self.before
+        return None if self.before is None or self.after is None else self.after - self.before
 
 
 def snapshot(course_root: Path, assignment: str = ASSIGNMENT) -> Snapshot:
@@ -430,12 +411,8 @@ def changes(before: Snapshot, after: Snapshot) -> list[Change]:
     return moved
 
 
-def _score(score: float | None) -> str:
-    return UNGRADED if score is None else f"{score:g}"
-
-
-def _signed(score: float | None) -> str:
-    return UNGRADED if score is None else f"{score:+g}"
+def _score(score: float | None, sign: str = "") -> str:
+    return UNGRADED if score is None else f"{score:{sign}g}"
 
 
 def rows(moved: list[Change]) -> list[tuple[str, ...]]:
@@ -445,7 +422,7 @@ def rows(moved: list[Change]) -> list[tuple[str, ...]]:
             c.student,
             _score(c.before),
             _score(c.after),
-            _signed(c.change),
+            _score(c.change, "+"),
             "; ".join(f"{cell} {_score(a)} → {_score(b)}" for cell, a, b in c.cells),
         )
         for c in moved
@@ -454,15 +431,13 @@ def rows(moved: list[Change]) -> list[tuple[str, ...]]:
 
 def format_table(moved: list[Change], students: int) -> str:
     """The report as a Markdown table (also readable as plain text), with a closing line."""
-    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)] if moved else []
     # A student id is a folder name the student may have chosen: no escape sequence or "|"
     # of it reaches the terminal or the Markdown table.
     lines += [
         "| " + " | ".join(printable(text).replace("|", "\\|") for text in row) + " |"
         for row in rows(moved)
     ]
-    if not moved:
-        lines = []
     lines.append(
         f"{len(moved)} of {students} students' grades moved"
         + ("; tell them." if moved else ": nobody to tell.")
@@ -473,7 +448,7 @@ def format_table(moved: list[Change], students: int) -> str:
 def write_report(
     course_root: Path, before: Snapshot, after: Snapshot, when: datetime | None = None
 ) -> tuple[Path, str]:
-    """Write ``regrade-<UTC time>.csv`` and ``.md`` under artifacts/grading; returns the CSV's
+    """Write ``regrade-<UTC time>.csv`` and ``.md`` under artifacts/grading; return the CSV's
     path and the table to print."""
     when = when or datetime.now(UTC)
     moved = changes(before, after)

@@ -29,7 +29,6 @@ import sys
 import tempfile
 import time
 import traceback
-from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +63,6 @@ from autograder.problems import (
     Problem,
 )
 from autograder.sandbox import bwrap
-from autograder.sandbox.bwrap import memory_bytes
 from autograder.sandbox.kernels import (
     KERNEL_PROCESSES,
     KernelHome,
@@ -93,12 +91,11 @@ MAX_CELLS = 1000
 
 def graded_ids(notebook: nbformat.NotebookNode) -> dict[str, nbformat.NotebookNode]:
     """The cells nbgrader tracks (grade, solution or locked), by grade_id."""
-    out = {}
-    for cell in notebook.cells:
-        grade_id = nbgrader_meta(cell).get("grade_id")
-        if grade_id and is_tracked(cell):
-            out[grade_id] = cell
-    return out
+    return {
+        nbgrader_meta(cell)["grade_id"]: cell
+        for cell in notebook.cells
+        if nbgrader_meta(cell).get("grade_id") and is_tracked(cell)
+    }
 
 
 def has_graded_cells(notebook: nbformat.NotebookNode) -> bool:
@@ -211,7 +208,7 @@ def _whole_message(output: nbformat.NotebookNode) -> str:
 
 def read_outcomes(autograded: Path, names: list[str]) -> list[Problem]:
     """What went wrong while the autograded notebooks ran: lost kernels, timeouts, memory,
-    and every test cell that failed, with the first line of its error."""
+    and every test cell that failed, with its error."""
     problems: list[Problem] = []
     for name in names:
         path = autograded / f"{name}.ipynb"
@@ -276,7 +273,7 @@ def prepare_worker(memory_gb: float = 0.0) -> None:
     grading is set here: it travels with the task (``command_config``)."""
     # What a kernel prints piles up here until the cell ends: a flood must stop this process
     # (its student then goes to a person), not the machine's other graders.
-    limit = memory_bytes(memory_gb)
+    limit = bwrap.memory_bytes(memory_gb)
     if limit:
         _, hard = resource.getrlimit(resource.RLIMIT_AS)
         soft = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
@@ -295,11 +292,6 @@ def prepare_worker(memory_gb: float = 0.0) -> None:
         bwrap.remove_orphaned_caps()
 
 
-def _masters(course_root: Path, assignment: str) -> dict[str, Any]:
-    folder = course_root / "source" / assignment
-    return {p.stem: nbformat.read(p, as_version=4) for p in sorted(folder.glob("*.ipynb"))}
-
-
 def _nbgrader_config(
     course_root: Path,
     db_path: Path,
@@ -308,9 +300,8 @@ def _nbgrader_config(
     record: Path,
     kernels: KernelHome,
 ) -> Any:
-    """nbgrader_config.py's configuration, with the run's ``settings`` over it, for grading
-    one student into ``db_path``, their kernels at home in ``kernels``; the judge's verdicts
-    go to ``record``, the repaired outputs beside it."""
+    """nbgrader_config.py's configuration with the run's ``settings`` over it, for grading one
+    student into ``db_path``; the judge's verdicts go to ``record``, repaired outputs beside."""
     config = course_config(course_root)
     config.merge(settings)
     config.CourseDirectory.root = str(course_root)
@@ -386,7 +377,6 @@ def grade_submission(
     options: GradingOptions,
     student: str,
     template_db: Path,
-    assignment: str = ASSIGNMENT,
     settings: Config | None = None,
 ) -> StudentResult:
     """Autograde one student's submission as ``options`` and ``settings`` say (by default
@@ -395,16 +385,16 @@ def grade_submission(
     settings = command_config(options) if settings is None else settings
     start = time.perf_counter()
     root = options.course_root
-    masters = _masters(root, assignment)
-    submitted = root / "submitted" / student / assignment
-    released = root / "release" / assignment
+    source = root / "source" / ASSIGNMENT
+    masters = {p.stem: nbformat.read(p, as_version=4) for p in sorted(source.glob("*.ipynb"))}
+    submitted = root / "submitted" / student / ASSIGNMENT
+    released = root / "release" / ASSIGNMENT
     try:
         unsafe = unsafe_entries(submitted)
     except TooManyEntriesError as crowded:  # nbgrader would copy it all: it sees no more of it
-        crowd = str(crowded)
-        return record_refused(root, student, template_db, assignment, masters, [], start, crowd)
+        return record_refused(root, student, template_db, masters, [], start, str(crowded))
     if unsafe:  # nbgrader would follow the links: it sees a copy of the regular files only
-        return record_refused(root, student, template_db, assignment, masters, unsafe, start)
+        return record_refused(root, student, template_db, masters, unsafe, start)
     problems, unreadable = inspect_submission(
         submitted, masters, released if released.exists() else None
     )
@@ -412,7 +402,7 @@ def grade_submission(
     jailed = False
     scratch = Path(tempfile.mkdtemp(prefix=f"grade-{student}-", dir=scratch_root(root)))
     # Kernels get a fresh home, deleted below; the sandbox shows them no other.
-    home = ExitStack()
+    home = contextlib.ExitStack()
     try:
         kernels = home.enter_context(student_home(student))
         # "student-" keeps a student's caps apart from the judge's, the probe's and the
@@ -422,12 +412,12 @@ def grade_submission(
         shutil.copyfile(template_db, db_path)
         record = scratch / "verdicts.jsonl"
         config = _nbgrader_config(root, db_path, settings, options.lean, record, kernels)
-        jailed = jail_kernels(root, student, assignment, config, kernels, cap)
+        jailed = jail_kernels(root, student, ASSIGNMENT, config, kernels, cap)
         if not jailed:
             why = "UNCONFINED=1" if bwrap.available() else bwrap.why_unavailable()
             problems.append(Problem("unconfined", "", why))
         coursedir = CourseDirectory(config=config)
-        coursedir.assignment_id = assignment
+        coursedir.assignment_id = ASSIGNMENT
         coursedir.student_id = student
         app = SkippingAutograde(coursedir=coursedir, config=config)
         app.skip = frozenset(unreadable | no_tests)
@@ -439,7 +429,7 @@ def grade_submission(
         failed: dict[str, str] = getattr(app, "failed", {})
         if graded:
             flag_ungraded(db_path, unreadable, student)
-            autograded = root / "autograded" / student / assignment
+            autograded = root / "autograded" / student / ASSIGNMENT
             ran = [n for n in masters if n not in unreadable | no_tests | set(failed)]
             problems += read_outcomes(autograded, ran)
             problems += _repaired(record.with_name(REPAIRS), failed)
@@ -448,7 +438,7 @@ def grade_submission(
             why = errors[0] if errors else _last_line(log)
             problems.append(Problem(NOT_GRADED_KIND, "", f"nbgrader failed: {why[:200]}"))
             log = _with_causes(log, errors)
-        rows: Rows = student_rows(db_path, assignment, student) if graded else {}
+        rows: Rows = student_rows(db_path, ASSIGNMENT, student) if graded else {}
         verdicts = [v for v in _json_lines(record) if v.get("notebook") not in failed]
         problems += [
             Problem("judge_mismatch", v["notebook"], why)
@@ -506,8 +496,7 @@ def _autograde(app: Autograde) -> tuple[dict[str, Any], list[str]]:
 
 
 def _exception_cause(formatted: str) -> list[str]:
-    """The last ``Name: words`` line of a formatted traceback that is not nbgrader's own
-    "see above", if any."""
+    """The last ``Name: words`` line of a traceback, unless it is nbgrader's "see above"."""
     lines = [line for line in formatted.splitlines() if line and not line.startswith(" ")]
     lines = [line for line in lines if ": " in line and "see the" not in line.lower()]
     return lines[-1:]
@@ -541,20 +530,15 @@ def record_refused(
     root: Path,
     student: str,
     template_db: Path,
-    assignment: str,
     masters: dict[str, Any],
     unsafe: list[str],
     start: float,
     crowded: str = "",
 ) -> StudentResult:
-    """A submission holding a link or special file (or, with ``crowded`` saying so, too many
-    files or folders), recorded for a person and not graded.
-
-    Its notebooks that are regular files, copied without following any link, go through
-    nbgrader's sanitizing steps into ``autograded/`` with nothing executed; the student's rows
-    hold every notebook with no automatic score, every cell flagged, and the reason as each
-    answer cell's comment. Never raises; a failure here is the grader's (``NOT_GRADED_KIND``).
-    """
+    """A submission holding a link or special file (or, per ``crowded``, too many entries),
+    recorded for a person and not graded: its regular-file notebooks, copied without following
+    any link, go through nbgrader's sanitizing steps with nothing executed, and every score is
+    left to a person, the reason as each answer cell's comment. Never raises."""
     problems = [Problem(REFUSED_KIND, "", ", ".join(unsafe)[:200])]
     if crowded:
         problems = [Problem(CROWDED_KIND, "", crowded)]
@@ -562,18 +546,18 @@ def record_refused(
     rows: Rows = {}
     log = ""
     try:
-        copy = scratch / "submitted" / student / assignment
-        kept, unreadable = _copy_regular_notebooks(root, student, assignment, masters, copy)
+        copy = scratch / "submitted" / student / ASSIGNMENT
+        kept, unreadable = _copy_regular_notebooks(root, student, masters, copy)
         db_path = scratch / "gradebook.db"
         shutil.copyfile(template_db, db_path)
-        _add_submission(db_path, student, assignment, _timestamp(copy))
+        _add_submission(db_path, student, _timestamp(copy))
         if kept:
-            ok, log = _sanitize(root, scratch / "submitted", db_path, student, assignment)
+            ok, log = _sanitize(root, scratch / "submitted", db_path, student)
             kept = kept if ok else []
         if not kept:
-            _empty_autograded(root, student, assignment)
+            _empty_autograded(root, student)
         flag_refused(db_path, student, reason(unsafe, kept, unreadable, crowded))
-        rows = student_rows(db_path, assignment, student)
+        rows = student_rows(db_path, ASSIGNMENT, student)
     except Exception as error:  # a bug here must not stop the class
         rows, log = {}, "".join(traceback.format_exception(error))
         why = f"recording a refused submission failed: {type(error).__name__}: {error}"[:200]
@@ -585,13 +569,13 @@ def record_refused(
 
 
 def _copy_regular_notebooks(
-    root: Path, student: str, assignment: str, masters: dict[str, Any], copy: Path
+    root: Path, student: str, masters: dict[str, Any], copy: Path
 ) -> tuple[list[str], list[str]]:
     """Copy the submission's regular-file notebooks and timestamp into ``copy``; return the
-    notebooks kept and those copied but not readable as notebooks (removed again)."""
+    notebooks kept and those removed again as not readable."""
     limits = {f"{name}.ipynb": MAX_NOTEBOOK_BYTES for name in masters}
     limits[TIMESTAMP] = MAX_TIMESTAMP_BYTES
-    copied = safe_copy(root / "submitted", student, assignment, limits, copy)
+    copied = safe_copy(root / "submitted", student, ASSIGNMENT, limits, copy)
     _, bad = inspect_submission(copy, masters, None)
     unreadable = sorted(f"{name}.ipynb" for name in bad)
     for name in unreadable:
@@ -613,14 +597,12 @@ def _timestamp(copy: Path) -> datetime.datetime | None:
         return None
 
 
-def _add_submission(
-    db_path: Path, student: str, assignment: str, timestamp: datetime.datetime | None
-) -> None:
-    """The student and a submission of every notebook of ``assignment``, nothing scored."""
+def _add_submission(db_path: Path, student: str, timestamp: datetime.datetime | None) -> None:
+    """The student and a submission of every notebook of the assignment, nothing scored."""
     when = {"timestamp": timestamp} if timestamp else {}
     with Gradebook(f"sqlite:///{db_path}") as gb:
         gb.update_or_create_student(student)
-        gb.update_or_create_submission(assignment, student, **when)
+        gb.update_or_create_submission(ASSIGNMENT, student, **when)
 
 
 # What nbgrader does to a refused submission's notebooks after its sanitizing steps (outputs
@@ -632,9 +614,7 @@ _RECORD_ONLY = [
 ]
 
 
-def _sanitize(
-    root: Path, submitted: Path, db_path: Path, student: str, assignment: str
-) -> tuple[bool, str]:
+def _sanitize(root: Path, submitted: Path, db_path: Path, student: str) -> tuple[bool, str]:
     """nbgrader's autograde of the copy in ``submitted`` with nothing executed or scored, into
     ``autograded/<student>/<assignment>``; returns whether it succeeded, and its log."""
     config = course_config(root)
@@ -645,7 +625,7 @@ def _sanitize(
     config.Autograde.autograde_preprocessors = list(_RECORD_ONLY)
     config.MarkupAsText.course_root = str(root)
     coursedir = CourseDirectory(config=config)
-    coursedir.assignment_id = assignment
+    coursedir.assignment_id = ASSIGNMENT
     coursedir.student_id = student
     app = Autograde(coursedir=coursedir, config=config)
     app.force = True
@@ -654,13 +634,13 @@ def _sanitize(
     return bool(outcome["success"]), outcome.get("log", "") + outcome.get("error", "")
 
 
-def _empty_autograded(root: Path, student: str, assignment: str) -> None:
+def _empty_autograded(root: Path, student: str) -> None:
     """An empty ``autograded/<student>/<assignment>``, so the Formgrader lists the submission
     (it shows no earlier notebook): what an earlier grading left there goes."""
     parent = root / "autograded" / student
     if parent.is_symlink() or parent.parent.is_symlink():
         return
-    folder = parent / assignment
+    folder = parent / ASSIGNMENT
     if folder.is_symlink() or folder.is_file():
         folder.unlink()
     elif folder.exists():

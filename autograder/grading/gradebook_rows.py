@@ -124,11 +124,6 @@ def _restore_hand_marks(
             )
 
 
-def _delete_submission(db: sqlite3.Connection, assignment: str, student: str) -> None:
-    for table, own in reversed(_OWN_ROWS.items()):  # children first
-        db.execute(f"DELETE FROM {table} WHERE {own}", (assignment, student))
-
-
 def _insert(db: sqlite3.Connection, table: str, data: dict[str, Any], verb: str) -> None:
     columns = ", ".join(data["columns"])
     marks = ", ".join("?" for _ in data["columns"])
@@ -151,7 +146,8 @@ def merge_student(class_db: Path, assignment: str, student: str, rows: Rows) -> 
     try:
         with db:
             marks = hand_marks(db, assignment, student)
-            _delete_submission(db, assignment, student)
+            for table, own in reversed(_OWN_ROWS.items()):  # children first
+                db.execute(f"DELETE FROM {table} WHERE {own}", (assignment, student))
             _insert(db, "student", rows["student"], "INSERT OR IGNORE")
             for table in _OWN_ROWS:
                 _insert(db, table, rows[table], "INSERT")

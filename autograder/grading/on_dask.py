@@ -38,9 +38,8 @@ import traceback
 import uuid
 import warnings
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import dask
 import nbformat
@@ -58,7 +57,6 @@ from autograder.grading.options import GradingOptions
 from autograder.plugins.guarded_execute import SandboxKernelManager
 from autograder.problems import NOT_GRADED_KIND, Problem
 from autograder.sandbox import bwrap
-from autograder.sandbox.bwrap import GradingSandbox
 from autograder.sandbox.kernels import KERNEL_PROCESSES, give_kernels, jail_kernels, student_home
 from autograder.sandbox.trusted_paths import refusal, refuse_untrusted, untrusted_entries
 
@@ -66,8 +64,7 @@ TLS_FOLDER = ".dask-tls"  # under the course root; in .gitignore and the sandbox
 DEFAULT_PORT = 8786
 
 
-@dataclass(frozen=True)
-class TlsFiles:
+class TlsFiles(NamedTuple):
     """The course's certificate authority, certificate and key, as PEM files."""
 
     ca: Path
@@ -81,16 +78,12 @@ def tls_files(course_root: Path) -> TlsFiles:
     client's, in a folder of mode 0700."""
     folder = course_root / TLS_FOLDER
     files = TlsFiles(folder / "ca.pem", folder / "cert.pem", folder / "key.pem")
-    if all(path.exists() for path in (files.ca, files.cert, files.key)):
+    if all(path.exists() for path in files):
         return files
     made = Security.temporary()
     folder.mkdir(mode=0o700, exist_ok=True)
     folder.chmod(0o700)
-    for path, text in (
-        (files.key, made.tls_client_key),
-        (files.cert, made.tls_client_cert),
-        (files.ca, made.tls_ca_file),
-    ):
+    for path, text in zip(files, (made.tls_ca_file, made.tls_client_cert, made.tls_client_key)):
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(descriptor, "w") as out:
             out.write(text)
@@ -109,7 +102,7 @@ def security(course_root: Path) -> Security:
 
 
 def _tls_options(files: TlsFiles) -> list[str]:
-    ca, cert, key = str(files.ca), str(files.cert), str(files.key)
+    ca, cert, key = map(str, files)
     return ["--tls-ca-file", ca, "--tls-cert", cert, "--tls-key", key]
 
 
@@ -123,7 +116,7 @@ def scheduler_command(course_root: Path, port: int, host: str | None) -> list[st
 
 def worker_command(course_root: Path, address: str, workers: int, scratch: Path) -> list[str]:
     """``dask worker`` processes of one thread each (a student's kernels are set up through
-    the process's environment), scratch files in a folder of their own."""
+    the process's environment), with their own scratch folder."""
     command = [sys.executable, "-m", "distributed.cli.dask_worker", address]
     command += ["--nthreads", "1", "--nworkers", str(workers), "--no-dashboard"]
     command += ["--local-directory", str(scratch), *_tls_options(tls_files(course_root))]
@@ -140,13 +133,12 @@ def environment(scratch: Path) -> dict[str, str]:
 
 
 def run_scheduler(course_root: Path, port: int = DEFAULT_PORT, host: str | None = None) -> int:
-    """Run Dask's scheduler for the course until it stops; its exit status."""
+    """Run Dask's scheduler for the course until it stops."""
     return _run("scheduler", lambda scratch: scheduler_command(course_root, port, host))
 
 
 def run_workers(course_root: Path, address: str, workers: int) -> int:
-    """Run ``workers`` grading workers for the scheduler at ``address`` (tls://) until they
-    stop; their exit status."""
+    """Run ``workers`` grading workers for the scheduler at ``address`` until they stop."""
     return _run("worker", lambda scratch: worker_command(course_root, address, workers, scratch))
 
 
@@ -164,12 +156,8 @@ def _run(role: str, command: Callable[[Path], list[str]]) -> int:
 def _wait(process: subprocess.Popen[bytes]) -> int:
     """Wait for Dask's program, handing it the signals that would stop this one (Ctrl-C
     reaches both; a ``kill`` of this process alone would otherwise leave it running)."""
-
-    def hand_on(number: int, frame: object) -> None:
-        process.send_signal(number)
-
     for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(number, hand_on)
+        signal.signal(number, lambda number, frame: process.send_signal(number))
     return process.wait()
 
 
@@ -185,14 +173,10 @@ def why_cannot_grade(
     lines = untrusted_entries()
     if lines:
         return refusal(process, lines)
-    return _kernel_round_trip(course_root, process, settings or Config())
-
-
-def _kernel_round_trip(course_root: Path, process: str, settings: Config) -> str | None:
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(PROBE)])
     with student_home("probe") as home, bwrap.process_cap("probe", KERNEL_PROCESSES) as cap:
         config = Config()
-        config.merge(settings)
+        config.merge(settings or Config())
         give_kernels(config, home)
         jailed = jail_kernels(course_root, "probe", ASSIGNMENT, config, home, cap)
         client = NotebookClient(
@@ -251,12 +235,11 @@ _SETUP_PROBLEM: list[str] = []  # why this worker process cannot grade, once set
 
 
 def ready_to_grade(options: GradingOptions, process: str) -> str | None:
-    """Set this process up to grade (environment, logs), then prove that it can, with the
-    sandbox ``options`` ask for (``why_cannot_grade``): None, or why it cannot. Every Dask worker
-    runs it at setup; ``grade_class --in-process`` before its first student."""
+    """Set this process up to grade (``prepare_worker``), then prove that it can, with the
+    sandbox ``options`` ask for: None, or why it cannot (``why_cannot_grade``)."""
     settings = course_config(options.course_root)
     settings.merge(command_config(options))
-    prepare_worker(GradingSandbox(config=settings).grader_memory_gb)
+    prepare_worker(bwrap.GradingSandbox(config=settings).grader_memory_gb)
     return why_cannot_grade(options.course_root, process, command_config(options))
 
 
@@ -289,8 +272,7 @@ def setup_problem() -> str | None:
 def grade_task(
     options: GradingOptions, student: str, template_db: Path, settings: Any = None
 ) -> StudentResult:
-    """One student, graded in a worker: ``grade_submission`` with the run's configuration
-    ``settings`` (a traitlets ``Config``; by default ``command_config(options)``)."""
+    """``grade_submission`` in a worker, unless the worker could not prove it can grade."""
     if _SETUP_PROBLEM:
         raise WorkerCannotGradeError(_SETUP_PROBLEM[0])
     return grade_submission(options, student, template_db, settings=settings)
@@ -399,7 +381,15 @@ def _register(client: Client, plugin: GradingWorker) -> None:
 def refuse_unready(client: Client) -> None:
     """Stop before anyone is graded when the scheduler, a nanny or a worker imports from a
     folder another account can write, or a worker failed to prove it can grade."""
-    lines = _scheduler_lines(client)
+    try:
+        lines = client.run_on_scheduler(untrusted_entries)
+    except Exception as error:  # it cannot import the course's grading code
+        raise SystemExit(
+            "the Dask scheduler cannot run the course's grading code "
+            f"({type(error).__name__}: {' '.join(str(error).split())[:200]}): start it with "
+            "`make scheduler` in the course folder, which puts the course on its path. "
+            "Nothing was graded."
+        ) from None
     problems = [refusal("the Dask scheduler", lines)] if lines else []
     with contextlib.suppress(Exception):  # a cluster without nannies
         for address, lines in _answers(client, untrusted_entries, nanny=True).items():
@@ -413,34 +403,18 @@ def refuse_unready(client: Client) -> None:
 
 
 def _answers(client: Client, function: Callable[[], Any], nanny: bool = False) -> dict[str, Any]:
-    """Each process's answer; one that died meanwhile (its nanny restarts it, and the new
-    one's setup is checked again by every task it runs) gives none."""
+    """Each process's answer, or for an error the problem it shows: the process cannot run
+    the course's code. One that died meanwhile (its nanny restarts it, and the new one's setup
+    is checked again by every task it runs) gives none."""
     answers = client.run(function, nanny=nanny, on_error="return")
-    return {k: _unless_gone(k, v) for k, v in answers.items() if not isinstance(v, OSError)}
-
-
-def _unless_gone(address: str, answer: Any) -> Any:
-    """An answer, or for an error other than a lost connection the problem it shows: the
-    process cannot run the course's code (another environment, no course on its path)."""
-    if not isinstance(answer, BaseException):
-        return answer
-    why = " ".join(f"{type(answer).__name__}: {answer}".split())[:200]
-    return (
-        f"the Dask process {address} cannot run the course's grading code ({why}): start it "
-        "with `make worker` in the course folder. Nothing was graded."
-    )
-
-
-def _scheduler_lines(client: Client) -> list[str]:
-    try:
-        return client.run_on_scheduler(untrusted_entries)
-    except Exception as error:  # it cannot import the course's grading code
-        raise SystemExit(
-            "the Dask scheduler cannot run the course's grading code "
-            f"({type(error).__name__}: {' '.join(str(error).split())[:200]}): start it with "
-            "`make scheduler` in the course folder, which puts the course on its path. "
-            "Nothing was graded."
-        ) from None
+    for address, answer in answers.items():
+        if isinstance(answer, BaseException) and not isinstance(answer, OSError):
+            why = " ".join(f"{type(answer).__name__}: {answer}".split())[:200]
+            answers[address] = (
+                f"the Dask process {address} cannot run the course's grading code ({why}): "
+                "start it with `make worker` in the course folder. Nothing was graded."
+            )
+    return {k: v for k, v in answers.items() if not isinstance(v, OSError)}
 
 
 def blind_workers(client: Client, course_root: Path) -> list[str]:
