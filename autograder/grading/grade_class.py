@@ -1,32 +1,25 @@
 """Grade a class, regrade it and report whose grade moved, and find strangers in it.
 
-``python -m autograder grade --jobs N`` (``make autograde``) grades each student in
-``submitted/`` as one task on a local Dask cluster of N workers, or with ``--scheduler
-ADDRESS`` on an existing one (``on_dask``); ``--in-process`` grades here, after the same proof
-that this process can grade. This one process merges each student's rows into ``gradebook.db``
-as they arrive (SQLite sees one writer), keeps what was found in ``results.json`` and every
-test cell's judged verdict in ``verdicts.json``, and prints the class summary. Nothing is
-graded unless the term's core hidden cases catch every known mistake (``cases.why_unfair``).
-
-``regrade`` (``make regrade``, after a master or the hidden cases changed and ``make
-notebooks``) grades every student the same way between two ``snapshot``s of the gradebook and
-writes ``artifacts/grading/regrade-<time>.csv`` and ``.md``: each student whose grade moved
-(``changes``), the totals before and after and every test cell that moved.
+``grade_class`` (``make autograde``) grades each student of ``submitted/`` as one task on Dask
+(``on_dask``) or, ``--in-process``, here; this one process merges each student's rows into
+``gradebook.db`` as they arrive (SQLite sees one writer), keeps what was found in
+``results.json`` and ``verdicts.json``, and prints the class summary. Nothing is graded unless
+the term's core hidden cases catch every known mistake (``cases.why_unfair``). ``regrade``
+(``make regrade``) grades every student between two ``snapshot``s of the gradebook and writes
+``artifacts/grading/regrade-<time>.csv`` and ``.md``: whose grade moved, and which cells.
 
 >>> before = {"ada": {"test_merge_pair_hidden_core": 0.0, "test_merge_pair_examples": 1.0}}
 >>> after = {"ada": {"test_merge_pair_hidden_core": 1.0, "test_merge_pair_examples": 1.0}}
 >>> [(c.student, c.before, c.after, c.cells) for c in changes(before, after)]
 [('ada', 1.0, 2.0, [('test_merge_pair_hidden_core', 0.0, 1.0)])]
 
-``check_class`` (``make check-class``; ``make autograde`` runs it first) lists every id in the
-gradebook, ``submitted/`` or ``feedback/`` that is no student of the class (``roster``), and
-every Dask scratch folder in the temporary folder that another account owns (a Dask process
-started without a folder of its own would import modules from it), each with how to remove it.
+``check_class`` (``make check-class``, and first in ``make autograde``) lists each id of the
+gradebook, ``submitted/`` or ``feedback/`` that is no student of the class, and each Dask
+scratch folder of the temporary folder that another account owns (a Dask process started
+without a folder of its own would import modules from it), with how to remove it.
 
-But: the grading itself is ``grade_one``'s; a scheduler that cannot be reached stops the run
-before anything is written. A regrade grades every student, never some, and tells the
-instructor, not the students. The check removes nothing (a person decides), and cannot tell a
-student dropped from the roster mid-term from a made-up id.
+But: grading one student is ``grade_one``'s. A regrade tells the instructor, not the students.
+The check removes nothing, and cannot tell a student dropped from the roster from a made-up id.
 """
 
 from __future__ import annotations
@@ -34,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shlex
 import shutil
 import sqlite3
 import subprocess
@@ -43,6 +37,8 @@ import time
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
+
+from nbgrader.api import Gradebook, MissingEntry
 
 from autograder.course import (
     ASSIGNMENT,
@@ -108,11 +104,10 @@ def strangers(course_root: Path) -> list[str]:
     return lines
 
 
-def foreign_dask_folders(temporary: Path | None = None) -> list[str]:
-    """One line for each Dask scratch folder in ``temporary`` another account owns."""
-    temporary = temporary or Path(tempfile.gettempdir())
+def foreign_dask_folders() -> list[str]:
+    """One line for each Dask scratch folder in the temporary folder another account owns."""
     lines = []
-    for path in sorted(temporary.glob("dask-scratch-space*")):
+    for path in sorted(Path(tempfile.gettempdir()).glob("dask-scratch-space*")):
         try:
             owner = path.lstat().st_uid
         except OSError:
@@ -127,8 +122,6 @@ def foreign_dask_folders(temporary: Path | None = None) -> list[str]:
 
 def _shell(text: str) -> str:
     """``text`` quoted for a shell, with non-printing characters shown escaped."""
-    import shlex
-
     return shlex.quote(printable(text)[:120])
 
 
@@ -169,8 +162,6 @@ def save_grading_results(course_root: Path, results: list[StudentResult]) -> Non
 def notebooks_missing(course_root: Path, class_db: Path, assignment: str = ASSIGNMENT) -> list[str]:
     """The notebooks of ``source/<assignment>/`` that the gradebook does not hold (all, when
     it knows only the assignment's name, as ``nbgrader db assignment add`` leaves it)."""
-    from nbgrader.api import Gradebook, MissingEntry
-
     masters = sorted(p.stem for p in (course_root / "source" / assignment).glob("*.ipynb"))
     if not class_db.exists():
         return masters
@@ -368,24 +359,19 @@ class Change:
 
 def snapshot(course_root: Path, assignment: str = ASSIGNMENT) -> Snapshot:
     """Every student's score on every test cell of ``assignment``, as the gradebook holds it."""
-    from nbgrader.api import Gradebook, MissingEntry
-
     db = class_db_path(course_root)
     if not db.exists():
         return {}
-    scores: Snapshot = {}
     with Gradebook(f"sqlite:///{db}") as gb:
-        for student in sorted(s.id for s in gb.students):
-            try:
-                submission = gb.find_submission(assignment, student)
-            except MissingEntry:
-                continue
-            scores[student] = {
+        submissions = sorted(gb.assignment_submissions(assignment), key=lambda s: s.student_id)
+        return {
+            submission.student_id: {
                 grade.name: given_score(grade)
                 for notebook in submission.notebooks
                 for grade in notebook.grades
             }
-    return scores
+            for submission in submissions
+        }
 
 
 def total(cells: dict[str, float | None]) -> float | None:

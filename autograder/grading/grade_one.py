@@ -1,15 +1,12 @@
 """Grade one student's submission with nbgrader's own Autograde, into a private gradebook.
 
-``grade_submission`` is a plain function of one submission that returns plain data (a
-``StudentResult``: the student's gradebook rows and what was found), so any engine can map it
-over students. Before nbgrader runs, ``inspect_submission`` compares the submitted folder with
-the masters (a missing notebook, one that is not JSON or too large, an extra file, a locked test
-cell deleted or edited); a submission holding a link or special file (``unsafe_entries``) is
-refused and recorded for a person instead. After, ``read_outcomes`` reads the autograded
-notebooks for a lost kernel, a timeout, memory running out and each failing test cell. Every
-finding is a ``Problem`` (``autograder.problems``). ``prepare_worker`` sets up a grading
-process once; ``command_config`` turns a run's options into the configuration laid over
-``nbgrader_config.py``'s for each student.
+``grade_submission`` maps one submission to plain data (a ``StudentResult``), so any engine
+can map it over students. First ``inspect_submission`` compares the folder with the masters (a
+missing, broken or too large notebook, an extra file, a locked test cell deleted or edited); a
+submission holding a link or special file (``unsafe_entries``) is only recorded for a person.
+After, ``read_outcomes`` reads the autograded notebooks for lost kernels, timeouts, memory and
+failing test cells. ``prepare_worker`` sets up a grading process once; ``command_config`` is
+the run's configuration over ``nbgrader_config.py``'s.
 
 But: it never writes the class gradebook (``grade_class`` merges the rows) and judges
 nothing itself: nbgrader runs the notebooks with the steps of ``plugins``.
@@ -113,10 +110,9 @@ def read_notebook(path: Path) -> nbformat.NotebookNode:
 
 
 def unsafe_entries(submitted: Path) -> list[str]:
-    """Every link or special file in a submission, relative to it ("." for the folder itself):
-    nbgrader follows links when it copies and writes, so such a submission is only recorded
-    (``record_refused``). A part made a link while walked is listed too. Raises
-    ``TooManyEntriesError`` past collect's bounds (``safe_walk``), as collect bounds an entry."""
+    """Every link or special file in a submission (made one while walked too), relative to it
+    ("." for itself): nbgrader follows links, so such a submission is only recorded. Raises
+    ``TooManyEntriesError`` past collect's bounds (``safe_walk``)."""
     if submitted.is_symlink() or submitted.parent.is_symlink():
         return ["."]
     if not submitted.is_dir():
@@ -142,14 +138,12 @@ def unsafe_entries(submitted: Path) -> list[str]:
 def inspect_submission(
     submitted: Path, masters: dict[str, nbformat.NotebookNode], released: Path | None
 ) -> tuple[list[Problem], set[str]]:
-    """Problems found in ``submitted`` (one student's assignment folder), and the names of the
-    notebooks nbgrader cannot open. ``masters`` maps notebook name to its source notebook;
-    ``released`` is the release folder, for telling an edited locked cell from the master."""
-    problems: list[Problem] = []
+    """Problems found in ``submitted`` (one student's assignment folder) against ``masters``
+    and the ``released`` notebooks, and the names of the notebooks nbgrader cannot open."""
     unreadable: set[str] = set()
     present = {p.name for p in submitted.iterdir()} if submitted.is_dir() else set()
-    for extra in sorted(present - {f"{name}.ipynb" for name in masters} - NBGRADER_FILES):
-        problems.append(Problem("extra_file", "", extra))
+    extras = present - {f"{name}.ipynb" for name in masters} - NBGRADER_FILES
+    problems = [Problem("extra_file", "", extra) for extra in sorted(extras)]
     for name, master in masters.items():
         path = submitted / f"{name}.ipynb"
         if not path.exists():
@@ -269,8 +263,7 @@ def command_config(options: GradingOptions) -> Config:
 def prepare_worker(memory_gb: float = 0.0) -> None:
     """Set up a grading process once, before :func:`grade_submission`: its memory limit
     (``GradingSandbox.grader_memory_gb``; 0: none), ``alembic`` on its path, quiet logs, and
-    what grading processes that are gone left on this machine removed. Nothing of a student's
-    grading is set here: it travels with the task (``command_config``)."""
+    what gone grading processes left removed. A student's settings travel with the task."""
     # What a kernel prints piles up here until the cell ends: a flood must stop this process
     # (its student then goes to a person), not the machine's other graders.
     limit = bwrap.memory_bytes(memory_gb)
@@ -306,8 +299,7 @@ def _nbgrader_config(
     config.merge(settings)
     config.CourseDirectory.root = str(course_root)
     config.CourseDirectory.db_url = f"sqlite:///{db_path}"
-    # nbgrader_config.py's steps; in lean grading, lesson cells cut to their definitions
-    # around Execute.
+    # In lean grading, lesson cells are cut to their definitions around Execute.
     steps = list(config.Autograde.autograde_preprocessors)
     if lean:
         at = [str(step).rsplit(".", 1)[-1] for step in steps].index("GuardedExecute")
@@ -388,16 +380,13 @@ def grade_submission(
     source = root / "source" / ASSIGNMENT
     masters = {p.stem: nbformat.read(p, as_version=4) for p in sorted(source.glob("*.ipynb"))}
     submitted = root / "submitted" / student / ASSIGNMENT
-    released = root / "release" / ASSIGNMENT
     try:
         unsafe = unsafe_entries(submitted)
     except TooManyEntriesError as crowded:  # nbgrader would copy it all: it sees no more of it
         return record_refused(root, student, template_db, masters, [], start, str(crowded))
     if unsafe:  # nbgrader would follow the links: it sees a copy of the regular files only
         return record_refused(root, student, template_db, masters, unsafe, start)
-    problems, unreadable = inspect_submission(
-        submitted, masters, released if released.exists() else None
-    )
+    problems, unreadable = inspect_submission(submitted, masters, root / "release" / ASSIGNMENT)
     no_tests = {name for name, nb in masters.items() if not has_graded_cells(nb)}
     jailed = False
     scratch = Path(tempfile.mkdtemp(prefix=f"grade-{student}-", dir=scratch_root(root)))
@@ -435,9 +424,11 @@ def grade_submission(
             problems += _repaired(record.with_name(REPAIRS), failed)
             problems += [Problem(NOTEBOOK_FAILED_KIND, n, why) for n, why in failed.items()]
         else:  # nbgrader itself failed (a kernel that did not start): not the student's doing
-            why = errors[0] if errors else _last_line(log)
+            said = [line for line in log.splitlines() if line.strip()] or ["see the log"]
+            why = errors[0] if errors else said[-1]
             problems.append(Problem(NOT_GRADED_KIND, "", f"nbgrader failed: {why[:200]}"))
-            log = _with_causes(log, errors)
+            if errors:  # errors.log opens with what went wrong, in the exceptions' words
+                log = "what went wrong:\n" + "".join(f"  {line}\n" for line in errors) + log
         rows: Rows = student_rows(db_path, ASSIGNMENT, student) if graded else {}
         verdicts = [v for v in _json_lines(record) if v.get("notebook") not in failed]
         problems += [
@@ -502,17 +493,6 @@ def _exception_cause(formatted: str) -> list[str]:
     return lines[-1:]
 
 
-def _last_line(log: str) -> str:
-    return ([line for line in log.splitlines() if line.strip()][-1:] or ["see the log"])[0]
-
-
-def _with_causes(log: str, errors: list[str]) -> str:
-    """The log for ``errors.log``, opening with what went wrong in the exceptions' words."""
-    if not errors:
-        return log
-    return "what went wrong:\n" + "".join(f"  {line}\n" for line in errors) + log
-
-
 def _repaired(repairs: Path, failed: dict[str, str]) -> list[Problem]:
     """One problem per notebook whose outputs ``GuardedExecute`` had to repair."""
     found: dict[str, list[str]] = {}
@@ -539,9 +519,8 @@ def record_refused(
     recorded for a person and not graded: its regular-file notebooks, copied without following
     any link, go through nbgrader's sanitizing steps with nothing executed, and every score is
     left to a person, the reason as each answer cell's comment. Never raises."""
-    problems = [Problem(REFUSED_KIND, "", ", ".join(unsafe)[:200])]
-    if crowded:
-        problems = [Problem(CROWDED_KIND, "", crowded)]
+    kind, detail = (CROWDED_KIND, crowded) if crowded else (REFUSED_KIND, ", ".join(unsafe)[:200])
+    problems = [Problem(kind, "", detail)]
     scratch = Path(tempfile.mkdtemp(prefix=f"refused-{student}-", dir=scratch_root(root)))
     rows: Rows = {}
     log = ""

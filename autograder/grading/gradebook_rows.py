@@ -1,12 +1,10 @@
 """One student's grading as plain data, and its rows moved between nbgrader gradebooks.
 
-Each submission is graded into a private copy of the gradebook, so no two processes write the
-same SQLite file: ``make_template`` strips a copy of the class gradebook down to the assignment,
-``student_rows`` reads back what nbgrader wrote for one student, and ``merge_student`` writes
-them into the class gradebook in one transaction, keeping every hand score and comment;
-``flag_ungraded`` and ``flag_refused`` leave scores to a person. ``StudentResult`` is what every
-way of grading a student ends in (graded, refused, or never came back); ``grade_class`` merges
-its ``rows`` and keeps ``record()`` in ``results.json``, its ``verdicts`` in ``verdicts.json``.
+Each submission is graded into a private copy of the gradebook (``make_template``), so no two
+processes write one SQLite file; ``student_rows`` reads back what nbgrader wrote, and
+``merge_student`` writes it into the class gradebook in one transaction, keeping every hand
+score and comment; ``flag_ungraded`` and ``flag_refused`` leave scores to a person.
+``StudentResult`` is how every grading of a student ends (graded, refused, never came back).
 
 >>> result = StudentResult("ada", graded=False, jailed=False, seconds=0.0,
 ...                        problems=(Problem(NOT_GRADED_KIND, "", "the worker died"),))
@@ -14,12 +12,12 @@ its ``rows`` and keeps ``record()`` in ``results.json``, its ``verdicts`` in ``v
 (True, [{'kind': 'not_graded', 'notebook': '', 'detail': 'the worker died'}])
 
 But: it does not grade or decide a status (``reports.summary`` does), and moving rows relies on
-nbgrader's schema (gradebook version 0.9: ``submitted_assignment``, ``submitted_notebook``,
-``grade`` and ``comment``, keyed by UUID strings, so rows from different files never collide).
+nbgrader's schema (gradebook 0.9, rows keyed by UUID strings, so files never collide).
 """
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import sqlite3
 from collections.abc import Iterable
@@ -82,13 +80,6 @@ def student_rows(db_path: Path, assignment: str, student: str) -> Rows:
         return rows
 
 
-# A student's grade and comment rows, with the assignment's notebook they belong to (stable
-# across regrades, unlike the submitted notebook's id).
-_MARKS = (
-    "SELECT sn.notebook_id, t.cell_id, {columns} FROM {table} t"
-    " JOIN submitted_notebook sn ON t.notebook_id = sn.id"
-    f" WHERE sn.assignment_id IN ({_SUBMISSION}) AND ({{given}})"
-)
 # What a person gives in the Formgrader (or with nbgrader's API), kept across regrades.
 _BY_HAND = {
     "grade": ("manual_score", "extra_credit"),
@@ -101,9 +92,13 @@ def hand_marks(db: sqlite3.Connection, assignment: str, student: str) -> dict[st
     rows of (notebook id, cell id, *values)."""
     marks = {}
     for table, columns in _BY_HAND.items():
+        values = ", ".join(f"t.{c}" for c in columns)
         given = " OR ".join(f"t.{c} IS NOT NULL" for c in columns)
-        query = _MARKS.format(
-            columns=", ".join(f"t.{c}" for c in columns), table=table, given=given
+        # The assignment's notebook id, not the submitted notebook's: it stays across regrades.
+        query = (
+            f"SELECT sn.notebook_id, t.cell_id, {values} FROM {table} t"
+            " JOIN submitted_notebook sn ON t.notebook_id = sn.id"
+            f" WHERE sn.assignment_id IN ({_SUBMISSION}) AND ({given})"
         )
         marks[table] = [list(row) for row in db.execute(query, (assignment, student))]
     return marks
@@ -142,18 +137,14 @@ def merge_student(class_db: Path, assignment: str, student: str, rows: Rows) -> 
     ``add_submission`` with new ids, then each hand mark), so a Formgrader reading the class
     gradebook meanwhile would see a student half replaced, hand marks missing.
     """
-    db = sqlite3.connect(class_db, timeout=60)
-    try:
-        with db:
-            marks = hand_marks(db, assignment, student)
-            for table, own in reversed(_OWN_ROWS.items()):  # children first
-                db.execute(f"DELETE FROM {table} WHERE {own}", (assignment, student))
-            _insert(db, "student", rows["student"], "INSERT OR IGNORE")
-            for table in _OWN_ROWS:
-                _insert(db, table, rows[table], "INSERT")
-            _restore_hand_marks(db, assignment, student, marks)
-    finally:
-        db.close()
+    with contextlib.closing(sqlite3.connect(class_db, timeout=60)) as db, db:
+        marks = hand_marks(db, assignment, student)
+        for table, own in reversed(_OWN_ROWS.items()):  # children first
+            db.execute(f"DELETE FROM {table} WHERE {own}", (assignment, student))
+        _insert(db, "student", rows["student"], "INSERT OR IGNORE")
+        for table in _OWN_ROWS:
+            _insert(db, table, rows[table], "INSERT")
+        _restore_hand_marks(db, assignment, student, marks)
 
 
 def judged_scores_kept(
@@ -227,11 +218,5 @@ class StudentResult:
     def record(self) -> dict[str, Any]:
         """The entry of ``results.json``: everything but the rows, verdicts and log, which
         are kept elsewhere."""
-        return {
-            "student": self.student,
-            "graded": self.graded,
-            "jailed": self.jailed,
-            "seconds": self.seconds,
-            "problems": [p.as_dict() for p in self.problems],
-            "merge_seconds": self.merge_seconds,
-        }
+        kept = {k: v for k, v in vars(self).items() if k not in ("rows", "verdicts", "log")}
+        return {**kept, "problems": [p.as_dict() for p in self.problems]}

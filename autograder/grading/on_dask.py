@@ -1,25 +1,21 @@
 """Grade a class on Dask distributed, one task per student, every process proved first.
 
-``open_cluster(options)`` starts a local cluster of ``options.jobs`` one-thread worker processes
-on 127.0.0.1, talking TLS with a certificate made for the run, its scratch files in a folder of
-its own; with ``options.scheduler`` (``tls://host:8786``) it joins one that ``make scheduler``
-and ``make worker`` started (``run_scheduler``, ``run_workers``: Dask's own programs with this
-Python, a private temporary folder and the course's certificate in ``<course>/.dask-tls/``), or
-stops within seconds naming the address. Before anyone is graded, no process may import from a
-folder another account can write, and each worker proves at setup that it can start a grading
-kernel (``why_cannot_grade``, through ``ready_to_grade``, which ``--in-process`` runs too).
-``grade_on_cluster`` submits ``grade_submission`` for every student with the run's
-configuration as data of each task, and calls back here with each result, so the caller stays
+``open_cluster`` starts a local cluster of one-thread worker processes on 127.0.0.1, on TLS
+with a certificate made for the run and a scratch folder of its own, or joins the one that
+``make scheduler`` and ``make worker`` started (``run_scheduler``, ``run_workers``: Dask's own
+programs with the course's certificate in ``<course>/.dask-tls/``). Before anyone is graded, no
+process may import from a folder another account can write, and each worker must start a
+grading kernel (``why_cannot_grade``). ``grade_on_cluster`` submits each student with the run's
+configuration as data of the task, and calls back here with each result, so the caller stays
 the gradebook's one writer.
 
 >>> failed("ada", "the grading worker died").problems
 (Problem(kind='not_graded', notebook='', detail='the grading worker died'),)
 
-But: it writes no gradebook and judges nothing. A task whose worker dies is run again
-elsewhere (up to Dask's ``allowed-failures``; then the student is not graded, their earlier
-grades kept). Workers must see the course folder at the same path. The certificate guards the
-connection, not the machines: whoever reads ``.dask-tls/`` (root, the instructor) can use the
-cluster. The kernel it starts proves the machinery, not a submission.
+But: it writes no gradebook and judges nothing. A task whose worker dies is run again (up to
+Dask's ``allowed-failures``; then the student is not graded). Workers must see the course
+folder at the same path. The certificate guards the connection, not the machines: whoever
+reads ``.dask-tls/`` (root, the instructor) can use the cluster.
 """
 
 from __future__ import annotations
@@ -38,6 +34,7 @@ import traceback
 import uuid
 import warnings
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -60,7 +57,6 @@ from autograder.sandbox import bwrap
 from autograder.sandbox.kernels import KERNEL_PROCESSES, give_kernels, jail_kernels, student_home
 from autograder.sandbox.trusted_paths import refusal, refuse_untrusted, untrusted_entries
 
-TLS_FOLDER = ".dask-tls"  # under the course root; in .gitignore and the sandbox never shows it
 DEFAULT_PORT = 8786
 
 
@@ -76,7 +72,7 @@ def tls_files(course_root: Path) -> TlsFiles:
     """The course's TLS files, made on first use: one self-signed certificate (Dask's own
     ``Security.temporary``) that is the authority, the scheduler's, the workers' and the
     client's, in a folder of mode 0700."""
-    folder = course_root / TLS_FOLDER
+    folder = course_root / ".dask-tls"  # in .gitignore; the sandbox never shows it
     files = TlsFiles(folder / "ca.pem", folder / "cert.pem", folder / "key.pem")
     if all(path.exists() for path in files):
         return files
@@ -92,12 +88,9 @@ def tls_files(course_root: Path) -> TlsFiles:
 
 def security(course_root: Path) -> Security:
     """What a client of the course's cluster presents: the course's certificate."""
-    files = tls_files(course_root)
+    ca, cert, key = map(str, tls_files(course_root))
     return Security(
-        tls_ca_file=str(files.ca),
-        tls_client_cert=str(files.cert),
-        tls_client_key=str(files.key),
-        require_encryption=True,
+        tls_ca_file=ca, tls_client_cert=cert, tls_client_key=key, require_encryption=True
     )
 
 
@@ -123,15 +116,6 @@ def worker_command(course_root: Path, address: str, workers: int, scratch: Path)
     return command
 
 
-def environment(scratch: Path) -> dict[str, str]:
-    """The course's grading code on the path, and Dask's temporary directory private."""
-    env = dict(os.environ, PYTHONPATH=str(CODE_ROOT), DASK_TEMPORARY_DIRECTORY=str(scratch))
-    env.update(DASK_DISTRIBUTED__SCHEDULER__HTTP__ROUTES="[]")
-    env.update(DASK_DISTRIBUTED__WORKER__HTTP__ROUTES="[]")
-    env.setdefault("MPLBACKEND", "Agg")
-    return env
-
-
 def run_scheduler(course_root: Path, port: int = DEFAULT_PORT, host: str | None = None) -> int:
     """Run Dask's scheduler for the course until it stops."""
     return _run("scheduler", lambda scratch: scheduler_command(course_root, port, host))
@@ -146,7 +130,12 @@ def _run(role: str, command: Callable[[Path], list[str]]) -> int:
     refuse_untrusted(f"the Dask {role}")  # before Dask, which it would start, is imported
     scratch = Path(tempfile.mkdtemp(prefix=f"bpe-dask-{role}-"))  # mode 0700, a new name
     print(f"starting the Dask {role} for grading; Ctrl-C stops it", flush=True)
-    process = subprocess.Popen(command(scratch), env=environment(scratch))
+    # The course's grading code on the path, Dask's temporary folder private, no HTTP routes.
+    env = dict(os.environ, PYTHONPATH=str(CODE_ROOT), DASK_TEMPORARY_DIRECTORY=str(scratch))
+    env.update(DASK_DISTRIBUTED__SCHEDULER__HTTP__ROUTES="[]")
+    env.update(DASK_DISTRIBUTED__WORKER__HTTP__ROUTES="[]")
+    env.setdefault("MPLBACKEND", "Agg")
+    process = subprocess.Popen(command(scratch), env=env)
     try:
         return _wait(process)
     finally:
@@ -195,8 +184,7 @@ def why_cannot_grade(
             if client.km is None:  # nbclient cleaned up but left its exit hook, which fails
                 atexit.unregister(client._cleanup_kernel)  # as the command ends, after this
             return _cannot(process, f"{type(error).__name__}: {error}", jailed)
-    outputs = notebook.cells[0].get("outputs", [])
-    errors = [o for o in outputs if o.get("output_type") == "error"]
+    errors = [o for o in notebook.cells[0].get("outputs", []) if o.get("output_type") == "error"]
     if errors:
         return _cannot(process, f"{errors[0]['ename']}: {errors[0]['evalue']}", jailed)
     return None
@@ -243,16 +231,15 @@ def ready_to_grade(options: GradingOptions, process: str) -> str | None:
     return why_cannot_grade(options.course_root, process, command_config(options))
 
 
+@dataclass
 class GradingWorker(WorkerPlugin):
     """Once per worker process: quiet logs and, on a local cluster, the kernels' chatter
     sent to ``log_path``; then ``ready_to_grade``, whose failure every later task of this
     worker reports."""
 
+    options: GradingOptions
+    log_path: str | None = None
     name = "bpe-grading-worker"
-
-    def __init__(self, options: GradingOptions, log_path: str | None = None):
-        self.options = options
-        self.log_path = log_path
 
     def setup(self, worker: Any) -> None:
         warnings.filterwarnings("ignore")  # nbgrader's SQLAlchemy warnings, once per student
