@@ -1,57 +1,25 @@
-"""Grade every submission in ``submitted/`` on Dask workers, then summarize.
+"""Grade a class, regrade it and report whose grade moved, and find strangers in it.
 
-``python -m autograder grade --jobs N`` (``make autograde``) grades each student as one task on a
-local Dask cluster of N worker processes, or with ``--scheduler ADDRESS`` on an existing cluster
-(``on_dask``; nbgrader's 4.5 s start is paid once per worker). This one process merges each
-student's rows into ``gradebook.db`` as they arrive (SQLite sees one writer), keeps what was found
-in ``results.json`` and every test cell's judged verdict in ``verdicts.json``, and prints the class
-summary. ``--in-process`` grades here, without Dask, after the same proof that this process can
-grade that every Dask worker gives (``on_dask.why_cannot_grade``). The options are the command
-line's (``autograder.cli``), read once into one ``GradingOptions``. Nothing is graded unless the
-term's core hidden cases catch every known mistake (``cases.why_unfair``).
-
-But: the grading itself is ``grade_one``'s and the retrying Dask's; a scheduler that cannot
-be reached stops the run before anything is written.
-
-Regrade the whole class after a test changed, and report whose grade moved.
-
-``python -m autograder regrade [grade's options]`` (``make regrade``) takes a
-snapshot of the gradebook, grades every student with ``grade_class`` (same options, the same
-sandbox; hand grades are kept as in any run), takes another, and writes
-``artifacts/grading/regrade-<time>.csv`` and ``.md`` listing each student whose grade moved:
-the total before and after and every test cell that moved. The path that leads here: edit the
-master in ``source/bpe/`` (or the hidden cases in ``autograder/hidden_tests/cases.py``), run
-``make notebooks``, then ``make regrade``.
-
-But: it grades every student, never only some (``--student`` is refused), and it tells the
-instructor, not the students.
-
-Whose grade a regrade moved: the gradebook before and after, compared test cell by test cell.
-
-``snapshot`` reads every student's test-cell scores from the gradebook (a person's score over
-the automatic one, None where nobody could give one yet); ``changes`` lists each student with
-a test cell whose score differs between two snapshots, with the totals before and after;
-``write_report`` keeps them as ``artifacts/grading/regrade-<time>.csv`` and ``.md`` and
-returns the table to print.
+``grade_class`` (``make autograde``) grades each student of ``submitted/`` as one task on Dask
+(``on_dask``) or, ``--in-process``, here; this one process merges each student's rows into
+``gradebook.db`` as they arrive (SQLite sees one writer), keeps what was found in
+``results.json`` and ``verdicts.json``, and prints the class summary. Nothing is graded unless
+the term's core hidden cases catch every known mistake (``cases.why_unfair``). ``regrade``
+(``make regrade``) grades every student between two ``snapshot``s of the gradebook and writes
+``artifacts/grading/regrade-<time>.csv`` and ``.md``: whose grade moved, and which cells.
 
 >>> before = {"ada": {"test_merge_pair_hidden_core": 0.0, "test_merge_pair_examples": 1.0}}
 >>> after = {"ada": {"test_merge_pair_hidden_core": 1.0, "test_merge_pair_examples": 1.0}}
 >>> [(c.student, c.before, c.after, c.cells) for c in changes(before, after)]
 [('ada', 1.0, 2.0, [('test_merge_pair_hidden_core', 0.0, 1.0)])]
 
-But: it grades nothing and changes no gradebook (``autograder.grading.grade_class`` regrades).
+``check_class`` (``make check-class``, and first in ``make autograde``) lists each id of the
+gradebook, ``submitted/`` or ``feedback/`` that is no student of the class, and each Dask
+scratch folder of the temporary folder that another account owns (a Dask process started
+without a folder of its own would import modules from it), with how to remove it.
 
-Find what strangers left in the class: made-up student ids and other accounts' Dask folders.
-
-``python -m autograder check-class`` (``make check-class``; ``make autograde`` runs it
-first) lists every id in the gradebook, ``submitted/`` or ``feedback/`` that is no student of
-the class (``roster``: not a safe id, or not in ``roster.csv``), and every Dask scratch folder
-in the temporary folder that another account owns (a Dask process started without a folder of
-its own would import modules from it), each with how to remove it. It exits 1 when it found
-any.
-
-But: it removes nothing; a person decides. It cannot tell a student dropped from the roster
-mid-term from a made-up id: both are listed.
+But: grading one student is ``grade_one``'s. A regrade tells the instructor, not the students.
+The check removes nothing, and cannot tell a student dropped from the roster from a made-up id.
 """
 
 from __future__ import annotations
@@ -59,16 +27,18 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shlex
 import shutil
 import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
+
+from nbgrader.api import Gradebook, MissingEntry
 
 from autograder.course import (
     ASSIGNMENT,
@@ -99,7 +69,6 @@ from autograder.reports.safe_csv import write_csv
 from autograder.reports.summary import UNGRADED, given_score
 from autograder.roster import read_roster, why_not_a_student
 from autograder.sandbox import bwrap
-from autograder.sandbox.bwrap import why_unavailable
 from autograder.sandbox.trusted_paths import refuse_untrusted
 
 
@@ -135,11 +104,10 @@ def strangers(course_root: Path) -> list[str]:
     return lines
 
 
-def foreign_dask_folders(temporary: Path | None = None) -> list[str]:
-    """One line for each Dask scratch folder in ``temporary`` another account owns."""
-    temporary = temporary or Path(tempfile.gettempdir())
+def foreign_dask_folders() -> list[str]:
+    """One line for each Dask scratch folder in the temporary folder another account owns."""
     lines = []
-    for path in sorted(temporary.glob("dask-scratch-space*")):
+    for path in sorted(Path(tempfile.gettempdir()).glob("dask-scratch-space*")):
         try:
             owner = path.lstat().st_uid
         except OSError:
@@ -154,13 +122,11 @@ def foreign_dask_folders(temporary: Path | None = None) -> list[str]:
 
 def _shell(text: str) -> str:
     """``text`` quoted for a shell, with non-printing characters shown escaped."""
-    import shlex
-
     return shlex.quote(printable(text)[:120])
 
 
 def strangers_report(course_root: Path) -> list[str]:
-    """Print what was found (nothing when all is well); return the lines."""
+    """Print what was found (nothing when all is well); return it."""
     lines = strangers(course_root) + foreign_dask_folders()
     for line in lines:
         print(f"check: {line}")
@@ -176,9 +142,8 @@ def check_class(course_root: Path) -> int:
 
 
 def save_grading_results(course_root: Path, results: list[StudentResult]) -> None:
-    """Keep what grading found about each student (with the course version that graded
-    them) and the verdict of each of their test cells, for the summary and the export; a
-    student graded again replaces their entries."""
+    """Keep what grading found about each student, with the course version that graded them,
+    and each of their test cells' verdicts; a student graded again replaces their entries."""
     graded = {r.student for r in results}
     path = course_root / RESULTS_RECORD
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -195,11 +160,8 @@ def save_grading_results(course_root: Path, results: list[StudentResult]) -> Non
 
 
 def notebooks_missing(course_root: Path, class_db: Path, assignment: str = ASSIGNMENT) -> list[str]:
-    """The notebooks of ``source/<assignment>/`` that the gradebook does not hold for the
-    assignment (all of them when it does not know the assignment, or only its name, as
-    ``nbgrader db assignment add`` leaves it before any ``generate_assignment``)."""
-    from nbgrader.api import Gradebook, MissingEntry
-
+    """The notebooks of ``source/<assignment>/`` that the gradebook does not hold (all, when
+    it knows only the assignment's name, as ``nbgrader db assignment add`` leaves it)."""
     masters = sorted(p.stem for p in (course_root / "source" / assignment).glob("*.ipynb"))
     if not class_db.exists():
         return masters
@@ -215,8 +177,8 @@ def notebooks_missing(course_root: Path, class_db: Path, assignment: str = ASSIG
 
 
 def ensure_assignment(course_root: Path, class_db: Path, assignment: str = ASSIGNMENT) -> None:
-    """Make sure the gradebook holds the assignment's notebooks, not only its name; run
-    generate_assignment if it does not (which keeps a due date already set)."""
+    """Run generate_assignment (which keeps a due date already set) unless the gradebook
+    holds every notebook of the assignment."""
     missing = notebooks_missing(course_root, class_db, assignment)
     if not missing:
         return
@@ -227,16 +189,6 @@ def ensure_assignment(course_root: Path, class_db: Path, assignment: str = ASSIG
     env = dict(os.environ, PATH=str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"])
     nbgrader = [sys.executable, "-m", "nbgrader", "generate_assignment", assignment, "--force"]
     subprocess.run([*nbgrader, "--log-level=WARN"], cwd=course_root, env=env, check=True)
-
-
-def class_members(course_root: Path, asked: list[str] | None) -> tuple[list[str], dict[str, str]]:
-    """The students to grade (those asked, or every folder of submitted/) that belong to the
-    class, and the refused ones with why (``roster``): a made-up id never reaches the
-    gradebook."""
-    roster = read_roster(course_root)
-    found = find_students(course_root) if asked is None else asked
-    refused = {s: why for s in found if (why := why_not_a_student(s, roster))}
-    return [s for s in found if s not in refused], refused
 
 
 def record_refused(course_root: Path, refused: dict[str, str]) -> None:
@@ -259,29 +211,10 @@ def log_error(course_root: Path, result: StudentResult) -> None:
         log.write(f"== {stamp} {result.student}\n{result.log}\n")
 
 
-def grade_in_process(
-    options: GradingOptions,
-    students: list[str],
-    template: Path,
-    on_result: Callable[[StudentResult], None],
-) -> None:
-    """Grade one student after another in this process, without Dask: the baseline the
-    cluster is measured against. The caller has run ``ready_to_grade``."""
-    for student in students:
-        on_result(grade_task(options, student, template))
-
-
 def grade_class(options: GradingOptions, students: list[str] | None = None) -> list[StudentResult]:
-    """Grade ``students`` (default: all in submitted/) into the class gradebook and record
-    what was found in ``artifacts/grading/results.json``; return the results without their
-    rows, each with ``merge_seconds`` (this process's gradebook write). The caller prints the
-    summary.
-
-    On a local Dask cluster of ``options.jobs`` worker processes, or on the cluster whose
-    scheduler is at ``options.scheduler`` (reached before anything is written);
-    ``options.in_process``: here, one student after another, once this process is set up and
-    has proved it can grade as every worker does (``ready_to_grade``).
-    """
+    """Grade ``students`` (default: all in submitted/) into the class gradebook, where
+    ``options`` say, and record what was found in ``artifacts/grading/results.json``; return
+    the results without their rows, sorted by student. The caller prints the summary."""
     from tqdm import tqdm
 
     course_root = options.course_root.resolve()
@@ -289,7 +222,11 @@ def grade_class(options: GradingOptions, students: list[str] | None = None) -> l
     refuse_untrusted("the grading process")
     strangers_report(course_root)  # strangers from before: a person removes them
     class_db = class_db_path(course_root)
-    students, refused = class_members(course_root, students)
+    roster = read_roster(course_root)
+    found = find_students(course_root) if students is None else students
+    # Only students of the class are graded: a made-up id never reaches the gradebook.
+    refused = {s: why for s in found if (why := why_not_a_student(s, roster))}
+    students = [s for s in found if s not in refused]
     record_refused(course_root, refused)
     results: list[StudentResult] = []
     if not students:
@@ -297,8 +234,8 @@ def grade_class(options: GradingOptions, students: list[str] | None = None) -> l
         return results
     if not (options.unconfined or bwrap.available()):
         raise SystemExit(
-            f"refusing to grade: {why_unavailable()}. Without the sandbox a student's code runs "
-            "as you, beside everyone's files; to grade anyway, say UNCONFINED=1 (make) or "
+            f"refusing to grade: {bwrap.why_unavailable()}. Without the sandbox a student's code "
+            "runs as you, beside everyone's files; to grade anyway, say UNCONFINED=1 (make) or "
             "--unconfined, and every grade will say so."
         )
     with contextlib.ExitStack() as stack:
@@ -344,8 +281,9 @@ def grade_class(options: GradingOptions, students: list[str] | None = None) -> l
             bar.set_postfix_str(result.student[-20:])
             bar.update(1)
 
-        if client is None:
-            grade_in_process(options, students, template, on_result)
+        if client is None:  # the baseline the cluster is measured against
+            for student in students:
+                on_result(grade_task(options, student, template))
         else:
             grade_on_cluster(client, options, students, template, on_result)
     return sorted(results, key=lambda r: r.student)
@@ -371,8 +309,8 @@ def run(options: GradingOptions, students: list[str] | None = None) -> int:
 
 
 def _exit_status(results: list[StudentResult], refused: dict[str, str]) -> int:
-    """0, or 1 with one line saying why: students not graded, folders refused. A student
-    left to a person (``needs manual grading``) is graded: the summary names them."""
+    """0, or 1 with one line saying why: students not graded, folders refused (a student left
+    to a person is graded: the summary names them)."""
     not_graded = [r.student for r in results if r.stopped]
     if not_graded:
         print(
@@ -387,8 +325,7 @@ def _exit_status(results: list[StudentResult], refused: dict[str, str]) -> int:
 
 
 def regrade(options: GradingOptions) -> int:
-    """Grade the whole class as ``options`` say, then report whose grade moved; the exit
-    status of the grading."""
+    """Grade the whole class, then report whose grade moved; the grading's exit status."""
     root = options.course_root
     before = snapshot(root)
     try:
@@ -417,31 +354,24 @@ class Change:
 
     @property
     def change(self) -> float | None:
-        if self.before is None or self.after is None:
-            return None
-        return self.after - self.before
+        return None if self.before is None or self.after is None else self.after - self.before
 
 
 def snapshot(course_root: Path, assignment: str = ASSIGNMENT) -> Snapshot:
     """Every student's score on every test cell of ``assignment``, as the gradebook holds it."""
-    from nbgrader.api import Gradebook, MissingEntry
-
     db = class_db_path(course_root)
     if not db.exists():
         return {}
-    scores: Snapshot = {}
     with Gradebook(f"sqlite:///{db}") as gb:
-        for student in sorted(s.id for s in gb.students):
-            try:
-                submission = gb.find_submission(assignment, student)
-            except MissingEntry:
-                continue
-            scores[student] = {
+        submissions = sorted(gb.assignment_submissions(assignment), key=lambda s: s.student_id)
+        return {
+            submission.student_id: {
                 grade.name: given_score(grade)
                 for notebook in submission.notebooks
                 for grade in notebook.grades
             }
-    return scores
+            for submission in submissions
+        }
 
 
 def total(cells: dict[str, float | None]) -> float | None:
@@ -467,12 +397,8 @@ def changes(before: Snapshot, after: Snapshot) -> list[Change]:
     return moved
 
 
-def _score(score: float | None) -> str:
-    return UNGRADED if score is None else f"{score:g}"
-
-
-def _signed(score: float | None) -> str:
-    return UNGRADED if score is None else f"{score:+g}"
+def _score(score: float | None, sign: str = "") -> str:
+    return UNGRADED if score is None else f"{score:{sign}g}"
 
 
 def rows(moved: list[Change]) -> list[tuple[str, ...]]:
@@ -482,7 +408,7 @@ def rows(moved: list[Change]) -> list[tuple[str, ...]]:
             c.student,
             _score(c.before),
             _score(c.after),
-            _signed(c.change),
+            _score(c.change, "+"),
             "; ".join(f"{cell} {_score(a)} → {_score(b)}" for cell, a, b in c.cells),
         )
         for c in moved
@@ -491,15 +417,13 @@ def rows(moved: list[Change]) -> list[tuple[str, ...]]:
 
 def format_table(moved: list[Change], students: int) -> str:
     """The report as a Markdown table (also readable as plain text), with a closing line."""
-    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)] if moved else []
     # A student id is a folder name the student may have chosen: no escape sequence or "|"
     # of it reaches the terminal or the Markdown table.
     lines += [
         "| " + " | ".join(printable(text).replace("|", "\\|") for text in row) + " |"
         for row in rows(moved)
     ]
-    if not moved:
-        lines = []
     lines.append(
         f"{len(moved)} of {students} students' grades moved"
         + ("; tell them." if moved else ": nobody to tell.")
@@ -510,7 +434,7 @@ def format_table(moved: list[Change], students: int) -> str:
 def write_report(
     course_root: Path, before: Snapshot, after: Snapshot, when: datetime | None = None
 ) -> tuple[Path, str]:
-    """Write ``regrade-<UTC time>.csv`` and ``.md`` under artifacts/grading; returns the CSV's
+    """Write ``regrade-<UTC time>.csv`` and ``.md`` under artifacts/grading; return the CSV's
     path and the table to print."""
     when = when or datetime.now(UTC)
     moved = changes(before, after)

@@ -1,24 +1,15 @@
 """Grade one student's submission with nbgrader's own Autograde, into a private gradebook.
 
-``grade_submission`` is a plain function of one submission that returns plain data (a
-``StudentResult``: the student's gradebook rows and what was found), so any engine can map it
-over students; ``prepare_worker`` sets up a grading process once (environment, logs).
-``command_config`` turns a run's options into the traitlets configuration every worker and
-every kernel launcher, judge and step reads (``GradingSandbox``, ``Execute.timeout``), laid
-over ``nbgrader_config.py``'s for each student.
+``grade_submission`` maps one submission to plain data (a ``StudentResult``), so any engine
+can map it over students. First ``inspect_submission`` compares the folder with the masters (a
+missing, broken or too large notebook, an extra file, a locked test cell deleted or edited); a
+submission holding a link or special file (``unsafe_entries``) is only recorded for a person.
+After, ``read_outcomes`` reads the autograded notebooks for lost kernels, timeouts, memory and
+failing test cells. ``prepare_worker`` sets up a grading process once; ``command_config`` is
+the run's configuration over ``nbgrader_config.py``'s.
 
 But: it never writes the class gradebook (``grade_class`` merges the rows) and judges
 nothing itself: nbgrader runs the notebooks with the steps of ``plugins``.
-
-What is wrong with one student's submission, before and after nbgrader grades it.
-
-``inspect_submission`` compares the submitted folder with the masters (a missing notebook,
-one that is not JSON, an extra file, a locked test cell deleted or edited); ``read_outcomes``
-reads the autograded notebooks for a lost kernel, a timeout, memory running out, and every
-failing test cell with its whole message. Each finding is a plain-data ``Problem``
-(``autograder.problems``).
-
-But: it does not grade and does not touch the gradebook.
 """
 
 from __future__ import annotations
@@ -35,15 +26,15 @@ import sys
 import tempfile
 import time
 import traceback
-from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import nbformat
+from nbgrader.api import Gradebook
 from nbgrader.converters import Autograde
 from nbgrader.coursedir import CourseDirectory
-from nbgrader.utils import capture_log
+from nbgrader.utils import capture_log, parse_utc
 from traitlets.config import Config
 
 from autograder.course import ASSIGNMENT, RECORDS, course_config
@@ -59,7 +50,7 @@ from autograder.grading.options import GradingOptions
 from autograder.plugins.guarded_execute import KERNEL_LOST
 from autograder.plugins.lessons import RestoreLessonCells, TrimLessonCells
 from autograder.plugins.outputs import MarkupAsText
-from autograder.problems import (  # noqa: F401 - the names grading reads from here
+from autograder.problems import (
     CROWDED_KIND,
     NBGRADER_FILES,
     NOT_GRADED_KIND,
@@ -67,10 +58,8 @@ from autograder.problems import (  # noqa: F401 - the names grading reads from h
     REFUSED_KIND,
     REPAIRED_KIND,
     Problem,
-    printable,
 )
 from autograder.sandbox import bwrap
-from autograder.sandbox.bwrap import memory_bytes
 from autograder.sandbox.kernels import (
     KERNEL_PROCESSES,
     KernelHome,
@@ -79,7 +68,7 @@ from autograder.sandbox.kernels import (
     remove_orphaned_homes,
     student_home,
 )
-from autograder.sandbox.safe_walk import (  # noqa: F401 - grading catches TooManyEntriesError
+from autograder.sandbox.safe_walk import (
     FOLDER,
     MAX_TIMESTAMP_BYTES,
     TIMESTAMP,
@@ -99,12 +88,11 @@ MAX_CELLS = 1000
 
 def graded_ids(notebook: nbformat.NotebookNode) -> dict[str, nbformat.NotebookNode]:
     """The cells nbgrader tracks (grade, solution or locked), by grade_id."""
-    out = {}
-    for cell in notebook.cells:
-        grade_id = nbgrader_meta(cell).get("grade_id")
-        if grade_id and is_tracked(cell):
-            out[grade_id] = cell
-    return out
+    return {
+        nbgrader_meta(cell)["grade_id"]: cell
+        for cell in notebook.cells
+        if nbgrader_meta(cell).get("grade_id") and is_tracked(cell)
+    }
 
 
 def has_graded_cells(notebook: nbformat.NotebookNode) -> bool:
@@ -122,14 +110,9 @@ def read_notebook(path: Path) -> nbformat.NotebookNode:
 
 
 def unsafe_entries(submitted: Path) -> list[str]:
-    """Every link or special file in a submission (paths relative to it), the submission's
-    folders themselves included. nbgrader follows links when it copies and writes, so a
-    submission holding one is not graded (``grade_one.record_refused`` records it).
-
-    Raises ``TooManyEntriesError`` past collect's bounds (``safe_walk.MAX_ENTRIES`` files
-    and folders, ``MAX_DEPTH`` deep), having listed no further: a ``submitted/`` filled by
-    hand is bounded as collect bounds an entry. A part that changes while walked (made a link
-    since it was listed) is listed as unsafe too."""
+    """Every link or special file in a submission (made one while walked too), relative to it
+    ("." for itself): nbgrader follows links, so such a submission is only recorded. Raises
+    ``TooManyEntriesError`` past collect's bounds (``safe_walk``)."""
     if submitted.is_symlink() or submitted.parent.is_symlink():
         return ["."]
     if not submitted.is_dir():
@@ -155,14 +138,12 @@ def unsafe_entries(submitted: Path) -> list[str]:
 def inspect_submission(
     submitted: Path, masters: dict[str, nbformat.NotebookNode], released: Path | None
 ) -> tuple[list[Problem], set[str]]:
-    """Problems found in ``submitted`` (one student's assignment folder), and the names of the
-    notebooks nbgrader cannot open. ``masters`` maps notebook name to its source notebook;
-    ``released`` is the release folder, for telling an edited locked cell from the master."""
-    problems: list[Problem] = []
+    """Problems found in ``submitted`` (one student's assignment folder) against ``masters``
+    and the ``released`` notebooks, and the names of the notebooks nbgrader cannot open."""
     unreadable: set[str] = set()
     present = {p.name for p in submitted.iterdir()} if submitted.is_dir() else set()
-    for extra in sorted(present - {f"{name}.ipynb" for name in masters} - NBGRADER_FILES):
-        problems.append(Problem("extra_file", "", extra))
+    extras = present - {f"{name}.ipynb" for name in masters} - NBGRADER_FILES
+    problems = [Problem("extra_file", "", extra) for extra in sorted(extras)]
     for name, master in masters.items():
         path = submitted / f"{name}.ipynb"
         if not path.exists():
@@ -221,7 +202,7 @@ def _whole_message(output: nbformat.NotebookNode) -> str:
 
 def read_outcomes(autograded: Path, names: list[str]) -> list[Problem]:
     """What went wrong while the autograded notebooks ran: lost kernels, timeouts, memory,
-    and every test cell that failed, with the first line of its error."""
+    and every test cell that failed, with its error."""
     problems: list[Problem] = []
     for name in names:
         path = autograded / f"{name}.ipynb"
@@ -230,12 +211,11 @@ def read_outcomes(autograded: Path, names: list[str]) -> list[Problem]:
         notebook = nbformat.read(path, as_version=4)
         lost_reported = False
         for cell in notebook.cells:
-            if cell.cell_type != "code":
-                continue
-            meta = nbgrader_meta(cell)
-            errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+            outputs = cell.get("outputs", []) if cell.cell_type == "code" else []
+            errors = [o for o in outputs if o.get("output_type") == "error"]
             if not errors:
                 continue
+            meta = nbgrader_meta(cell)
             error = errors[-1]
             ename = error.get("ename", "")
             if ename == KERNEL_LOST and not lost_reported:
@@ -281,18 +261,12 @@ def command_config(options: GradingOptions) -> Config:
 
 
 def prepare_worker(memory_gb: float = 0.0) -> None:
-    """Set up a grading process: its own memory limit (``GradingSandbox.grader_memory_gb``;
-    0: none), ``alembic`` on its path, quiet logs; remove what grading processes that are gone
-    left on this machine. Every setting of a student's grading travels with that student's
-    task instead (``command_config``), and the kernels' own environment is built for them
-    (``kernels.give_kernels``).
-
-    Call once per worker process before :func:`grade_submission` (``on_dask.GradingWorker``
-    does, in every Dask worker).
-    """
+    """Set up a grading process once, before :func:`grade_submission`: its memory limit
+    (``GradingSandbox.grader_memory_gb``; 0: none), ``alembic`` on its path, quiet logs, and
+    what gone grading processes left removed. A student's settings travel with the task."""
     # What a kernel prints piles up here until the cell ends: a flood must stop this process
     # (its student then goes to a person), not the machine's other graders.
-    limit = memory_bytes(memory_gb)
+    limit = bwrap.memory_bytes(memory_gb)
     if limit:
         _, hard = resource.getrlimit(resource.RLIMIT_AS)
         soft = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
@@ -311,11 +285,6 @@ def prepare_worker(memory_gb: float = 0.0) -> None:
         bwrap.remove_orphaned_caps()
 
 
-def _masters(course_root: Path, assignment: str) -> dict[str, Any]:
-    folder = course_root / "source" / assignment
-    return {p.stem: nbformat.read(p, as_version=4) for p in sorted(folder.glob("*.ipynb"))}
-
-
 def _nbgrader_config(
     course_root: Path,
     db_path: Path,
@@ -324,15 +293,13 @@ def _nbgrader_config(
     record: Path,
     kernels: KernelHome,
 ) -> Any:
-    """nbgrader_config.py's configuration, with the run's ``settings`` over it, for grading
-    one student into ``db_path``, their kernels at home in ``kernels``; the judge's verdicts
-    go to ``record``, the repaired outputs beside it."""
+    """nbgrader_config.py's configuration with the run's ``settings`` over it, for grading one
+    student into ``db_path``; the judge's verdicts go to ``record``, repaired outputs beside."""
     config = course_config(course_root)
     config.merge(settings)
     config.CourseDirectory.root = str(course_root)
     config.CourseDirectory.db_url = f"sqlite:///{db_path}"
-    # nbgrader_config.py's steps; in lean grading, lesson cells cut to their definitions
-    # around Execute.
+    # In lean grading, lesson cells are cut to their definitions around Execute.
     steps = list(config.Autograde.autograde_preprocessors)
     if lean:
         at = [str(step).rsplit(".", 1)[-1] for step in steps].index("GuardedExecute")
@@ -402,38 +369,29 @@ def grade_submission(
     options: GradingOptions,
     student: str,
     template_db: Path,
-    assignment: str = ASSIGNMENT,
     settings: Config | None = None,
 ) -> StudentResult:
-    """Autograde one student's submission as ``options`` say (lean lessons) and ``settings``
-    configure it (by default ``command_config(options)``: sandbox, memory, timeout).
-
-    Grades into a private copy of ``template_db`` (an empty gradebook that knows the
-    assignment) and returns that student's rows; never raises for a bad submission.
-    Run :func:`prepare_worker` once in the process first; nothing of one student's
-    settings stays in the process for the next.
-    """
+    """Autograde one student's submission as ``options`` and ``settings`` say (by default
+    ``command_config(options)``), into a private copy of ``template_db`` (an empty gradebook
+    that knows the assignment); never raises for a bad submission."""
     settings = command_config(options) if settings is None else settings
     start = time.perf_counter()
     root = options.course_root
-    masters = _masters(root, assignment)
-    submitted = root / "submitted" / student / assignment
-    released = root / "release" / assignment
+    source = root / "source" / ASSIGNMENT
+    masters = {p.stem: nbformat.read(p, as_version=4) for p in sorted(source.glob("*.ipynb"))}
+    submitted = root / "submitted" / student / ASSIGNMENT
     try:
         unsafe = unsafe_entries(submitted)
     except TooManyEntriesError as crowded:  # nbgrader would copy it all: it sees no more of it
-        crowd = str(crowded)
-        return record_refused(root, student, template_db, assignment, masters, [], start, crowd)
+        return record_refused(root, student, template_db, masters, [], start, str(crowded))
     if unsafe:  # nbgrader would follow the links: it sees a copy of the regular files only
-        return record_refused(root, student, template_db, assignment, masters, unsafe, start)
-    problems, unreadable = inspect_submission(
-        submitted, masters, released if released.exists() else None
-    )
+        return record_refused(root, student, template_db, masters, unsafe, start)
+    problems, unreadable = inspect_submission(submitted, masters, root / "release" / ASSIGNMENT)
     no_tests = {name for name, nb in masters.items() if not has_graded_cells(nb)}
     jailed = False
     scratch = Path(tempfile.mkdtemp(prefix=f"grade-{student}-", dir=scratch_root(root)))
     # Kernels get a fresh home, deleted below; the sandbox shows them no other.
-    home = ExitStack()
+    home = contextlib.ExitStack()
     try:
         kernels = home.enter_context(student_home(student))
         # "student-" keeps a student's caps apart from the judge's, the probe's and the
@@ -443,12 +401,12 @@ def grade_submission(
         shutil.copyfile(template_db, db_path)
         record = scratch / "verdicts.jsonl"
         config = _nbgrader_config(root, db_path, settings, options.lean, record, kernels)
-        jailed = jail_kernels(root, student, assignment, config, kernels, cap)
+        jailed = jail_kernels(root, student, ASSIGNMENT, config, kernels, cap)
         if not jailed:
             why = "UNCONFINED=1" if bwrap.available() else bwrap.why_unavailable()
             problems.append(Problem("unconfined", "", why))
         coursedir = CourseDirectory(config=config)
-        coursedir.assignment_id = assignment
+        coursedir.assignment_id = ASSIGNMENT
         coursedir.student_id = student
         app = SkippingAutograde(coursedir=coursedir, config=config)
         app.skip = frozenset(unreadable | no_tests)
@@ -460,17 +418,19 @@ def grade_submission(
         failed: dict[str, str] = getattr(app, "failed", {})
         if graded:
             flag_ungraded(db_path, unreadable, student)
-            autograded = root / "autograded" / student / assignment
+            autograded = root / "autograded" / student / ASSIGNMENT
             ran = [n for n in masters if n not in unreadable | no_tests | set(failed)]
             problems += read_outcomes(autograded, ran)
             problems += _repaired(record.with_name(REPAIRS), failed)
             problems += [Problem(NOTEBOOK_FAILED_KIND, n, why) for n, why in failed.items()]
         else:  # nbgrader itself failed (a kernel that did not start): not the student's doing
-            why = errors[0] if errors else _last_line(log)
+            said = [line for line in log.splitlines() if line.strip()] or ["see the log"]
+            why = errors[0] if errors else said[-1]
             problems.append(Problem(NOT_GRADED_KIND, "", f"nbgrader failed: {why[:200]}"))
-            log = _with_causes(log, errors)
-        rows: Rows = student_rows(db_path, assignment, student) if graded else {}
-        verdicts = [v for v in _read_verdicts(record) if v.get("notebook") not in failed]
+            if errors:  # errors.log opens with what went wrong, in the exceptions' words
+                log = "what went wrong:\n" + "".join(f"  {line}\n" for line in errors) + log
+        rows: Rows = student_rows(db_path, ASSIGNMENT, student) if graded else {}
+        verdicts = [v for v in _json_lines(record) if v.get("notebook") not in failed]
         problems += [
             Problem("judge_mismatch", v["notebook"], why)
             for v, why in judged_scores_kept(db_path, student, verdicts)
@@ -527,40 +487,21 @@ def _autograde(app: Autograde) -> tuple[dict[str, Any], list[str]]:
 
 
 def _exception_cause(formatted: str) -> list[str]:
-    """The last ``Name: words`` line of a formatted traceback that is not nbgrader's own
-    "see above", if any."""
+    """The last ``Name: words`` line of a traceback, unless it is nbgrader's "see above"."""
     lines = [line for line in formatted.splitlines() if line and not line.startswith(" ")]
     lines = [line for line in lines if ": " in line and "see the" not in line.lower()]
     return lines[-1:]
 
 
-def _last_line(log: str) -> str:
-    return ([line for line in log.splitlines() if line.strip()][-1:] or ["see the log"])[0]
-
-
-def _with_causes(log: str, errors: list[str]) -> str:
-    """The log for ``errors.log``, opening with what went wrong in the exceptions' words."""
-    if not errors:
-        return log
-    return "what went wrong:\n" + "".join(f"  {line}\n" for line in errors) + log
-
-
 def _repaired(repairs: Path, failed: dict[str, str]) -> list[Problem]:
     """One problem per notebook whose outputs ``GuardedExecute`` had to repair."""
-    if not repairs.exists():
-        return []
     found: dict[str, list[str]] = {}
-    for line in repairs.read_text().splitlines():
-        entry = json.loads(line)
+    for entry in _json_lines(repairs):
         if entry["notebook"] not in failed:
             found.setdefault(entry["notebook"], []).extend(entry["changed"])
+    why = "output its kernel sent was not well-formed, repaired or dropped"
     return [
-        Problem(
-            REPAIRED_KIND,
-            notebook,
-            "output its kernel sent was not well-formed, repaired or dropped "
-            f"({'; '.join(dict.fromkeys(changed))})"[:300],
-        )
+        Problem(REPAIRED_KIND, notebook, f"{why} ({'; '.join(dict.fromkeys(changed))})"[:300])
         for notebook, changed in sorted(found.items())
     ]
 
@@ -569,39 +510,33 @@ def record_refused(
     root: Path,
     student: str,
     template_db: Path,
-    assignment: str,
     masters: dict[str, Any],
     unsafe: list[str],
     start: float,
     crowded: str = "",
 ) -> StudentResult:
-    """A submission holding a link or special file (or, with ``crowded`` saying so, too many
-    files or folders), recorded for a person and not graded.
-
-    Its notebooks that are regular files, copied without following any link, go through
-    nbgrader's sanitizing steps into ``autograded/`` with nothing executed; the student's rows
-    hold every notebook with no automatic score, every cell flagged, and the reason as each
-    answer cell's comment. Never raises; a failure here is the grader's (``NOT_GRADED_KIND``).
-    """
-    problems = [Problem(REFUSED_KIND, "", ", ".join(unsafe)[:200])]
-    if crowded:
-        problems = [Problem(CROWDED_KIND, "", crowded)]
+    """A submission holding a link or special file (or, per ``crowded``, too many entries),
+    recorded for a person and not graded: its regular-file notebooks, copied without following
+    any link, go through nbgrader's sanitizing steps with nothing executed, and every score is
+    left to a person, the reason as each answer cell's comment. Never raises."""
+    kind, detail = (CROWDED_KIND, crowded) if crowded else (REFUSED_KIND, ", ".join(unsafe)[:200])
+    problems = [Problem(kind, "", detail)]
     scratch = Path(tempfile.mkdtemp(prefix=f"refused-{student}-", dir=scratch_root(root)))
     rows: Rows = {}
     log = ""
     try:
-        copy = scratch / "submitted" / student / assignment
-        kept, unreadable = _copy_regular_notebooks(root, student, assignment, masters, copy)
+        copy = scratch / "submitted" / student / ASSIGNMENT
+        kept, unreadable = _copy_regular_notebooks(root, student, masters, copy)
         db_path = scratch / "gradebook.db"
         shutil.copyfile(template_db, db_path)
-        _add_submission(db_path, student, assignment, _timestamp(copy))
+        _add_submission(db_path, student, _timestamp(copy))
         if kept:
-            ok, log = _sanitize(root, scratch / "submitted", db_path, student, assignment)
+            ok, log = _sanitize(root, scratch / "submitted", db_path, student)
             kept = kept if ok else []
         if not kept:
-            _empty_autograded(root, student, assignment)
+            _empty_autograded(root, student)
         flag_refused(db_path, student, reason(unsafe, kept, unreadable, crowded))
-        rows = student_rows(db_path, assignment, student)
+        rows = student_rows(db_path, ASSIGNMENT, student)
     except Exception as error:  # a bug here must not stop the class
         rows, log = {}, "".join(traceback.format_exception(error))
         why = f"recording a refused submission failed: {type(error).__name__}: {error}"[:200]
@@ -613,13 +548,13 @@ def record_refused(
 
 
 def _copy_regular_notebooks(
-    root: Path, student: str, assignment: str, masters: dict[str, Any], copy: Path
+    root: Path, student: str, masters: dict[str, Any], copy: Path
 ) -> tuple[list[str], list[str]]:
     """Copy the submission's regular-file notebooks and timestamp into ``copy``; return the
-    notebooks kept and those copied but not readable as notebooks (removed again)."""
+    notebooks kept and those removed again as not readable."""
     limits = {f"{name}.ipynb": MAX_NOTEBOOK_BYTES for name in masters}
     limits[TIMESTAMP] = MAX_TIMESTAMP_BYTES
-    copied = safe_copy(root / "submitted", student, assignment, limits, copy)
+    copied = safe_copy(root / "submitted", student, ASSIGNMENT, limits, copy)
     _, bad = inspect_submission(copy, masters, None)
     unreadable = sorted(f"{name}.ipynb" for name in bad)
     for name in unreadable:
@@ -631,8 +566,6 @@ def _copy_regular_notebooks(
 def _timestamp(copy: Path) -> datetime.datetime | None:
     """The copy's submission time; a timestamp nbgrader cannot read is dropped, since its
     reader then fails the whole submission."""
-    from nbgrader.utils import parse_utc
-
     path = copy / TIMESTAMP
     if not path.exists():
         return None
@@ -643,16 +576,12 @@ def _timestamp(copy: Path) -> datetime.datetime | None:
         return None
 
 
-def _add_submission(
-    db_path: Path, student: str, assignment: str, timestamp: datetime.datetime | None
-) -> None:
-    """The student and a submission of every notebook of ``assignment``, nothing scored."""
-    from nbgrader.api import Gradebook
-
+def _add_submission(db_path: Path, student: str, timestamp: datetime.datetime | None) -> None:
+    """The student and a submission of every notebook of the assignment, nothing scored."""
     when = {"timestamp": timestamp} if timestamp else {}
     with Gradebook(f"sqlite:///{db_path}") as gb:
         gb.update_or_create_student(student)
-        gb.update_or_create_submission(assignment, student, **when)
+        gb.update_or_create_submission(ASSIGNMENT, student, **when)
 
 
 # What nbgrader does to a refused submission's notebooks after its sanitizing steps (outputs
@@ -664,9 +593,7 @@ _RECORD_ONLY = [
 ]
 
 
-def _sanitize(
-    root: Path, submitted: Path, db_path: Path, student: str, assignment: str
-) -> tuple[bool, str]:
+def _sanitize(root: Path, submitted: Path, db_path: Path, student: str) -> tuple[bool, str]:
     """nbgrader's autograde of the copy in ``submitted`` with nothing executed or scored, into
     ``autograded/<student>/<assignment>``; returns whether it succeeded, and its log."""
     config = course_config(root)
@@ -677,7 +604,7 @@ def _sanitize(
     config.Autograde.autograde_preprocessors = list(_RECORD_ONLY)
     config.MarkupAsText.course_root = str(root)
     coursedir = CourseDirectory(config=config)
-    coursedir.assignment_id = assignment
+    coursedir.assignment_id = ASSIGNMENT
     coursedir.student_id = student
     app = Autograde(coursedir=coursedir, config=config)
     app.force = True
@@ -686,13 +613,13 @@ def _sanitize(
     return bool(outcome["success"]), outcome.get("log", "") + outcome.get("error", "")
 
 
-def _empty_autograded(root: Path, student: str, assignment: str) -> None:
+def _empty_autograded(root: Path, student: str) -> None:
     """An empty ``autograded/<student>/<assignment>``, so the Formgrader lists the submission
     (it shows no earlier notebook): what an earlier grading left there goes."""
     parent = root / "autograded" / student
     if parent.is_symlink() or parent.parent.is_symlink():
         return
-    folder = parent / assignment
+    folder = parent / ASSIGNMENT
     if folder.is_symlink() or folder.is_file():
         folder.unlink()
     elif folder.exists():
@@ -700,8 +627,8 @@ def _empty_autograded(root: Path, student: str, assignment: str) -> None:
     folder.mkdir(parents=True)
 
 
-def _read_verdicts(record: Path) -> list[dict[str, Any]]:
-    """The judged verdict of every test cell, as ``JudgeHiddenTests`` wrote them."""
+def _json_lines(record: Path) -> list[dict[str, Any]]:
+    """What a grading step wrote as JSON lines: the judge's verdicts, the repaired outputs."""
     if not record.exists():
         return []
     return [json.loads(line) for line in record.read_text().splitlines() if line.strip()]

@@ -1,38 +1,23 @@
-"""Move one student's grading results between nbgrader gradebooks, as plain rows.
+"""One student's grading as plain data, and its rows moved between nbgrader gradebooks.
 
-Parallel grading gives each submission a private copy of the gradebook, so no two processes
-write the same SQLite file: ``make_template`` strips a copy of the class gradebook down to the
-assignment, ``student_rows`` reads back what nbgrader wrote for one student, and
-``merge_student`` writes them into the class gradebook in one transaction, replacing the
-earlier automatic grading of that student but keeping every hand score and comment;
-``flag_ungraded`` and ``flag_refused`` leave scores to a person.
-
-It reads and changes grades through nbgrader's ``Gradebook`` API, except where rows move
-between gradebooks (``student_rows``, ``merge_student``): see ``merge_student`` for why.
-
-But: it does not grade, and moving rows relies on nbgrader's schema (gradebook version 0.9:
-results in ``submitted_assignment``, ``submitted_notebook``, ``grade`` and ``comment``, keyed
-by UUID strings, so rows from different files never collide).
-
-What grading one student came to: one type for every way a student's grading ends.
-
-``grade_one`` returns a ``StudentResult`` for a submission it graded and for one it refused
-(a link or special file); ``on_dask.failed`` makes one for a grading that never came back.
-``grade_class`` merges its ``rows`` into the class gradebook, keeps ``record()`` in
-``results.json`` (which the summary, the exports and the benchmarks read) and its
-``verdicts`` in ``verdicts.json``.
+Each submission is graded into a private copy of the gradebook (``make_template``), so no two
+processes write one SQLite file; ``student_rows`` reads back what nbgrader wrote, and
+``merge_student`` writes it into the class gradebook in one transaction, keeping every hand
+score and comment; ``flag_ungraded`` and ``flag_refused`` leave scores to a person.
+``StudentResult`` is how every grading of a student ends (graded, refused, never came back).
 
 >>> result = StudentResult("ada", graded=False, jailed=False, seconds=0.0,
 ...                        problems=(Problem(NOT_GRADED_KIND, "", "the worker died"),))
 >>> result.stopped, result.record()["problems"]
 (True, [{'kind': 'not_graded', 'notebook': '', 'detail': 'the worker died'}])
 
-But: it is plain data, which pickles (Dask hands it back from a worker); it reads and writes
-no file and decides no status (``reports.summary`` does, from the record).
+But: it does not grade or decide a status (``reports.summary`` does), and moving rows relies on
+nbgrader's schema (gradebook 0.9, rows keyed by UUID strings, so files never collide).
 """
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import sqlite3
 from collections.abc import Iterable
@@ -67,6 +52,20 @@ def _submitted_notebooks(gradebook: Gradebook, student: str) -> list[SubmittedNo
     return [notebook for submission in submissions for notebook in submission.notebooks]
 
 
+_SUBMISSION = (
+    "SELECT s.id FROM submitted_assignment s JOIN assignment a ON s.assignment_id = a.id"
+    " WHERE a.name = ? AND s.student_id = ?"
+)
+_NOTEBOOKS = f"SELECT id FROM submitted_notebook WHERE assignment_id IN ({_SUBMISSION})"
+# Each table of a student's submission, parents first, with the rows that are theirs.
+_OWN_ROWS = {
+    "submitted_assignment": f"id IN ({_SUBMISSION})",
+    "submitted_notebook": f"assignment_id IN ({_SUBMISSION})",
+    "grade": f"notebook_id IN ({_NOTEBOOKS})",
+    "comment": f"notebook_id IN ({_NOTEBOOKS})",
+}
+
+
 def _select(db: sqlite3.Connection, sql: str, params: tuple[str, ...]) -> dict[str, Any]:
     cursor = db.execute(sql, params)
     return {"columns": [d[0] for d in cursor.description], "rows": [list(r) for r in cursor]}
@@ -75,36 +74,12 @@ def _select(db: sqlite3.Connection, sql: str, params: tuple[str, ...]) -> dict[s
 def student_rows(db_path: Path, assignment: str, student: str) -> Rows:
     """Everything nbgrader stored about ``student``'s submission of ``assignment``."""
     with sqlite3.connect(db_path) as db:
-        sub = "SELECT s.id FROM submitted_assignment s JOIN assignment a ON s.assignment_id = a.id"
-        sub += " WHERE a.name = ? AND s.student_id = ?"
-        notebooks = f"SELECT id FROM submitted_notebook WHERE assignment_id IN ({sub})"
-        key = (assignment, student)
-        return {
-            "student": _select(db, "SELECT * FROM student WHERE id = ?", (student,)),
-            "submitted_assignment": _select(
-                db, f"SELECT * FROM submitted_assignment WHERE id IN ({sub})", key
-            ),
-            "submitted_notebook": _select(
-                db, f"SELECT * FROM submitted_notebook WHERE assignment_id IN ({sub})", key
-            ),
-            "grade": _select(db, f"SELECT * FROM grade WHERE notebook_id IN ({notebooks})", key),
-            "comment": _select(
-                db, f"SELECT * FROM comment WHERE notebook_id IN ({notebooks})", key
-            ),
-        }
+        rows = {"student": _select(db, "SELECT * FROM student WHERE id = ?", (student,))}
+        for table, own in _OWN_ROWS.items():
+            rows[table] = _select(db, f"SELECT * FROM {table} WHERE {own}", (assignment, student))
+        return rows
 
 
-_SUBMISSION = (
-    "SELECT s.id FROM submitted_assignment s JOIN assignment a ON s.assignment_id = a.id"
-    " WHERE a.name = ? AND s.student_id = ?"
-)
-# A student's grade and comment rows, with the assignment's notebook they belong to (stable
-# across regrades, unlike the submitted notebook's id).
-_MARKS = (
-    "SELECT sn.notebook_id, t.cell_id, {columns} FROM {table} t"
-    " JOIN submitted_notebook sn ON t.notebook_id = sn.id"
-    f" WHERE sn.assignment_id IN ({_SUBMISSION}) AND ({{given}})"
-)
 # What a person gives in the Formgrader (or with nbgrader's API), kept across regrades.
 _BY_HAND = {
     "grade": ("manual_score", "extra_credit"),
@@ -117,9 +92,13 @@ def hand_marks(db: sqlite3.Connection, assignment: str, student: str) -> dict[st
     rows of (notebook id, cell id, *values)."""
     marks = {}
     for table, columns in _BY_HAND.items():
+        values = ", ".join(f"t.{c}" for c in columns)
         given = " OR ".join(f"t.{c} IS NOT NULL" for c in columns)
-        query = _MARKS.format(
-            columns=", ".join(f"t.{c}" for c in columns), table=table, given=given
+        # The assignment's notebook id, not the submitted notebook's: it stays across regrades.
+        query = (
+            f"SELECT sn.notebook_id, t.cell_id, {values} FROM {table} t"
+            " JOIN submitted_notebook sn ON t.notebook_id = sn.id"
+            f" WHERE sn.assignment_id IN ({_SUBMISSION}) AND ({given})"
         )
         marks[table] = [list(row) for row in db.execute(query, (assignment, student))]
     return marks
@@ -140,19 +119,7 @@ def _restore_hand_marks(
             )
 
 
-def _delete_submission(db: sqlite3.Connection, assignment: str, student: str) -> None:
-    sub = _SUBMISSION
-    notebooks = f"SELECT id FROM submitted_notebook WHERE assignment_id IN ({sub})"
-    key = (assignment, student)
-    db.execute(f"DELETE FROM comment WHERE notebook_id IN ({notebooks})", key)
-    db.execute(f"DELETE FROM grade WHERE notebook_id IN ({notebooks})", key)
-    db.execute(f"DELETE FROM submitted_notebook WHERE assignment_id IN ({sub})", key)
-    db.execute(f"DELETE FROM submitted_assignment WHERE id IN ({sub})", key)
-
-
 def _insert(db: sqlite3.Connection, table: str, data: dict[str, Any], verb: str) -> None:
-    if not data["rows"]:
-        return
     columns = ", ".join(data["columns"])
     marks = ", ".join("?" for _ in data["columns"])
     db.executemany(f"{verb} INTO {table} ({columns}) VALUES ({marks})", data["rows"])
@@ -170,17 +137,14 @@ def merge_student(class_db: Path, assignment: str, student: str, rows: Rows) -> 
     ``add_submission`` with new ids, then each hand mark), so a Formgrader reading the class
     gradebook meanwhile would see a student half replaced, hand marks missing.
     """
-    db = sqlite3.connect(class_db, timeout=60)
-    try:
-        with db:
-            marks = hand_marks(db, assignment, student)
-            _delete_submission(db, assignment, student)
-            _insert(db, "student", rows["student"], "INSERT OR IGNORE")
-            for table in ("submitted_assignment", "submitted_notebook", "grade", "comment"):
-                _insert(db, table, rows[table], "INSERT")
-            _restore_hand_marks(db, assignment, student, marks)
-    finally:
-        db.close()
+    with contextlib.closing(sqlite3.connect(class_db, timeout=60)) as db, db:
+        marks = hand_marks(db, assignment, student)
+        for table, own in reversed(_OWN_ROWS.items()):  # children first
+            db.execute(f"DELETE FROM {table} WHERE {own}", (assignment, student))
+        _insert(db, "student", rows["student"], "INSERT OR IGNORE")
+        for table in _OWN_ROWS:
+            _insert(db, table, rows[table], "INSERT")
+        _restore_hand_marks(db, assignment, student, marks)
 
 
 def judged_scores_kept(
@@ -254,11 +218,5 @@ class StudentResult:
     def record(self) -> dict[str, Any]:
         """The entry of ``results.json``: everything but the rows, verdicts and log, which
         are kept elsewhere."""
-        return {
-            "student": self.student,
-            "graded": self.graded,
-            "jailed": self.jailed,
-            "seconds": self.seconds,
-            "problems": [p.as_dict() for p in self.problems],
-            "merge_seconds": self.merge_seconds,
-        }
+        kept = {k: v for k, v in vars(self).items() if k not in ("rows", "verdicts", "log")}
+        return {**kept, "problems": [p.as_dict() for p in self.problems]}

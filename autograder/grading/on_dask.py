@@ -1,51 +1,21 @@
-"""Grade a class on Dask distributed: one task per student, results handed back as they arrive.
+"""Grade a class on Dask distributed, one task per student, every process proved first.
 
-``open_cluster(options)`` starts a local cluster of ``options.jobs`` worker processes (one thread
-each) on 127.0.0.1, talking TLS with a certificate made for the run, its scratch files in a folder
-of its own; with ``options.scheduler`` (``tls://host:8786``) it joins one started by ``make
-scheduler`` and ``make worker`` (``run_scheduler``, ``run_workers``) with the course's certificate,
-or stops within seconds with one line naming the address when it cannot. Either way every process is
-checked before anyone is graded: no folder it imports from may be another account's, and each worker
-proves at setup that it can start a grading kernel (``ready_to_grade``, which ``grade_class
---in-process`` runs too). ``grade_on_cluster`` submits ``grade_submission`` for every student, with
-the run's configuration (``command_config``) as data of each task, and calls back in this process
-for each result, so the caller stays the gradebook's one writer.
-
-But: it writes no gradebook and judges nothing. A task whose worker dies is run again by
-Dask's scheduler elsewhere (up to its ``allowed-failures``; then the student is reported as
-not graded, their earlier grades kept). Workers of an existing cluster must see the course
-folder at the same path; a worker with more than one thread grades students side by side,
-each with the settings and the kernels' home of its own task: nothing of a student's grading
-is kept in the process.
+``open_cluster`` starts a local cluster of one-thread worker processes on 127.0.0.1, on TLS
+with a certificate made for the run and a scratch folder of its own, or joins the one that
+``make scheduler`` and ``make worker`` started (``run_scheduler``, ``run_workers``: Dask's own
+programs with the course's certificate in ``<course>/.dask-tls/``). Before anyone is graded, no
+process may import from a folder another account can write, and each worker must start a
+grading kernel (``why_cannot_grade``). ``grade_on_cluster`` submits each student with the run's
+configuration as data of the task, and calls back here with each result, so the caller stays
+the gradebook's one writer.
 
 >>> failed("ada", "the grading worker died").problems
 (Problem(kind='not_graded', notebook='', detail='the grading worker died'),)
 
-Start a Dask scheduler and workers for grading this course, guarded by the course's own TLS.
-
-``python -m autograder scheduler`` (``make scheduler``) and ``python -m autograder worker
-tls://HOST:8786`` (``make worker``) run Dask's own ``dask scheduler`` and ``dask worker``
-with this Python, the course on their path, a temporary directory of their own (mode 0700:
-Dask would otherwise use ``/tmp/dask-scratch-space``, which any account can make first and
-fill with modules), and TLS with the certificate in ``<course>/.dask-tls/`` (made on first
-use, readable by the instructor alone), so a client without it is refused. ``make autograde
-SCHEDULER=tls://HOST:8786`` connects with the same certificate (``security``).
-
-But: it starts no grading; ``grade_class`` does, and checks what each process imports. The
-certificate guards the connection, not the machines: anyone who can read ``.dask-tls/`` (root,
-the instructor) can use the cluster.
-
-Prove that a grading process can grade before it is given a student.
-
-``why_cannot_grade(course_root)`` looks at what this process imports and runs (no folder that
-another account can write: ``trusted_paths``) and starts one grading kernel the way grading
-does (this process's Python, the kernel spec made for this process, the sandbox, a fresh home)
-to import the course library and answer. It returns None when all is well, else one paragraph
-naming what is wrong and what to do. Every Dask worker runs it at setup (``on_dask``); the
-grading command stops before anyone is graded when a worker cannot grade.
-
-But: it proves the machinery, not a submission; a kernel that a student's code later kills is
-that student's outcome.
+But: it writes no gradebook and judges nothing. A task whose worker dies is run again (up to
+Dask's ``allowed-failures``; then the student is not graded). Workers must see the course
+folder at the same path. The certificate guards the connection, not the machines: whoever
+reads ``.dask-tls/`` (root, the instructor) can use the cluster.
 """
 
 from __future__ import annotations
@@ -66,7 +36,7 @@ import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, NamedTuple
 
 import dask
 import nbformat
@@ -84,25 +54,13 @@ from autograder.grading.options import GradingOptions
 from autograder.plugins.guarded_execute import SandboxKernelManager
 from autograder.problems import NOT_GRADED_KIND, Problem
 from autograder.sandbox import bwrap
-from autograder.sandbox.bwrap import GradingSandbox
 from autograder.sandbox.kernels import KERNEL_PROCESSES, give_kernels, jail_kernels, student_home
 from autograder.sandbox.trusted_paths import refusal, refuse_untrusted, untrusted_entries
 
-if TYPE_CHECKING:  # imported where used: the commands check their paths before Dask loads
-    from distributed.security import Security
-
-# Dask serves pages about the cluster (workers, task keys naming students, logs) over plain
-# HTTP to anyone who reaches the port, dashboard or not: no routes at all.
-HTTP_OFF: dict[str, list[str]] = {
-    "distributed.scheduler.http.routes": [],
-    "distributed.worker.http.routes": [],
-}
-TLS_FOLDER = ".dask-tls"  # under the course root; in .gitignore and the sandbox never shows it
 DEFAULT_PORT = 8786
 
 
-@dataclass(frozen=True)
-class TlsFiles:
+class TlsFiles(NamedTuple):
     """The course's certificate authority, certificate and key, as PEM files."""
 
     ca: Path
@@ -114,20 +72,14 @@ def tls_files(course_root: Path) -> TlsFiles:
     """The course's TLS files, made on first use: one self-signed certificate (Dask's own
     ``Security.temporary``) that is the authority, the scheduler's, the workers' and the
     client's, in a folder of mode 0700."""
-    folder = course_root / TLS_FOLDER
+    folder = course_root / ".dask-tls"  # in .gitignore; the sandbox never shows it
     files = TlsFiles(folder / "ca.pem", folder / "cert.pem", folder / "key.pem")
-    if all(path.exists() for path in (files.ca, files.cert, files.key)):
+    if all(path.exists() for path in files):
         return files
-    from distributed.security import Security
-
     made = Security.temporary()
     folder.mkdir(mode=0o700, exist_ok=True)
     folder.chmod(0o700)
-    for path, text in (
-        (files.key, made.tls_client_key),
-        (files.cert, made.tls_client_cert),
-        (files.ca, made.tls_ca_file),
-    ):
+    for path, text in zip(files, (made.tls_ca_file, made.tls_client_cert, made.tls_client_key)):
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(descriptor, "w") as out:
             out.write(text)
@@ -136,22 +88,15 @@ def tls_files(course_root: Path) -> TlsFiles:
 
 def security(course_root: Path) -> Security:
     """What a client of the course's cluster presents: the course's certificate."""
-    from distributed.security import Security
-
-    files = tls_files(course_root)
+    ca, cert, key = map(str, tls_files(course_root))
     return Security(
-        tls_ca_file=str(files.ca),
-        tls_client_cert=str(files.cert),
-        tls_client_key=str(files.key),
-        require_encryption=True,
+        tls_ca_file=ca, tls_client_cert=cert, tls_client_key=key, require_encryption=True
     )
 
 
 def _tls_options(files: TlsFiles) -> list[str]:
-    return ["--tls-ca-file", str(files.ca), "--tls-cert", str(files.cert)] + [
-        "--tls-key",
-        str(files.key),
-    ]
+    ca, cert, key = map(str, files)
+    return ["--tls-ca-file", ca, "--tls-cert", cert, "--tls-key", key]
 
 
 def scheduler_command(course_root: Path, port: int, host: str | None) -> list[str]:
@@ -164,30 +109,20 @@ def scheduler_command(course_root: Path, port: int, host: str | None) -> list[st
 
 def worker_command(course_root: Path, address: str, workers: int, scratch: Path) -> list[str]:
     """``dask worker`` processes of one thread each (a student's kernels are set up through
-    the process's environment), scratch files in a folder of their own."""
+    the process's environment), with their own scratch folder."""
     command = [sys.executable, "-m", "distributed.cli.dask_worker", address]
     command += ["--nthreads", "1", "--nworkers", str(workers), "--no-dashboard"]
     command += ["--local-directory", str(scratch), *_tls_options(tls_files(course_root))]
     return command
 
 
-def environment(scratch: Path) -> dict[str, str]:
-    """The course's grading code on the path, and Dask's temporary directory private."""
-    env = dict(os.environ, PYTHONPATH=str(CODE_ROOT), DASK_TEMPORARY_DIRECTORY=str(scratch))
-    env.update(DASK_DISTRIBUTED__SCHEDULER__HTTP__ROUTES="[]")
-    env.update(DASK_DISTRIBUTED__WORKER__HTTP__ROUTES="[]")
-    env.setdefault("MPLBACKEND", "Agg")
-    return env
-
-
 def run_scheduler(course_root: Path, port: int = DEFAULT_PORT, host: str | None = None) -> int:
-    """Run Dask's scheduler for the course until it stops; its exit status."""
+    """Run Dask's scheduler for the course until it stops."""
     return _run("scheduler", lambda scratch: scheduler_command(course_root, port, host))
 
 
 def run_workers(course_root: Path, address: str, workers: int) -> int:
-    """Run ``workers`` grading workers for the scheduler at ``address`` (tls://) until they
-    stop; their exit status."""
+    """Run ``workers`` grading workers for the scheduler at ``address`` until they stop."""
     return _run("worker", lambda scratch: worker_command(course_root, address, workers, scratch))
 
 
@@ -195,7 +130,12 @@ def _run(role: str, command: Callable[[Path], list[str]]) -> int:
     refuse_untrusted(f"the Dask {role}")  # before Dask, which it would start, is imported
     scratch = Path(tempfile.mkdtemp(prefix=f"bpe-dask-{role}-"))  # mode 0700, a new name
     print(f"starting the Dask {role} for grading; Ctrl-C stops it", flush=True)
-    process = subprocess.Popen(command(scratch), env=environment(scratch))
+    # The course's grading code on the path, Dask's temporary folder private, no HTTP routes.
+    env = dict(os.environ, PYTHONPATH=str(CODE_ROOT), DASK_TEMPORARY_DIRECTORY=str(scratch))
+    env.update(DASK_DISTRIBUTED__SCHEDULER__HTTP__ROUTES="[]")
+    env.update(DASK_DISTRIBUTED__WORKER__HTTP__ROUTES="[]")
+    env.setdefault("MPLBACKEND", "Agg")
+    process = subprocess.Popen(command(scratch), env=env)
     try:
         return _wait(process)
     finally:
@@ -205,12 +145,8 @@ def _run(role: str, command: Callable[[Path], list[str]]) -> int:
 def _wait(process: subprocess.Popen[bytes]) -> int:
     """Wait for Dask's program, handing it the signals that would stop this one (Ctrl-C
     reaches both; a ``kill`` of this process alone would otherwise leave it running)."""
-
-    def hand_on(number: int, frame: object) -> None:
-        process.send_signal(number)
-
     for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(number, hand_on)
+        signal.signal(number, lambda number, frame: process.send_signal(number))
     return process.wait()
 
 
@@ -226,14 +162,10 @@ def why_cannot_grade(
     lines = untrusted_entries()
     if lines:
         return refusal(process, lines)
-    return _kernel_round_trip(course_root, process, settings or Config())
-
-
-def _kernel_round_trip(course_root: Path, process: str, settings: Config) -> str | None:
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(PROBE)])
     with student_home("probe") as home, bwrap.process_cap("probe", KERNEL_PROCESSES) as cap:
         config = Config()
-        config.merge(settings)
+        config.merge(settings or Config())
         give_kernels(config, home)
         jailed = jail_kernels(course_root, "probe", ASSIGNMENT, config, home, cap)
         client = NotebookClient(
@@ -252,8 +184,7 @@ def _kernel_round_trip(course_root: Path, process: str, settings: Config) -> str
             if client.km is None:  # nbclient cleaned up but left its exit hook, which fails
                 atexit.unregister(client._cleanup_kernel)  # as the command ends, after this
             return _cannot(process, f"{type(error).__name__}: {error}", jailed)
-    outputs = notebook.cells[0].get("outputs", [])
-    errors = [o for o in outputs if o.get("output_type") == "error"]
+    errors = [o for o in notebook.cells[0].get("outputs", []) if o.get("output_type") == "error"]
     if errors:
         return _cannot(process, f"{errors[0]['ename']}: {errors[0]['evalue']}", jailed)
     return None
@@ -273,12 +204,14 @@ def _cannot(process: str, what: str, jailed: bool) -> str:
 
 CONNECT_SECONDS = 5  # an unreachable scheduler is reported after this long
 WORKERS_SECONDS = 30  # a reachable scheduler must have a worker by then
-# A grading task is one long call; sampling its stack every 10 ms and the GIL every 1 ms
-# only takes time from it.
+# Dask serves pages about the cluster (workers, task keys naming students, logs) over plain
+# HTTP to anyone who reaches the port, dashboard or not: no routes at all. A grading task is
+# one long call: sampling its stack every 10 ms and the GIL every 1 ms only takes time from it.
 _QUIET_WORKERS = {
+    "distributed.scheduler.http.routes": [],
+    "distributed.worker.http.routes": [],
     "distributed.worker.profile.enabled": False,
     "distributed.admin.system-monitor.gil.enabled": False,
-    **HTTP_OFF,
 }
 
 
@@ -290,25 +223,23 @@ _SETUP_PROBLEM: list[str] = []  # why this worker process cannot grade, once set
 
 
 def ready_to_grade(options: GradingOptions, process: str) -> str | None:
-    """Set this process up to grade (environment, logs), then prove that it can, with the
-    sandbox ``options`` ask for (``why_cannot_grade``): None, or why it cannot. Every Dask worker
-    runs it at setup; ``grade_class --in-process`` before its first student."""
+    """Set this process up to grade (``prepare_worker``), then prove that it can, with the
+    sandbox ``options`` ask for: None, or why it cannot (``why_cannot_grade``)."""
     settings = course_config(options.course_root)
     settings.merge(command_config(options))
-    prepare_worker(GradingSandbox(config=settings).grader_memory_gb)
+    prepare_worker(bwrap.GradingSandbox(config=settings).grader_memory_gb)
     return why_cannot_grade(options.course_root, process, command_config(options))
 
 
+@dataclass
 class GradingWorker(WorkerPlugin):
     """Once per worker process: quiet logs and, on a local cluster, the kernels' chatter
     sent to ``log_path``; then ``ready_to_grade``, whose failure every later task of this
     worker reports."""
 
+    options: GradingOptions
+    log_path: str | None = None
     name = "bpe-grading-worker"
-
-    def __init__(self, options: GradingOptions, log_path: str | None = None):
-        self.options = options
-        self.log_path = log_path
 
     def setup(self, worker: Any) -> None:
         warnings.filterwarnings("ignore")  # nbgrader's SQLAlchemy warnings, once per student
@@ -328,8 +259,7 @@ def setup_problem() -> str | None:
 def grade_task(
     options: GradingOptions, student: str, template_db: Path, settings: Any = None
 ) -> StudentResult:
-    """One student, graded in a worker: ``grade_submission`` with the run's configuration
-    ``settings`` (a traitlets ``Config``; by default ``command_config(options)``)."""
+    """``grade_submission`` in a worker, unless the worker could not prove it can grade."""
     if _SETUP_PROBLEM:
         raise WorkerCannotGradeError(_SETUP_PROBLEM[0])
     return grade_submission(options, student, template_db, settings=settings)
@@ -391,8 +321,7 @@ def open_cluster(options: GradingOptions, log_path: Path | None = None) -> Itera
             client = _local_client(stack, options.jobs, log_path)
         stack.callback(client.close)
         local_log = str(log_path) if log_path and not options.scheduler else None
-        plugin = GradingWorker(options, local_log)
-        _register(client, plugin)
+        _register(client, GradingWorker(options, local_log))
         refuse_unready(client)
         yield client
 
@@ -423,16 +352,15 @@ def _local_client(stack: contextlib.ExitStack, jobs: int, log_path: Path | None)
     return Client(cluster, set_as_default=False)
 
 
-def _register(client: Client, plugin: GradingWorker, tries: int = 3) -> None:
+def _register(client: Client, plugin: GradingWorker) -> None:
     """Set every worker up; a worker that dies while the plugin is handed out breaks the
     hand-out (its nanny restarts it, and a new worker gets the plugin when it joins), so the
     others are set up again, since a broken hand-out may have missed them."""
-    for attempt in range(tries):
+    for attempt in range(3):
         try:
-            client.register_plugin(plugin)
-            return
+            return client.register_plugin(plugin)
         except OSError:
-            if attempt == tries - 1:
+            if attempt == 2:
                 raise
             time.sleep(1)
 
@@ -440,7 +368,15 @@ def _register(client: Client, plugin: GradingWorker, tries: int = 3) -> None:
 def refuse_unready(client: Client) -> None:
     """Stop before anyone is graded when the scheduler, a nanny or a worker imports from a
     folder another account can write, or a worker failed to prove it can grade."""
-    lines = _scheduler_lines(client)
+    try:
+        lines = client.run_on_scheduler(untrusted_entries)
+    except Exception as error:  # it cannot import the course's grading code
+        raise SystemExit(
+            "the Dask scheduler cannot run the course's grading code "
+            f"({type(error).__name__}: {' '.join(str(error).split())[:200]}): start it with "
+            "`make scheduler` in the course folder, which puts the course on its path. "
+            "Nothing was graded."
+        ) from None
     problems = [refusal("the Dask scheduler", lines)] if lines else []
     with contextlib.suppress(Exception):  # a cluster without nannies
         for address, lines in _answers(client, untrusted_entries, nanny=True).items():
@@ -454,34 +390,18 @@ def refuse_unready(client: Client) -> None:
 
 
 def _answers(client: Client, function: Callable[[], Any], nanny: bool = False) -> dict[str, Any]:
-    """Each process's answer; one that died meanwhile (its nanny restarts it, and the new
-    one's setup is checked again by every task it runs) gives none."""
+    """Each process's answer, or for an error the problem it shows: the process cannot run
+    the course's code. One that died meanwhile (its nanny restarts it, and the new one's setup
+    is checked again by every task it runs) gives none."""
     answers = client.run(function, nanny=nanny, on_error="return")
-    return {k: _unless_gone(k, v) for k, v in answers.items() if not isinstance(v, OSError)}
-
-
-def _unless_gone(address: str, answer: Any) -> Any:
-    """An answer, or for an error other than a lost connection the problem it shows: the
-    process cannot run the course's code (another environment, no course on its path)."""
-    if not isinstance(answer, BaseException):
-        return answer
-    why = " ".join(f"{type(answer).__name__}: {answer}".split())[:200]
-    return (
-        f"the Dask process {address} cannot run the course's grading code ({why}): start it "
-        "with `make worker` in the course folder. Nothing was graded."
-    )
-
-
-def _scheduler_lines(client: Client) -> list[str]:
-    try:
-        return client.run_on_scheduler(untrusted_entries)
-    except Exception as error:  # it cannot import the course's grading code
-        raise SystemExit(
-            "the Dask scheduler cannot run the course's grading code "
-            f"({type(error).__name__}: {' '.join(str(error).split())[:200]}): start it with "
-            "`make scheduler` in the course folder, which puts the course on its path. "
-            "Nothing was graded."
-        ) from None
+    for address, answer in answers.items():
+        if isinstance(answer, BaseException) and not isinstance(answer, OSError):
+            why = " ".join(f"{type(answer).__name__}: {answer}".split())[:200]
+            answers[address] = (
+                f"the Dask process {address} cannot run the course's grading code ({why}): "
+                "start it with `make worker` in the course folder. Nothing was graded."
+            )
+    return {k: v for k, v in answers.items() if not isinstance(v, OSError)}
 
 
 def blind_workers(client: Client, course_root: Path) -> list[str]:

@@ -1,17 +1,13 @@
-"""How a grading run was asked to grade.
-
-``GradingOptions`` holds what a run was told (the course folder, where and how many workers,
-the sandbox, the per-cell timeout, lean lessons, the memory limit), frozen, built once from
-the command line (``autograder.cli``) and handed whole to the cluster, each worker (it
-pickles) and each student's grading.
+"""How a grading run was asked to grade: ``GradingOptions``, frozen, built once from the
+command line (``autograder.cli``) and handed whole (it pickles) to the cluster, each worker and
+each student's grading.
 
 >>> options = GradingOptions(course_root=course_root("/c"), jobs=3, lean=True)
 >>> options.course_root, options.lean, options.where()
 (PosixPath('/c'), True, 'on a local Dask cluster of 3 worker(s)')
 
 But: it grades nothing and imports only the standard library, so the command reads its
-arguments before it imports Dask or nbgrader; which students to grade is the command's
-(``--student``), not part of how.
+arguments before it imports Dask or nbgrader; which students to grade is not part of it.
 """
 
 from __future__ import annotations
