@@ -7,12 +7,14 @@ tree's ``python -m autograder.grading.grade_class``) from start to exit with one
 everything ``make autograde`` does (the cluster or pool, grading, the judge or verify, the
 summary). Earlier commits run from a ``git worktree`` in a scratch
 folder, on this tree's venv; the trees take turns, in an order reversed every other round.
-Each target is a ratio to an earlier commit (``TARGETS``): ``sandbox``, at most 1.25x the
-time of bc00676, the last commit before every run of student code went into bubblewrap;
-``issue-22``, at most 1.10x the time of d3ffb9d, the last commit before the hidden cases were
-drawn per student and sent to the judge's sandbox one at a time. By default both run, in one
-run; ``--target`` picks one, ``--before COMMIT`` compares with any commit (the target whose
-commit it is, if any), ``--after COMMIT`` times a commit instead of this tree.
+Each target is a ratio to an earlier commit (``TARGETS``): ``sandbox``, at most 1.25x the time
+of bc00676, the last commit before every run of student code went into bubblewrap; ``issue-22``,
+at most 1.10x the time of d3ffb9d, the last commit before the hidden cases were drawn per
+student and sent to the judge's sandbox one at a time; ``issue-42``, at most 1.05x the time of
+f09f28c, the last commit before issue 42 moved ``autograder/`` into fewer, larger modules behind
+one command. By default every target runs, in one run; ``--target`` picks one,
+``--before COMMIT`` compares with any commit (the target whose commit it is, if any),
+``--after COMMIT`` times a commit instead of this tree.
 
 Run: ``PYTHONPATH=. .venv/bin/python bench/bench_before_after.py [--before COMMIT] [--rounds N]``
 
@@ -67,6 +69,10 @@ TARGETS = {
     # "Hub students named...": the last commit before issue 22's drawn cases (efee848).
     "issue-22": Target(
         "d3ffb9d", 1.10, "issue 22 (drawn cases, one at a time) within 10% of grading before"
+    ),
+    # "Tie test refuses unhashable...": the last commit before issue 42's move (abdfd79).
+    "issue-42": Target(
+        "f09f28c", 1.05, "issue 42 (autograder/ moved, one command) within 5% of grading before"
     ),
 }
 

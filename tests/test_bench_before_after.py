@@ -1,9 +1,9 @@
 """What bench_before_after.py records, without grading anything: its targets and its machine.
 
-``--before d3ffb9d`` (however the commit is spelled) is measured as issue 22's target and
-``--before bc00676`` as the sandbox's; any other commit has no target. The machine is
-described (cores, Python, the libraries grading runs on, the cgroups) without naming a
-folder of it, so a docs page can be made from the record as it is.
+``--before d3ffb9d`` (however the commit is spelled) is measured as issue 22's target,
+``--before f09f28c`` as issue 42's and ``--before bc00676`` as the sandbox's; any other commit
+has no target. The machine is described (cores, Python, the libraries grading runs on, the
+cgroups) without naming a folder of it, so a docs page can be made from the record as it is.
 
 But: no class is graded here; the ratios themselves come only from ``make bench``.
 """
@@ -22,7 +22,7 @@ from bench import bench_before_after as bench
 from tests.conftest import ROOT
 
 has_history = pytest.mark.skipif(
-    not (ROOT / ".git").exists() or bench._full("d3ffb9d") is None,
+    not (ROOT / ".git").exists() or None in (bench._full("d3ffb9d"), bench._full("f09f28c")),
     reason="no git history holding the targets' commits",
 )
 
@@ -34,10 +34,12 @@ def test_a_targets_commit_however_spelled_is_measured_as_that_target() -> None:
     for spelled in ("d3ffb9d", full, full[:12]):
         assert bench.comparisons(["sandbox"], spelled) == [("issue-22", spelled)]
     assert bench.comparisons(["sandbox"], "bc00676") == [("sandbox", "bc00676")]
+    assert bench.comparisons(["sandbox"], "f09f28c") == [("issue-42", "f09f28c")]
     assert bench.comparisons(["sandbox"], "efee848") == [(None, "efee848")]
     every = bench.comparisons(list(bench.TARGETS), None)
-    assert [name for name, _ in every] == ["sandbox", "issue-22"]
+    assert [name for name, _ in every] == ["sandbox", "issue-22", "issue-42"]
     assert bench.TARGETS["issue-22"].ratio == 1.10
+    assert bench.TARGETS["issue-42"].ratio == 1.05
 
 
 def test_the_machine_is_described_without_any_of_its_folders() -> None:

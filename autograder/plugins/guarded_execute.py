@@ -28,16 +28,15 @@ in which the kernel publishes nothing; its manager, after killing a kernel, look
 whether it has gone. Grading starts three kernels a student. ``PromptKernelClient`` is ready as
 soon as the kernel has replied and its ``idle`` status for that request has come through the
 IOPub socket (proof that the socket is connected: nbclient ignores any message that is not
-about its own requests); ``PromptKernelManager`` looks every 5 ms.
+about its own requests). ``PromptKernelManager``, asked to stop a kernel now (grading's
+``shutdown_kernel = "immediate"``), kills it itself and looks every 5 ms whether it has gone,
+so that jupyter_client's own stop, which follows, finds it gone at its first look.
 
-The client uses jupyter_client's public API only. The manager overrides one private method,
-``_async_wait``, because nothing public sets how often a stopping kernel is looked at:
-``shutdown_kernel`` reaches it through private methods (``_async_kill_kernel``,
-``_async_finish_shutdown``) with a fixed 0.1 s, and a kernel provisioner (the public way to
-change how a kernel is stopped) is chosen by an entry point, which the course, run from its
-folder and never installed, has none of. Hence an upper bound on jupyter_client in
-pyproject.toml, and ``tests/test_prompt_kernel.py`` checks that the method still exists, takes
-``pollinterval`` and is the one shutdown calls.
+A stop that is not now (``now=False``, not grading's) is jupyter_client's own, 0.1 s a look.
+Both classes use jupyter_client's public API only (the manager: ``signal_kernel``,
+``is_alive``, ``shutdown_kernel``), so its version needs no upper bound;
+``tests/test_prompt_kernel.py`` checks that they use no private name of it and that stopping a
+kernel now never naps 0.1 s.
 
 But: what a kernel runs, where, and for how long is other modules' business; this only
 shortens waiting for it.
@@ -68,6 +67,7 @@ widget state is the kernel's too).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import os
@@ -96,6 +96,8 @@ from bpe_course.lesson_cells import nbgrader_meta
 
 _REPLY_SECONDS = 1.0  # then ask again, as jupyter_client does
 _IOPUB_SECONDS = 0.2  # a status lost before the socket connected: ask again
+_LOOK_SECONDS = 0.005  # a killed kernel is gone within milliseconds; 0.1 s a look is idle
+_GONE_SECONDS = 1.0  # then jupyter_client's own wait (0.1 s a look, 5 s in all) takes over
 
 
 class PromptKernelClient(AsyncKernelClient):
@@ -158,15 +160,22 @@ async def _first(
 
 class PromptKernelManager(AsyncKernelManager):
     """jupyter_client's async kernel manager with :class:`PromptKernelClient` as its client,
-    looking whether a killed kernel has gone every 5 ms."""
+    looking every 5 ms whether a kernel it was asked to stop now has gone."""
 
     # The manager builds its client from client_factory; client_class names it for the rest.
     client_factory = Type(PromptKernelClient, klass=AsyncKernelClient)
     client_class = DottedObjectName(f"{__name__}.PromptKernelClient")
 
-    async def _async_wait(self, pollinterval: float = 0.1) -> None:
-        # A killed kernel is gone within milliseconds; a tenth of a second per look is idle.
-        await super()._async_wait(pollinterval=min(pollinterval, 0.005))
+    async def shutdown_kernel(self, now: bool = False, restart: bool = False) -> None:
+        """Stop the kernel as jupyter_client does; asked to stop it now, first kill it and wait
+        here until it has gone (at most ``_GONE_SECONDS``)."""
+        if now and self.owns_kernel and self.has_kernel:
+            # The same SIGKILL to the kernel's process group that jupyter_client's kill sends.
+            await self.signal_kernel(signal.SIGKILL)
+            until = time.monotonic() + _GONE_SECONDS
+            while await self.is_alive() and time.monotonic() < until:
+                await asyncio.sleep(_LOOK_SECONDS)
+        await super().shutdown_kernel(now=now, restart=restart)
 
 
 OUTPUT_TYPES = ("execute_result", "display_data", "stream", "error")
