@@ -107,3 +107,15 @@ def test_the_exporter_keeps_the_course_page_whatever_other_tools_set() -> None:
     exporter = FeedbackExporter(config=config)
     assert (exporter.template_name, exporter.template_file) == (TEMPLATE_NAME, TEMPLATE_FILE)
     assert exporter.template.name == TEMPLATE_FILE  # found, with nbgrader's page to extend
+
+
+def test_no_configuration_turns_the_redaction_off() -> None:
+    """Redaction is what keeps hidden tests out of feedback: a config that switches nbgrader's
+    preprocessors off (``enabled = False``) must leave it on."""
+    from traitlets.config import Config
+
+    from autograder.plugins.feedback import RedactHiddenTests
+
+    for section in ("RedactHiddenTests", "NbGraderPreprocessor", "Preprocessor"):
+        config = Config({section: {"enabled": False}})
+        assert RedactHiddenTests(config=config).enabled is True, section

@@ -62,6 +62,7 @@ from nbconvert.exporters import HTMLExporter
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 from nbformat import NotebookNode
 from nbgrader.preprocessors.base import NbGraderPreprocessor
+from traitlets import Bool
 from traitlets.config import Config
 
 from autograder.course import exercise_of
@@ -179,11 +180,14 @@ def is_private_frame(frame: str) -> bool:
     return bool(PRIVATE_PATHS.search(ANSI.sub("", frame)))
 
 
-# Both steps are NbGraderPreprocessors, enabled unless configured off: nbgrader registers
-# feedback steps without enabling them, and a disabled nbconvert Preprocessor is skipped without
-# a word, which would show the hidden tests.
+# Both steps are NbGraderPreprocessors: nbgrader registers feedback steps without enabling
+# them, and a disabled nbconvert Preprocessor is skipped without a word, which would show the
+# hidden tests. So the redaction is on always: no configuration (a stray
+# c.NbGraderPreprocessor.enabled = False) can turn it off.
 class RedactHiddenTests(NbGraderPreprocessor):
     """Keeps failure messages in feedback; removes hidden test source and checker frames."""
+
+    enabled = Bool(True, help="Always on; not a setting.")
 
     def preprocess_cell(
         self, cell: NotebookNode, resources: dict, index: int
