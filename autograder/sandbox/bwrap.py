@@ -67,7 +67,6 @@ DENIED = (
     *("reboot", "swapon", "swapoff", "syslog", "acct", "quotactl", "iopl", "ioperm"),
     "fanotify_init",
 )
-PER_LINUX, PERSONA_QUERY = 0x0, 0xFFFFFFFF
 # CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET.
 NAMESPACE_FLAGS = (0x20000, 0x2000000, 0x4000000, 0x8000000, 0x10000000, 0x20000000, 0x40000000)
 _ERRNO_OF = {"clone3": errno.ENOSYS}  # the rest: EPERM
