@@ -8,42 +8,28 @@ A notebook past its time budget (``budget`` seconds beyond the time limit of eac
 cells) is stopped the same way, so cell after cell that runs to the limit cannot hold a
 worker for hours.
 
-Its kernels are started and stopped without idle waits (``PromptKernelManager``, below), and
-found where the configuration says (``SandboxKernelManager.kernel_dirs``, which
+Its kernels are found where the configuration says (``SandboxKernelManager.kernel_dirs``, which
 ``kernels.jail_kernels`` sets). It runs a notebook only in the sandbox's kernel
 (``kernels.JAIL_KERNEL``, which ``make autograde`` sets up) unless the configuration says
 ``GradingSandbox.unconfined``, so a bare ``nbgrader autograde`` or the Formgrader's Autograde
 button cannot run a student's code as the instructor.
 
-But: a single cell that loops is nbgrader's timeout's business (``ExecutePreprocessor.timeout``
-in ``nbgrader_config.py``; ``cell_timeout`` reads it for the other steps), memory is limited by
-the kernels' sandbox, nothing here grades or trims cells (``lessons`` does that), and every
-well-formed output is kept as it is (``PlainOutputs`` and ``MarkupAsText`` decide later what
-of it may be shown).
+They are started and stopped without idle waits. jupyter_client's client calls a kernel
+ready after its ``kernel_info`` reply and then 0.2 s in which the kernel publishes nothing; its
+manager, after killing a kernel, looks every 0.1 s whether it has gone. Grading starts three
+kernels a student. ``PromptKernelClient`` is ready as soon as the kernel has replied and its
+``idle`` status for that request has come through the IOPub socket (proof that the socket is
+connected: nbclient ignores any message that is not about its own requests).
+``PromptKernelManager``, asked to stop a kernel now (grading's ``shutdown_kernel =
+"immediate"``), kills it itself and looks every 5 ms whether it has gone, so that
+jupyter_client's own stop, which follows, finds it gone at its first look; a stop that is not
+now is jupyter_client's own, 0.1 s a look. Both classes use jupyter_client's public API only
+(the manager: ``signal_kernel``, ``is_alive``, ``shutdown_kernel``), so its version needs no
+upper bound; ``tests/test_prompt_kernel.py`` checks that they use no private name of it and
+that stopping a kernel now never naps 0.1 s.
 
-A kernel manager and client that start and stop grading kernels without idle waits.
-
-jupyter_client's client calls a kernel ready after its ``kernel_info`` reply and then 0.2 s
-in which the kernel publishes nothing; its manager, after killing a kernel, looks every 0.1 s
-whether it has gone. Grading starts three kernels a student. ``PromptKernelClient`` is ready as
-soon as the kernel has replied and its ``idle`` status for that request has come through the
-IOPub socket (proof that the socket is connected: nbclient ignores any message that is not
-about its own requests). ``PromptKernelManager``, asked to stop a kernel now (grading's
-``shutdown_kernel = "immediate"``), kills it itself and looks every 5 ms whether it has gone,
-so that jupyter_client's own stop, which follows, finds it gone at its first look.
-
-A stop that is not now (``now=False``, not grading's) is jupyter_client's own, 0.1 s a look.
-Both classes use jupyter_client's public API only (the manager: ``signal_kernel``,
-``is_alive``, ``shutdown_kernel``), so its version needs no upper bound;
-``tests/test_prompt_kernel.py`` checks that they use no private name of it and that stopping a
-kernel now never naps 0.1 s.
-
-But: what a kernel runs, where, and for how long is other modules' business; this only
-shortens waiting for it.
-
-What a cell's kernel sends is the student's, made well-formed under nbformat's own schema.
-
-A cell can send iopub messages of its own with its own parent, and nbclient copies what they
+What a cell's kernel sends is the student's, made well-formed under nbformat's own schema. A
+cell can send iopub messages of its own with its own parent, and nbclient copies what they
 hold into the notebook: an execution count that is a string, a MIME bundle that is a list, a
 stream named ``<script>``, a traceback that is not a list, metadata nested a thousand deep,
 text holding a lone surrogate that UTF-8 cannot write. nbconvert or nbgrader would then refuse
@@ -54,6 +40,12 @@ repaired. What changed, in words that never repeat the student's own text, goes 
 as a short note (``note_output``) and into ``record`` (the JSON lines ``grade_one`` reads to
 ask a person to look). ``well_formed_metadata`` bounds a notebook's metadata the same way (a
 widget state is the kernel's too).
+
+But: a single cell that loops is nbgrader's timeout's business (``ExecutePreprocessor.timeout``
+in ``nbgrader_config.py``; ``cell_timeout`` reads it for the other steps), memory is limited by
+the kernels' sandbox, nothing here grades or trims cells (``lessons`` does that), and every
+well-formed output is kept as it is (``PlainOutputs`` and ``MarkupAsText`` decide later what
+of it may be shown); the prompt kernel classes only shorten waiting for a kernel.
 
 >>> from nbformat.v4 import new_code_cell
 >>> cell = new_code_cell("forge()")
