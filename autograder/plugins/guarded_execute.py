@@ -99,8 +99,8 @@ class PromptKernelClient(AsyncKernelClient):
         deadline = time.monotonic() + (math.inf if timeout is None else timeout)
         while True:
             request = self.kernel_info()
-            reply = await self._reply_to(request)
-            if reply is not None and await self._idle_after(request):
+            reply = await _first(self.get_shell_msg, request, _REPLY_SECONDS)
+            if reply and await _first(self.get_iopub_msg, request, _IOPUB_SECONDS, "idle"):
                 self._adapt_protocol(reply)
                 return
             if not await self.is_alive():
@@ -118,49 +118,33 @@ class PromptKernelClient(AsyncKernelClient):
         if major != protocol_version_info[0]:
             self.session.adapt_version = major
 
-    async def _reply_to(self, request: str) -> dict[str, Any] | None:
-        return await _first(self.get_shell_msg, lambda m: _about(m, request), _REPLY_SECONDS)
-
-    async def _idle_after(self, request: str) -> bool:
-        def idle(message: dict[str, Any]) -> bool:
-            return _about(message, request) and message["content"].get("execution_state") == "idle"
-
-        return await _first(self.get_iopub_msg, idle, _IOPUB_SECONDS) is not None
-
-
-def _about(message: dict[str, Any], request: str) -> bool:
-    return message["parent_header"].get("msg_id") == request
-
 
 async def _first(
-    get: Callable[..., Awaitable[dict[str, Any]]],
-    wanted: Callable[[dict[str, Any]], bool],
-    seconds: float,
+    get: Callable[..., Awaitable[dict[str, Any]]], request: str, seconds: float, state: str = ""
 ) -> dict[str, Any] | None:
-    """The first message ``get`` gives within ``seconds`` for which ``wanted`` holds, or None;
-    the others are dropped."""
+    """The first message ``get`` gives within ``seconds`` about ``request`` (with ``state``:
+    saying the kernel is in that state), or None; the others are dropped."""
     until = time.monotonic() + seconds
     while (left := until - time.monotonic()) > 0:
         try:
             message = await get(timeout=left)
         except Empty:
             return None
-        if wanted(message):
+        about = message["parent_header"].get("msg_id") == request
+        if about and (not state or message["content"].get("execution_state") == state):
             return message
     return None
 
 
 class PromptKernelManager(AsyncKernelManager):
-    """jupyter_client's async kernel manager with :class:`PromptKernelClient` as its client,
-    looking every 5 ms whether a kernel it was asked to stop now has gone."""
+    """jupyter_client's async kernel manager, with ``PromptKernelClient`` and a prompt stop."""
 
     # The manager builds its client from client_factory; client_class names it for the rest.
     client_factory = Type(PromptKernelClient, klass=AsyncKernelClient)
     client_class = DottedObjectName(f"{__name__}.PromptKernelClient")
 
     async def shutdown_kernel(self, now: bool = False, restart: bool = False) -> None:
-        """Stop the kernel as jupyter_client does; asked to stop it now, first kill it and wait
-        here until it has gone (at most ``_GONE_SECONDS``)."""
+        """jupyter_client's stop; asked to stop now, first kill the kernel and wait for it to go."""
         if now and self.owns_kernel and self.has_kernel:
             # The same SIGKILL to the kernel's process group that jupyter_client's kill sends.
             await self.signal_kernel(signal.SIGKILL)
