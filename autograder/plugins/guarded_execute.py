@@ -249,18 +249,13 @@ def _bundle(data: Any) -> tuple[dict[str, Any], list[str]]:
     """A MIME bundle with every value the schema refuses dropped, and what was dropped."""
     if not isinstance(data, dict):
         return {}, ["data"]
-    kept: dict[str, Any] = {}
-    for mime, value in data.items():
-        if not isinstance(mime, str):
-            continue
-        if JSON_MIME.match(mime):
-            if _bounded(value):
-                kept[mime] = value
-            continue
-        if not _text(value)[1]:
-            kept[mime] = value
-    dropped = len(kept) < len(data)
-    return kept, ["data"] if dropped else []
+    kept = {
+        mime: value
+        for mime, value in data.items()
+        if isinstance(mime, str)
+        and (_bounded(value) if JSON_MIME.match(mime) else not _text(value)[1])
+    }
+    return kept, ["data"] if len(kept) < len(data) else []
 
 
 def _rebuilt(output: dict[str, Any]) -> tuple[dict[str, Any] | None, list[str]]:
