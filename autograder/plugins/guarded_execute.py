@@ -12,7 +12,7 @@ Its kernels are found where the configuration says (``SandboxKernelManager.kerne
 ``kernels.jail_kernels`` sets). It runs a notebook only in the sandbox's kernel
 (``kernels.JAIL_KERNEL``, which ``make autograde`` sets up) unless the configuration says
 ``GradingSandbox.unconfined``, so a bare ``nbgrader autograde`` or the Formgrader's Autograde
-button cannot run a student's code as the instructor.
+button cannot run a student's code as the instructor, beside the gradebook.
 
 They are started and stopped without idle waits. jupyter_client's client calls a kernel
 ready after its ``kernel_info`` reply and then 0.2 s in which the kernel publishes nothing; its
@@ -397,9 +397,7 @@ class UnconfinedKernelError(RuntimeError):
 
 
 def refuse_unconfined(kernel_name: str, unconfined: bool = False) -> None:
-    """Stop unless the kernel is the sandboxed one ``make autograde`` sets up, or grading
-    unconfined was asked for: a bare ``nbgrader autograde`` or the Formgrader's Autograde
-    button would run the student's code as the instructor, beside the gradebook.
+    """Stop unless the kernel is the sandbox's (``JAIL_KERNEL``) or unconfined was asked for.
 
     >>> refuse_unconfined(JAIL_KERNEL)
     """
@@ -426,10 +424,9 @@ def cell_timeout(config: Config) -> float:
 
 
 class SandboxKernelManager(PromptKernelManager):
-    """``PromptKernelManager`` whose kernel specs are looked up where the configuration says
-    (``kernel_dirs``, which ``kernels.jail_kernels`` sets): jupyter_client's own spec
-    manager takes its folders from ``JUPYTER_PATH``, an environment variable. Its kernels get
-    ``kernel_env`` (the student's home, ``kernels.give_kernels``) in their environment."""
+    """``PromptKernelManager`` finding kernel specs in ``kernel_dirs`` (jupyter_client's own
+    spec manager takes its folders from ``JUPYTER_PATH``, an environment variable), its
+    kernels given ``kernel_env`` (the student's home, ``kernels.give_kernels``)."""
 
     kernel_dirs = List(
         Unicode(), help="folders holding the kernel specs to start (empty: Jupyter's own)"
@@ -459,9 +456,8 @@ class SandboxKernelManager(PromptKernelManager):
 
     @default("kernel_spec_manager")
     def _configured_spec_manager(self) -> KernelSpecManager:
-        if not self.kernel_dirs:
-            return KernelSpecManager(parent=self, data_dir=self.data_dir)
-        return KernelSpecManager(parent=self, data_dir=self.data_dir, kernel_dirs=self.kernel_dirs)
+        dirs = {"kernel_dirs": self.kernel_dirs} if self.kernel_dirs else {}
+        return KernelSpecManager(parent=self, data_dir=self.data_dir, **dirs)
 
 
 class GuardedExecute(Execute):
