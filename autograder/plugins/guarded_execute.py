@@ -8,42 +8,28 @@ A notebook past its time budget (``budget`` seconds beyond the time limit of eac
 cells) is stopped the same way, so cell after cell that runs to the limit cannot hold a
 worker for hours.
 
-Its kernels are started and stopped without idle waits (``PromptKernelManager``, below), and
-found where the configuration says (``SandboxKernelManager.kernel_dirs``, which
+Its kernels are found where the configuration says (``SandboxKernelManager.kernel_dirs``, which
 ``kernels.jail_kernels`` sets). It runs a notebook only in the sandbox's kernel
 (``kernels.JAIL_KERNEL``, which ``make autograde`` sets up) unless the configuration says
 ``GradingSandbox.unconfined``, so a bare ``nbgrader autograde`` or the Formgrader's Autograde
-button cannot run a student's code as the instructor.
+button cannot run a student's code as the instructor, beside the gradebook.
 
-But: a single cell that loops is nbgrader's timeout's business (``ExecutePreprocessor.timeout``
-in ``nbgrader_config.py``; ``cell_timeout`` reads it for the other steps), memory is limited by
-the kernels' sandbox, nothing here grades or trims cells (``lessons`` does that), and every
-well-formed output is kept as it is (``PlainOutputs`` and ``MarkupAsText`` decide later what
-of it may be shown).
+They are started and stopped without idle waits. jupyter_client's client calls a kernel
+ready after its ``kernel_info`` reply and then 0.2 s in which the kernel publishes nothing; its
+manager, after killing a kernel, looks every 0.1 s whether it has gone. Grading starts three
+kernels a student. ``PromptKernelClient`` is ready as soon as the kernel has replied and its
+``idle`` status for that request has come through the IOPub socket (proof that the socket is
+connected: nbclient ignores any message that is not about its own requests).
+``PromptKernelManager``, asked to stop a kernel now (grading's ``shutdown_kernel =
+"immediate"``), kills it itself and looks every 5 ms whether it has gone, so that
+jupyter_client's own stop, which follows, finds it gone at its first look; a stop that is not
+now is jupyter_client's own, 0.1 s a look. Both classes use jupyter_client's public API only
+(the manager: ``signal_kernel``, ``is_alive``, ``shutdown_kernel``), so its version needs no
+upper bound; ``tests/test_prompt_kernel.py`` checks that they use no private name of it and
+that stopping a kernel now never naps 0.1 s.
 
-A kernel manager and client that start and stop grading kernels without idle waits.
-
-jupyter_client's client calls a kernel ready after its ``kernel_info`` reply and then 0.2 s
-in which the kernel publishes nothing; its manager, after killing a kernel, looks every 0.1 s
-whether it has gone. Grading starts three kernels a student. ``PromptKernelClient`` is ready as
-soon as the kernel has replied and its ``idle`` status for that request has come through the
-IOPub socket (proof that the socket is connected: nbclient ignores any message that is not
-about its own requests). ``PromptKernelManager``, asked to stop a kernel now (grading's
-``shutdown_kernel = "immediate"``), kills it itself and looks every 5 ms whether it has gone,
-so that jupyter_client's own stop, which follows, finds it gone at its first look.
-
-A stop that is not now (``now=False``, not grading's) is jupyter_client's own, 0.1 s a look.
-Both classes use jupyter_client's public API only (the manager: ``signal_kernel``,
-``is_alive``, ``shutdown_kernel``), so its version needs no upper bound;
-``tests/test_prompt_kernel.py`` checks that they use no private name of it and that stopping a
-kernel now never naps 0.1 s.
-
-But: what a kernel runs, where, and for how long is other modules' business; this only
-shortens waiting for it.
-
-What a cell's kernel sends is the student's, made well-formed under nbformat's own schema.
-
-A cell can send iopub messages of its own with its own parent, and nbclient copies what they
+What a cell's kernel sends is the student's, made well-formed under nbformat's own schema. A
+cell can send iopub messages of its own with its own parent, and nbclient copies what they
 hold into the notebook: an execution count that is a string, a MIME bundle that is a list, a
 stream named ``<script>``, a traceback that is not a list, metadata nested a thousand deep,
 text holding a lone surrogate that UTF-8 cannot write. nbconvert or nbgrader would then refuse
@@ -54,6 +40,12 @@ repaired. What changed, in words that never repeat the student's own text, goes 
 as a short note (``note_output``) and into ``record`` (the JSON lines ``grade_one`` reads to
 ask a person to look). ``well_formed_metadata`` bounds a notebook's metadata the same way (a
 widget state is the kernel's too).
+
+But: a single cell that loops is nbgrader's timeout's business (``ExecutePreprocessor.timeout``
+in ``nbgrader_config.py``; ``cell_timeout`` reads it for the other steps), memory is limited by
+the kernels' sandbox, nothing here grades or trims cells (``lessons`` does that), and every
+well-formed output is kept as it is (``PlainOutputs`` and ``MarkupAsText`` decide later what
+of it may be shown); the prompt kernel classes only shorten waiting for a kernel.
 
 >>> from nbformat.v4 import new_code_cell
 >>> cell = new_code_cell("forge()")
@@ -107,8 +99,8 @@ class PromptKernelClient(AsyncKernelClient):
         deadline = time.monotonic() + (math.inf if timeout is None else timeout)
         while True:
             request = self.kernel_info()
-            reply = await self._reply_to(request)
-            if reply is not None and await self._idle_after(request):
+            reply = await _first(self.get_shell_msg, request, _REPLY_SECONDS)
+            if reply and await _first(self.get_iopub_msg, request, _IOPUB_SECONDS, "idle"):
                 self._adapt_protocol(reply)
                 return
             if not await self.is_alive():
@@ -126,49 +118,33 @@ class PromptKernelClient(AsyncKernelClient):
         if major != protocol_version_info[0]:
             self.session.adapt_version = major
 
-    async def _reply_to(self, request: str) -> dict[str, Any] | None:
-        return await _first(self.get_shell_msg, lambda m: _about(m, request), _REPLY_SECONDS)
-
-    async def _idle_after(self, request: str) -> bool:
-        def idle(message: dict[str, Any]) -> bool:
-            return _about(message, request) and message["content"].get("execution_state") == "idle"
-
-        return await _first(self.get_iopub_msg, idle, _IOPUB_SECONDS) is not None
-
-
-def _about(message: dict[str, Any], request: str) -> bool:
-    return message["parent_header"].get("msg_id") == request
-
 
 async def _first(
-    get: Callable[..., Awaitable[dict[str, Any]]],
-    wanted: Callable[[dict[str, Any]], bool],
-    seconds: float,
+    get: Callable[..., Awaitable[dict[str, Any]]], request: str, seconds: float, state: str = ""
 ) -> dict[str, Any] | None:
-    """The first message ``get`` gives within ``seconds`` for which ``wanted`` holds, or None;
-    the others are dropped."""
+    """The first message ``get`` gives within ``seconds`` about ``request`` (with ``state``:
+    saying the kernel is in that state), or None; the others are dropped."""
     until = time.monotonic() + seconds
     while (left := until - time.monotonic()) > 0:
         try:
             message = await get(timeout=left)
         except Empty:
             return None
-        if wanted(message):
+        about = message["parent_header"].get("msg_id") == request
+        if about and (not state or message["content"].get("execution_state") == state):
             return message
     return None
 
 
 class PromptKernelManager(AsyncKernelManager):
-    """jupyter_client's async kernel manager with :class:`PromptKernelClient` as its client,
-    looking every 5 ms whether a kernel it was asked to stop now has gone."""
+    """jupyter_client's async kernel manager, with ``PromptKernelClient`` and a prompt stop."""
 
     # The manager builds its client from client_factory; client_class names it for the rest.
     client_factory = Type(PromptKernelClient, klass=AsyncKernelClient)
     client_class = DottedObjectName(f"{__name__}.PromptKernelClient")
 
     async def shutdown_kernel(self, now: bool = False, restart: bool = False) -> None:
-        """Stop the kernel as jupyter_client does; asked to stop it now, first kill it and wait
-        here until it has gone (at most ``_GONE_SECONDS``)."""
+        """jupyter_client's stop; asked to stop now, first kill the kernel and wait for it to go."""
         if now and self.owns_kernel and self.has_kernel:
             # The same SIGKILL to the kernel's process group that jupyter_client's kill sends.
             await self.signal_kernel(signal.SIGKILL)
@@ -273,18 +249,13 @@ def _bundle(data: Any) -> tuple[dict[str, Any], list[str]]:
     """A MIME bundle with every value the schema refuses dropped, and what was dropped."""
     if not isinstance(data, dict):
         return {}, ["data"]
-    kept: dict[str, Any] = {}
-    for mime, value in data.items():
-        if not isinstance(mime, str):
-            continue
-        if JSON_MIME.match(mime):
-            if _bounded(value):
-                kept[mime] = value
-            continue
-        if not _text(value)[1]:
-            kept[mime] = value
-    dropped = len(kept) < len(data)
-    return kept, ["data"] if dropped else []
+    kept = {
+        mime: value
+        for mime, value in data.items()
+        if isinstance(mime, str)
+        and (_bounded(value) if JSON_MIME.match(mime) else not _text(value)[1])
+    }
+    return kept, ["data"] if len(kept) < len(data) else []
 
 
 def _rebuilt(output: dict[str, Any]) -> tuple[dict[str, Any] | None, list[str]]:
@@ -426,9 +397,7 @@ class UnconfinedKernelError(RuntimeError):
 
 
 def refuse_unconfined(kernel_name: str, unconfined: bool = False) -> None:
-    """Stop unless the kernel is the sandboxed one ``make autograde`` sets up, or grading
-    unconfined was asked for: a bare ``nbgrader autograde`` or the Formgrader's Autograde
-    button would run the student's code as the instructor, beside the gradebook.
+    """Stop unless the kernel is the sandbox's (``JAIL_KERNEL``) or unconfined was asked for.
 
     >>> refuse_unconfined(JAIL_KERNEL)
     """
@@ -455,10 +424,9 @@ def cell_timeout(config: Config) -> float:
 
 
 class SandboxKernelManager(PromptKernelManager):
-    """``PromptKernelManager`` whose kernel specs are looked up where the configuration says
-    (``kernel_dirs``, which ``kernels.jail_kernels`` sets): jupyter_client's own spec
-    manager takes its folders from ``JUPYTER_PATH``, an environment variable. Its kernels get
-    ``kernel_env`` (the student's home, ``kernels.give_kernels``) in their environment."""
+    """``PromptKernelManager`` finding kernel specs in ``kernel_dirs`` (jupyter_client's own
+    spec manager takes its folders from ``JUPYTER_PATH``, an environment variable), its
+    kernels given ``kernel_env`` (the student's home, ``kernels.give_kernels``)."""
 
     kernel_dirs = List(
         Unicode(), help="folders holding the kernel specs to start (empty: Jupyter's own)"
@@ -488,9 +456,8 @@ class SandboxKernelManager(PromptKernelManager):
 
     @default("kernel_spec_manager")
     def _configured_spec_manager(self) -> KernelSpecManager:
-        if not self.kernel_dirs:
-            return KernelSpecManager(parent=self, data_dir=self.data_dir)
-        return KernelSpecManager(parent=self, data_dir=self.data_dir, kernel_dirs=self.kernel_dirs)
+        dirs = {"kernel_dirs": self.kernel_dirs} if self.kernel_dirs else {}
+        return KernelSpecManager(parent=self, data_dir=self.data_dir, **dirs)
 
 
 class GuardedExecute(Execute):

@@ -24,12 +24,14 @@ But: a widget or an interactive plot in an autograded notebook shows as its text
 student's own notes lose their formatting (headings, links and formulas show as typed), and
 without a master every markdown cell counts as the student's.
 
->>> from nbformat.v4 import new_markdown_cell
+>>> from nbformat.v4 import new_markdown_cell, new_raw_cell
 >>> cell = new_markdown_cell("Hi <script>alert(1)</script>")
 >>> print(MarkupAsText().preprocess_cell(cell, {}, 0)[0].source)
 ```
 Hi <script>alert(1)</script>
 ```
+>>> MarkupAsText().preprocess_cell(new_raw_cell("<b>&</b>"), {}, 0)[0].source
+'<pre>&lt;b&gt;&amp;&lt;/b&gt;</pre>'
 >>> from nbformat.v4 import new_code_cell, new_output
 >>> cell = new_code_cell("show()")
 >>> cell.outputs = [new_output("display_data", data={"text/html": "<script>x</script>",
@@ -144,15 +146,6 @@ def as_code_block(text: str) -> str:
     return f"{fence}\n{text}\n{fence}"
 
 
-def as_escaped_html(text: str) -> str:
-    """HTML that shows ``text`` as typed, line breaks kept.
-
-    >>> as_escaped_html("<b>&</b>")
-    '<pre>&lt;b&gt;&amp;&lt;/b&gt;</pre>'
-    """
-    return f"<pre>{html.escape(text)}</pre>"
-
-
 def _is_base64(data: object) -> bool:
     try:
         base64.b64decode("".join(str(data).split()), validate=True)
@@ -201,7 +194,7 @@ class MarkupAsText(NbGraderPreprocessor):
         if cell.cell_type == "markdown":
             cell.source = as_code_block(cell.source)
         else:
-            cell.source = as_escaped_html(cell.source)
+            cell.source = f"<pre>{html.escape(cell.source)}</pre>"  # as typed, line breaks kept
             cell.metadata["format"] = cell.metadata["raw_mimetype"] = "text/html"
         return cell, resources
 

@@ -99,14 +99,10 @@ def account_name(uid: int) -> str:
 
 
 def copy_plain(entry: str, into: str | None, owner: int | None, max_bytes: int) -> int:
-    """Copy the folder ``entry`` to ``into`` (with ``None``: only look) by ``safe_walk``, which
-    opens each part through its folder's descriptor with O_NOFOLLOW, so a link is refused even
-    if it appears during the copy. Returns the bytes of its files.
-
-    Raises ``UntrustedEntryError`` for a link, a fifo, socket or device, a part not owned by
-    ``owner`` (any owner when ``None``), more than ``max_bytes`` in all, and
-    ``TooManyEntriesError`` past ``MAX_ENTRIES`` files and folders or ``MAX_DEPTH``.
-    """
+    """Copy the folder ``entry`` to ``into`` (with ``None``: only look) by ``safe_walk``; returns
+    the bytes of its files. Raises ``UntrustedEntryError`` for a link or special file, a part not
+    owned by ``owner`` (any owner when ``None``), more than ``max_bytes`` in all, and
+    ``TooManyEntriesError`` past ``MAX_ENTRIES`` files and folders or ``MAX_DEPTH``."""
     try:
         top = os.open(entry, FOLDER)
     except OSError as error:
@@ -292,8 +288,7 @@ class OwnedCollect(ExchangeCollect):
         self.refused.append((entry, text))
 
     def copy_files(self) -> None:
-        """Each chosen entry on its own: one that cannot be read, checked or copied is
-        refused and the others are collected; then the collect fails naming the refused."""
+        """Each chosen entry on its own; then the collect fails naming the refused."""
         if not self.src_records:
             self.log.warning("No submissions of %r to collect", self.coursedir.assignment_id)
         for record in self.src_records:
@@ -310,8 +305,7 @@ class OwnedCollect(ExchangeCollect):
             )
 
     def _collect(self, record: dict) -> None:
-        """nbgrader's choice of whether to copy, with the entry copied and checked in full
-        before an earlier submission is replaced, and a poisoned timestamp refused."""
+        """nbgrader's choice of whether to copy; the copy checked in full before it replaces."""
         student = record["username"]
         source = os.path.join(self.inbound_path, record["filename"])
         dest = self.coursedir.format_path(
