@@ -265,16 +265,14 @@ class Filler:
         record = self.export.records[index]
         held = record.value(column)
         who = f"{grade.student} → {self._who(index)}"
-        zero = lms.zero_for_no_submission(grade, self.args.no_submission_zero)
-        if grade.final is None and not zero:
+        given = grade.in_file(points, self.args.no_submission_zero)
+        if given is None:
             line = f"{who}: {grade.here()}; the file: as Canvas holds it ({held or 'blank'})"
             self.report.add(lms.NO_GRADE, line)
             return
-        value = Decimal(0) if zero else lms.scaled(grade.final or 0.0, grade.maximum, points)
-        text = lms.as_text(value)
-        why = "no submission, 0 (--no-submission-zero)" if zero else grade.here()
+        text, why = given
         of = f"{text} of {lms.points_text(points)} ({why})"
-        if held and number(held) != value:
+        if held and number(held) != number(text):
             if not self.args.overwrite:  # a grade typed in Canvas, or EX: Canvas's stands
                 self.report.add(lms.KEPT, f"{who}: Canvas holds {held}, here {of}; kept")
                 return

@@ -72,6 +72,15 @@ class ClassGrade:
         text = f"{ASSIGNMENT} {self.here()}"
         return f"{text} ({', '.join(parts)})" if parts and self.graded else text
 
+    def in_file(self, points: Decimal, no_submission_zero: bool) -> tuple[str, str] | None:
+        """The grade an LMS file gets on ``points`` (two decimals, as Canvas exports them) and
+        why; None when it gets none (not graded, and no 0 for a student with no submission)."""
+        if no_submission_zero and self.status.kind == NO_SUBMISSION:
+            return "0.00", "no submission, 0 (--no-submission-zero)"
+        if self.final is None:
+            return None
+        return f"{scaled(self.final, self.maximum, points):.2f}", self.here()
+
 
 def assignment_maximum(course_root: Path) -> float:
     """The assignment's points in the gradebook (21 for this course)."""
@@ -112,17 +121,8 @@ def scaled(score: float, maximum: float, points: float | Decimal) -> Decimal:
     return exact.quantize(CENT, rounding=ROUND_HALF_UP)
 
 
-def as_text(value: Decimal) -> str:
-    """A grade as the LMS files write it: two decimals, as Canvas exports them."""
-    return f"{value:.2f}"
-
-
 def points_text(points: Decimal) -> str:
     return f"{float(points):g}"
-
-
-def zero_for_no_submission(grade: ClassGrade, enabled: bool) -> bool:
-    return enabled and grade.status.kind == NO_SUBMISSION
 
 
 MATCHED = "matched: the file holds their grade"
