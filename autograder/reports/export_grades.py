@@ -16,7 +16,6 @@ But: it grades nothing and does not change the gradebook.
 
 from __future__ import annotations
 
-import importlib.metadata
 import sys
 from pathlib import Path
 
@@ -127,11 +126,10 @@ def _assignment_maximum(course_root: Path) -> float | None:
 
 
 def course_version() -> str:
-    """The version of ``bpe_course`` here (its ``__version__``, else the installed package's)."""
-    import bpe_course
+    """The version of ``bpe_course`` here (its ``__version__``, from the installed package)."""
+    from bpe_course import __version__
 
-    version = getattr(bpe_course, "__version__", None)
-    return str(version) if version else importlib.metadata.version("bpe-course")
+    return __version__
 
 
 def write_grades(course_root: Path, path: Path) -> list[dict[str, str]]:
