@@ -87,12 +87,6 @@ def joined(records: list[Record], end: str) -> str:
     return "".join(lines)
 
 
-def line_end(text: str) -> str:
-    """The line end of the text's first line ("\\r\\n", "\\n" or "\\r")."""
-    found = re.search(r"\r\n|\n|\r", text)
-    return found.group() if found else "\r\n"
-
-
 def number(text: str) -> Decimal | None:
     try:
         value = Decimal(text.strip())
@@ -126,7 +120,9 @@ def read_export(path: Path) -> Export:
         raise ExportError(f"cannot read {path} as a UTF-8 CSV file: {error}") from error
     bom = "\ufeff" if text.startswith("\ufeff") else ""
     records = split_records(text[len(bom) :])
-    end, closed = line_end(text), text.endswith(("\n", "\r"))
+    first_end = re.search(r"\r\n|\n|\r", text)  # the file's line end is its first line's
+    end = first_end.group() if first_end else "\r\n"
+    closed = text.endswith(("\n", "\r"))
     if not records:
         raise ExportError(f"{path} is empty")
     header = list(records[0].cells)
