@@ -26,6 +26,8 @@ from pathlib import Path
 
 from autograder.course import ASSIGNMENT, GRADED, NO_SUBMISSION, Status, class_db_path
 from autograder.problems import printable
+from autograder.reports.export_grades import class_rows, late_penalties
+from autograder.reports.safe_csv import replacing
 from autograder.roster import ROSTER_FILE, RosterError, Student, read_roster
 
 CENT = Decimal("0.01")
@@ -92,8 +94,6 @@ def assignment_maximum(course_root: Path) -> float:
 
 def class_grades(course_root: Path, roster: dict[str, Student]) -> dict[str, ClassGrade]:
     """Every student here or in the roster, by course id, as ``grades.csv`` has them."""
-    from autograder.reports.export_grades import class_rows, late_penalties
-
     maximum = assignment_maximum(course_root)
     penalties = late_penalties(course_root)
     grades = {}
@@ -193,8 +193,6 @@ def run(options: LmsOptions, build: Builder) -> int:
     """Check the course, ``build`` the file's text and the report, print the report, and
     write the file unless a graded student is unmatched (exit 2) or the input is wrong
     (exit 1): a failed run writes nothing and leaves an earlier file as it was."""
-    from autograder.reports.safe_csv import replacing
-
     root = options.root.resolve()
     if not class_db_path(root).exists():
         print("no gradebook.db yet: run `make autograde` first", file=sys.stderr)
