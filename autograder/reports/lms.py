@@ -185,11 +185,9 @@ class LmsOptions:
     allow_unmatched: bool = False  # write even when graded students are not in the LMS
 
 
-# Makes the file's text and the report from the course root and the roster.
-Builder = Callable[[Path, dict[str, Student]], tuple[Report, str]]
-
-
-def run(options: LmsOptions, build: Builder) -> int:
+def run(
+    options: LmsOptions, build: Callable[[Path, dict[str, Student]], tuple[Report, str]]
+) -> int:
     """Check the course, ``build`` the file's text and the report, print the report, and
     write the file unless a graded student is unmatched (exit 2) or the input is wrong
     (exit 1): a failed run writes nothing and leaves an earlier file as it was."""
