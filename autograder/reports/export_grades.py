@@ -19,6 +19,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import bpe_course
 from autograder.course import (
     ASSIGNMENT,
     EXERCISES,
@@ -127,9 +128,7 @@ def _assignment_maximum(course_root: Path) -> float | None:
 
 def course_version() -> str:
     """The version of ``bpe_course`` here (its ``__version__``, from the installed package)."""
-    from bpe_course import __version__
-
-    return __version__
+    return bpe_course.__version__
 
 
 def write_grades(course_root: Path, path: Path) -> list[dict[str, str]]:
