@@ -3,13 +3,11 @@
 Unlike ``nbgrader export`` (one number per student, whatever was scored), the total is blank
 unless the status is ``graded``, and an exercise is blank where a person must decide. It reads
 the gradebook and the judged verdicts through ``summary.collect`` (``class_rows``, which the
-LMS files read too); ``late_penalty`` is nbgrader's, which the LMS files subtract, and
-``late`` says how late the submission was ('late by 2 min 5 s', from nbgrader's timestamp and
-the due date in the gradebook, blank when on time or with no due date), and
-``course_version`` the version of ``bpe_course`` the file was written with. ``max`` is the
-assignment's maximum in the gradebook on every row (a student with no submission included),
-the figure the LMS files divide by. Every text cell is safe to open in a spreadsheet
-(``safe_csv``).
+LMS files read too); ``late_penalty`` is nbgrader's, which the LMS files subtract, ``late``
+the summary's words ('late by 2 min 5 s', blank when on time), and ``course_version`` the
+version of ``bpe_course`` the file was written with. ``max`` is the assignment's maximum in
+the gradebook on every row (a student with no submission included), the figure the LMS
+files divide by. Every text cell is safe to open in a spreadsheet (``safe_csv``).
 
 But: it grades nothing and does not change the gradebook.
 """

@@ -1,12 +1,11 @@
 """What the Canvas and Moodle files share: each student's grade, its scaling, the run's report.
 
 ``class_grades`` reads every student from the same rows as ``grades.csv``
-(``export_grades.class_rows``: the gradebook, hand grades over automatic ones, and the
-records), with nbgrader's late penalty subtracted: the grade an LMS gets is
-``max(0, total - late_penalty)``, and only for a student whose status is ``graded``. Any other
-status (no submission, failed, waiting for a person, or a kind added later) is no grade, and
-the file leaves the LMS's own value alone unless ``--no-submission-zero`` gives a student with
-no submission 0. ``scaled`` puts a grade on the LMS column's points:
+(``export_grades.class_rows``), with nbgrader's late penalty subtracted: the grade an LMS
+gets is ``max(0, total - late_penalty)``, and only for a student whose status is ``graded``.
+Any other status (no submission, failed, waiting for a person, or a kind added later) is no
+grade, and the file leaves the LMS's own value alone unless ``--no-submission-zero`` gives a
+student with no submission 0. ``scaled`` puts a grade on the LMS column's points:
 
 >>> scaled(18, 21, 20), scaled(21, 21, 20), scaled(1, 2, 1.01)
 (Decimal('17.14'), Decimal('20.00'), Decimal('0.51'))
@@ -52,7 +51,6 @@ class ClassGrade:
 
     @property
     def final(self) -> float | None:
-        """The grade an LMS gets: the total less the late penalty, never below 0."""
         if not self.graded or self.total is None:
             return None
         return max(0.0, self.total - self.late_penalty)
@@ -75,8 +73,7 @@ class ClassGrade:
         return f"{text} ({', '.join(parts)})" if parts and self.graded else text
 
     def in_file(self, points: Decimal, no_submission_zero: bool) -> tuple[str, str] | None:
-        """The grade an LMS file gets on ``points`` (two decimals, as Canvas exports them) and
-        why; None when it gets none (not graded, and no 0 for a student with no submission)."""
+        """The file's grade on ``points``, two decimals as Canvas exports them, and why; or None."""
         if no_submission_zero and self.status.kind == NO_SUBMISSION:
             return "0.00", "no submission, 0 (--no-submission-zero)"
         if self.final is None:
