@@ -23,6 +23,7 @@ clocks change is read with the offset in force before the change.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import json
 import re
@@ -134,10 +135,8 @@ def seconds_late(
 ) -> float:
     """How late a submission is: nbgrader's own figure once autograded, else ``stamp`` (its
     ``timestamp.txt``, naive UTC as nbgrader reads it) against the assignment's due date."""
-    try:
+    with contextlib.suppress(MissingEntry):
         return float(gradebook.find_submission(assignment_id, student_id).total_seconds_late)
-    except MissingEntry:
-        pass
     try:
         due = gradebook.find_assignment(assignment_id).duedate
     except MissingEntry:

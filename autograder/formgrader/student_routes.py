@@ -50,6 +50,8 @@ from urllib.parse import unquote
 
 from jupyter_server.nbconvert.handlers import NbconvertPostHandler
 from jupyter_server.utils import url_path_join
+from nbgrader.apps import NbGrader
+from nbgrader.coursedir import CourseDirectory
 from tornado import httputil, routing, web
 
 # Types a browser never runs as script or style, whatever the page that loads them.
@@ -88,12 +90,9 @@ def student_folders(settings: dict) -> list[str]:
     return [os.path.realpath(os.path.join(course.root, name)) for name in names]
 
 
-def _course_without_formgrader() -> Any:
+def _course_without_formgrader() -> CourseDirectory:
     """The course folder as nbgrader's configuration in the server's folder names it, for a
     server without nbgrader's formgrader extension."""
-    from nbgrader.apps import NbGrader
-    from nbgrader.coursedir import CourseDirectory
-
     app = NbGrader()
     app.load_config_file()
     return CourseDirectory(config=app.config)

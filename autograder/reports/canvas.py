@@ -87,12 +87,6 @@ def joined(records: list[Record], end: str) -> str:
     return "".join(lines)
 
 
-def line_end(text: str) -> str:
-    """The line end of the text's first line ("\\r\\n", "\\n" or "\\r")."""
-    found = re.search(r"\r\n|\n|\r", text)
-    return found.group() if found else "\r\n"
-
-
 def number(text: str) -> Decimal | None:
     try:
         value = Decimal(text.strip())
@@ -126,7 +120,9 @@ def read_export(path: Path) -> Export:
         raise ExportError(f"cannot read {path} as a UTF-8 CSV file: {error}") from error
     bom = "\ufeff" if text.startswith("\ufeff") else ""
     records = split_records(text[len(bom) :])
-    end, closed = line_end(text), text.endswith(("\n", "\r"))
+    first_end = re.search(r"\r\n|\n|\r", text)  # the file's line end is its first line's
+    end = first_end.group() if first_end else "\r\n"
+    closed = text.endswith(("\n", "\r"))
     if not records:
         raise ExportError(f"{path} is empty")
     header = list(records[0].cells)
@@ -265,16 +261,14 @@ class Filler:
         record = self.export.records[index]
         held = record.value(column)
         who = f"{grade.student} → {self._who(index)}"
-        zero = lms.zero_for_no_submission(grade, self.args.no_submission_zero)
-        if grade.final is None and not zero:
+        given = grade.in_file(points, self.args.no_submission_zero)
+        if given is None:
             line = f"{who}: {grade.here()}; the file: as Canvas holds it ({held or 'blank'})"
             self.report.add(lms.NO_GRADE, line)
             return
-        value = Decimal(0) if zero else lms.scaled(grade.final or 0.0, grade.maximum, points)
-        text = lms.as_text(value)
-        why = "no submission, 0 (--no-submission-zero)" if zero else grade.here()
+        text, why = given
         of = f"{text} of {lms.points_text(points)} ({why})"
-        if held and number(held) != value:
+        if held and number(held) != number(text):
             if not self.args.overwrite:  # a grade typed in Canvas, or EX: Canvas's stands
                 self.report.add(lms.KEPT, f"{who}: Canvas holds {held}, here {of}; kept")
                 return

@@ -3,23 +3,21 @@
 Unlike ``nbgrader export`` (one number per student, whatever was scored), the total is blank
 unless the status is ``graded``, and an exercise is blank where a person must decide. It reads
 the gradebook and the judged verdicts through ``summary.collect`` (``class_rows``, which the
-LMS files read too); ``late_penalty`` is nbgrader's, which the LMS files subtract, and
-``late`` says how late the submission was ('late by 2 min 5 s', from nbgrader's timestamp and
-the due date in the gradebook, blank when on time or with no due date), and
-``course_version`` the version of ``bpe_course`` the file was written with. ``max`` is the
-assignment's maximum in the gradebook on every row (a student with no submission included),
-the figure the LMS files divide by. Every text cell is safe to open in a spreadsheet
-(``safe_csv``).
+LMS files read too); ``late_penalty`` is nbgrader's, which the LMS files subtract, ``late``
+the summary's words ('late by 2 min 5 s', blank when on time), and ``course_version`` the
+version of ``bpe_course`` the file was written with. ``max`` is the assignment's maximum in
+the gradebook on every row (a student with no submission included), the figure the LMS
+files divide by. Every text cell is safe to open in a spreadsheet (``safe_csv``).
 
 But: it grades nothing and does not change the gradebook.
 """
 
 from __future__ import annotations
 
-import importlib.metadata
 import sys
 from pathlib import Path
 
+import bpe_course
 from autograder.course import (
     ASSIGNMENT,
     EXERCISES,
@@ -127,11 +125,8 @@ def _assignment_maximum(course_root: Path) -> float | None:
 
 
 def course_version() -> str:
-    """The version of ``bpe_course`` here (its ``__version__``, else the installed package's)."""
-    import bpe_course
-
-    version = getattr(bpe_course, "__version__", None)
-    return str(version) if version else importlib.metadata.version("bpe-course")
+    """The version of ``bpe_course`` here (its ``__version__``, from the installed package)."""
+    return bpe_course.__version__
 
 
 def write_grades(course_root: Path, path: Path) -> list[dict[str, str]]:

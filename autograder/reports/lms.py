@@ -1,12 +1,11 @@
 """What the Canvas and Moodle files share: each student's grade, its scaling, the run's report.
 
 ``class_grades`` reads every student from the same rows as ``grades.csv``
-(``export_grades.class_rows``: the gradebook, hand grades over automatic ones, and the
-records), with nbgrader's late penalty subtracted: the grade an LMS gets is
-``max(0, total - late_penalty)``, and only for a student whose status is ``graded``. Any other
-status (no submission, failed, waiting for a person, or a kind added later) is no grade, and
-the file leaves the LMS's own value alone unless ``--no-submission-zero`` gives a student with
-no submission 0. ``scaled`` puts a grade on the LMS column's points:
+(``export_grades.class_rows``), with nbgrader's late penalty subtracted: the grade an LMS
+gets is ``max(0, total - late_penalty)``, and only for a student whose status is ``graded``.
+Any other status (no submission, failed, waiting for a person, or a kind added later) is no
+grade, and the file leaves the LMS's own value alone unless ``--no-submission-zero`` gives a
+student with no submission 0. ``scaled`` puts a grade on the LMS column's points:
 
 >>> scaled(18, 21, 20), scaled(21, 21, 20), scaled(1, 2, 1.01)
 (Decimal('17.14'), Decimal('20.00'), Decimal('0.51'))
@@ -26,6 +25,8 @@ from pathlib import Path
 
 from autograder.course import ASSIGNMENT, GRADED, NO_SUBMISSION, Status, class_db_path
 from autograder.problems import printable
+from autograder.reports.export_grades import class_rows, late_penalties
+from autograder.reports.safe_csv import replacing
 from autograder.roster import ROSTER_FILE, RosterError, Student, read_roster
 
 CENT = Decimal("0.01")
@@ -50,7 +51,6 @@ class ClassGrade:
 
     @property
     def final(self) -> float | None:
-        """The grade an LMS gets: the total less the late penalty, never below 0."""
         if not self.graded or self.total is None:
             return None
         return max(0.0, self.total - self.late_penalty)
@@ -72,6 +72,14 @@ class ClassGrade:
         text = f"{ASSIGNMENT} {self.here()}"
         return f"{text} ({', '.join(parts)})" if parts and self.graded else text
 
+    def in_file(self, points: Decimal, no_submission_zero: bool) -> tuple[str, str] | None:
+        """The file's grade on ``points``, two decimals as Canvas exports them, and why; or None."""
+        if no_submission_zero and self.status.kind == NO_SUBMISSION:
+            return "0.00", "no submission, 0 (--no-submission-zero)"
+        if self.final is None:
+            return None
+        return f"{scaled(self.final, self.maximum, points):.2f}", self.here()
+
 
 def assignment_maximum(course_root: Path) -> float:
     """The assignment's points in the gradebook (21 for this course)."""
@@ -83,8 +91,6 @@ def assignment_maximum(course_root: Path) -> float:
 
 def class_grades(course_root: Path, roster: dict[str, Student]) -> dict[str, ClassGrade]:
     """Every student here or in the roster, by course id, as ``grades.csv`` has them."""
-    from autograder.reports.export_grades import class_rows, late_penalties
-
     maximum = assignment_maximum(course_root)
     penalties = late_penalties(course_root)
     grades = {}
@@ -112,17 +118,8 @@ def scaled(score: float, maximum: float, points: float | Decimal) -> Decimal:
     return exact.quantize(CENT, rounding=ROUND_HALF_UP)
 
 
-def as_text(value: Decimal) -> str:
-    """A grade as the LMS files write it: two decimals, as Canvas exports them."""
-    return f"{value:.2f}"
-
-
 def points_text(points: Decimal) -> str:
     return f"{float(points):g}"
-
-
-def zero_for_no_submission(grade: ClassGrade, enabled: bool) -> bool:
-    return enabled and grade.status.kind == NO_SUBMISSION
 
 
 MATCHED = "matched: the file holds their grade"
@@ -185,16 +182,12 @@ class LmsOptions:
     allow_unmatched: bool = False  # write even when graded students are not in the LMS
 
 
-# Makes the file's text and the report from the course root and the roster.
-Builder = Callable[[Path, dict[str, Student]], tuple[Report, str]]
-
-
-def run(options: LmsOptions, build: Builder) -> int:
+def run(
+    options: LmsOptions, build: Callable[[Path, dict[str, Student]], tuple[Report, str]]
+) -> int:
     """Check the course, ``build`` the file's text and the report, print the report, and
     write the file unless a graded student is unmatched (exit 2) or the input is wrong
     (exit 1): a failed run writes nothing and leaves an earlier file as it was."""
-    from autograder.reports.safe_csv import replacing
-
     root = options.root.resolve()
     if not class_db_path(root).exists():
         print("no gradebook.db yet: run `make autograde` first", file=sys.stderr)

@@ -66,15 +66,13 @@ def rows(
             report.add_absent(grade, where)
             continue
         who = f"{student_id} → {HEADERS[args.identifier]} {ident}"
-        zero = lms.zero_for_no_submission(grade, args.no_submission_zero)
-        if grade.final is None and not zero:
+        scale = points or Decimal(str(grade.maximum))
+        given = grade.in_file(scale, args.no_submission_zero)
+        if given is None:
             line = f"{who}: {grade.here()}; the file: no row (Moodle keeps what it holds)"
             report.add(lms.NO_GRADE, line)
             continue
-        scale = points or Decimal(str(grade.maximum))
-        value = Decimal(0) if zero else lms.scaled(grade.final or 0.0, grade.maximum, scale)
-        why = "no submission, 0 (--no-submission-zero)" if zero else grade.here()
-        text = lms.as_text(value)
+        text, why = given
         report.add(lms.MATCHED, f"{who}: {why} → {text} of {lms.points_text(scale)}")
         out.append([ident, text, grade.feedback()] if args.feedback else [ident, text])
     return report, out

@@ -94,14 +94,14 @@ def _new_file_mode(target: Path) -> int:
 
 
 @contextlib.contextmanager
-def replacing(target: Path, newline: str = "", encoding: str = "utf-8") -> Iterator[IO[str]]:
+def replacing(target: Path) -> Iterator[IO[str]]:
     """A text handle to a temporary file beside ``target``, moved over ``target`` when the
     block ends without an error and removed when it raises: readers never see half a file,
     a failed run leaves the earlier one, and a link at ``target`` is replaced, not followed."""
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", newline=newline, encoding=encoding) as handle:
+        with os.fdopen(fd, "w", newline="", encoding="utf-8") as handle:
             yield handle
         os.chmod(temp, _new_file_mode(target))
         os.replace(temp, target)
@@ -111,11 +111,9 @@ def replacing(target: Path, newline: str = "", encoding: str = "utf-8") -> Itera
         raise
 
 
-def write_csv(
-    path: Path, header: Sequence[str], rows: Iterable[Sequence[Any]], verbatim: Iterable[int] = ()
-) -> None:
+def write_csv(path: Path, header: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
     """Write ``header`` and ``rows`` to ``path`` safely (see ``writer`` and ``replacing``)."""
     with replacing(path) as handle:
-        out = writer(handle, verbatim)
+        out = writer(handle)
         out.writerow(header)
         out.writerows(rows)

@@ -49,7 +49,6 @@ from autograder.reports import mistakes, safe_csv
 from autograder.reports.late import how_late, late_words  # noqa: F401 - how_late read here
 from autograder.sandbox.judge_answers import exercises_of
 
-OUT = RECORDS
 MAX_NOTES = 6  # per student in the printed table
 NOTE_WIDTH = 150  # characters of a note in the printed table; the CSV keeps them whole
 UNGRADED = "—"  # a score nobody has given yet, in the printed table (blank in the CSVs)
@@ -306,10 +305,10 @@ def report(course_root: Path, quiet: bool = False) -> list[StudentRow]:
         print("no gradebook yet: nothing to summarize (make autograde grades the class)")
         return []
     rows = collect(course_root)
-    write_csv(rows, course_root / OUT / "summary.csv")
-    plot_distribution(rows, course_root / OUT / "scores.png")
+    write_csv(rows, course_root / RECORDS / "summary.csv")
+    plot_distribution(rows, course_root / RECORDS / "scores.png")
     scores_text = describe_distribution(rows)
-    (course_root / OUT / "scores.txt").write_text(scores_text + "\n", encoding="utf-8")
+    (course_root / RECORDS / "scores.txt").write_text(scores_text + "\n", encoding="utf-8")
     # The class's view of what went wrong, from the same verdicts.
     mistake_table = mistakes.report(course_root, _load_json(course_root / VERDICTS_RECORD))
     if not quiet:
@@ -317,5 +316,5 @@ def report(course_root: Path, quiet: bool = False) -> list[StudentRow]:
         print(f"\nscores.png: {scores_text}")
         print("\n" + mistake_table)
         written = "summary.csv scores.png scores.txt mistakes.csv mistakes.png mistakes.txt"
-        print(f"wrote {', '.join(str(OUT / name) for name in written.split())}")
+        print(f"wrote {', '.join(str(RECORDS / name) for name in written.split())}")
     return rows
