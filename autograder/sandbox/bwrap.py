@@ -504,12 +504,10 @@ def _empty_and_remove(group: Path) -> None:
         time.sleep(0.02)
 
 
-def in_cap(procs: Path | tuple | None, argv: list[str]) -> list[str]:
-    """``argv`` run by a shell that first puts itself (and so all it starts) under a cap from
-    :func:`process_cap` (or each of :func:`sandbox_cap`'s); ``argv`` as it is without one. No
-    Python runs between fork and exec, as a ``preexec_fn`` would, which can deadlock in a
-    process with threads (a Dask worker)."""
-    files = [procs] if isinstance(procs, Path) else [p for p in procs or () if p]
+def in_cap(files: tuple[Path, ...], argv: list[str]) -> list[str]:
+    """``argv`` run by a shell that first puts itself (and all it starts) in each cap of
+    :func:`sandbox_cap`; ``argv`` as it is without one. No Python runs between fork and exec,
+    as a ``preexec_fn`` would, which can deadlock in a process with threads (a Dask worker)."""
     if not files:
         return list(argv)
     joins = "; ".join(f'echo $$ > "${i}"' for i in range(len(files)))
