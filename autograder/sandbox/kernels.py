@@ -205,11 +205,6 @@ def kernels_folder() -> Path:
     return folder
 
 
-def jail_available() -> bool:
-    """True when kernels can be started in the sandbox here."""
-    return bwrap.available()
-
-
 def jail_kernels(
     course_root: Path,
     student: str,
