@@ -453,15 +453,10 @@ def _examples_verdict(name: str, calls: list[tuple], outcomes: list) -> str:
     return ""
 
 
-def verdict(
-    name: str,
-    group: str,
-    outcomes: list[Outcome],
-    expected: list[Outcome],
-    secret: str | None = None,
-) -> str:
+def verdict(name: str, group: str, outcomes: list[Outcome], secret: str | None = None) -> str:
     """The empty string when every case of the group passed, else the message about the
     smallest failing one, with about 200 characters of what came back (``judge.shorten``)."""
+    expected = expected_outcomes(name, group, secret=secret)
     messages = judge(name, group, outcomes, expected, secret)
     if not messages:
         return ""
@@ -477,14 +472,10 @@ def _judge_exercise(
     verdicts: dict[str, str | None] = {}
     for cell in exercise.cells:
         group = GROUP_OF_CELL.get(cell.removeprefix(f"test_{name}_"))
-        if group in ("core", "random"):
-            expected = expected_outcomes(name, group, secret=secret)
-            verdicts[cell] = verdict(name, group, outcomes[group], expected, secret)
-        elif group == "examples" and exercise.examples:
+        if group == "examples" and exercise.examples:
             verdicts[cell] = _examples_verdict(name, exercise.examples, outcomes["examples"])
-        elif group == "examples" and "examples" in outcomes:
-            expected = expected_outcomes(name, EXAMPLES)
-            verdicts[cell] = verdict(name, EXAMPLES, outcomes["examples"], expected)
+        elif group in outcomes:  # core, random, or the examples rebuilt as cases (_groups)
+            verdicts[cell] = verdict(name, group, outcomes[group], secret)
         elif group == "examples":
             # Not re-runnable alone; a function that fails every hidden case outside the
             # kernel (an imported reference, a planted module) keeps nothing.
