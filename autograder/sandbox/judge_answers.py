@@ -116,7 +116,6 @@ def _run_child(
         fds: tuple[int, ...] = ()
         if sandbox is not None:
             env.update(HOME="/tmp", TMPDIR="/tmp")
-            # Processes and memory over everything the answer starts, where cgroups allow.
             caps = bwrap.sandbox_cap(f"judge-{os.getpid()}", _MAX_PROCESSES, memory)
             cap, fds = on.enter_context(caps), (on.enter_context(bwrap.opened()),)
             command = sandbox.command(command, fds[0])
@@ -276,8 +275,7 @@ def run_answers(
     (each exercise in a fresh namespace), call ``name`` on every case of every group, and return
     one Outcome per case, in order. One process serves them all until something stops it; the
     step that was running then loses its remaining cases and the rest go to a fresh process.
-    The sandbox shows them Python and the course library, and nothing else of the machine;
-    ``unconfined`` (or a machine without bubblewrap) leaves only the process's own limits."""
+    ``unconfined`` (or a machine without bubblewrap): no sandbox, only the process's limits."""
     sandbox = _answer_sandbox() if not unconfined and confined() else None
     tools = {
         "outcomes_src": OUTCOMES.read_text(),
@@ -493,9 +491,7 @@ def judge_notebook(
 ) -> tuple[dict[str, dict[str, str | None]], Findings]:
     """For each exercise of one notebook and each of its test cells: "" if it passes outside
     the kernel, else why not; None where the kernel's verdict stands; and what a person
-    should know about each exercise. The hidden cases are this term's (``secret``), the
-    same for every student; one sandbox process serves the whole notebook, one case at a
-    time (``run_answers``, with ``memory_gb`` and ``unconfined``)."""
+    should know about each exercise (``Findings``). The cases are this term's (``secret``)."""
     verdicts: dict[str, dict[str, str | None]] = {}
     findings = Findings()
     jobs = []
