@@ -1,18 +1,14 @@
 """Make nbgrader start one student's grading kernels inside the sandbox (``bwrap``).
 
-``jail_kernels`` puts into the grading configuration a kernelspec whose command is
-``kernel_jail.py`` (``SandboxKernelManager.kernel_dirs``, ``Execute.kernel_name``) and, as its
-argument (``NotebookClient.extra_arguments``), the jail: a sandbox that shows Python and the
-course library, not the course folder, with an empty home and working folder in memory; caps
-over the processes and memory of all the student's kernels together (``process_cap``,
-``bwrap.memory_over``); the syscall filter; and the folders Landlock lets the kernel write to.
+``jail_kernels`` points nbgrader at a kernelspec whose command is ``kernel_jail.py`` and gives
+it the jail, whose parts ``kernel_jail`` lists: a sandbox that shows Python and the course
+library, not the course folder, with an empty home and working folder in memory; caps over
+all the student's kernels together; the syscall filter; the folders Landlock lets it write.
 
 ``student_home`` gives one student's kernels a fresh home, deleted afterwards, with an IPython
 profile that keeps no history, so no startup file or history one student's code leaves
-reaches the next (``KernelHome.environment`` points ``HOME``, ``IPYTHONDIR``, ``JUPYTER_*``,
-``XDG_*`` and ``MPLCONFIGDIR`` at it); sockets go in a folder of their own in ``/var/tmp``.
-Both names hold the grading process's id, so ``remove_orphaned_homes`` deletes those of a
-worker killed mid-student.
+reaches the next; sockets go in a folder of their own in ``/var/tmp``.
+``remove_orphaned_homes`` deletes those of a worker killed mid-student.
 
 But: where bubblewrap is missing the kernels are not started in it; the caller decides
 whether to grade unconfined (``grade_class --unconfined``). Where no cgroup can be made, it
