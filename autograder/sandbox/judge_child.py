@@ -71,17 +71,6 @@ def refuse_engine(modules: list, parts: list) -> None:
     sys.meta_path.insert(0, _EngineStandIn(modules, parts))
 
 
-def run_statements(statements: list, namespace: dict) -> list:
-    """Run each statement; return the first line of each error instead of stopping."""
-    notes = []
-    for source in statements:
-        try:
-            exec(compile(source, "<answer>", "exec"), namespace)
-        except BaseException as error:  # noqa: BLE001 - a student's statement may raise anything
-            notes.append(f"{type(error).__name__}: {str(error)[:200]}")
-    return notes
-
-
 def limit_self(memory_bytes: int) -> None:
     """Limits on this process and all it starts, set here before the job is read rather than
     by the parent between fork and exec (address space: none if ``memory_bytes`` is 0)."""
@@ -129,7 +118,12 @@ def main() -> None:
         name = exercise["name"]
         send({"setup": name})  # the parent times the definitions from here
         namespace = {"__name__": "__main__", "__builtins__": __builtins__}
-        notes = run_statements(exercise["statements"], namespace)
+        notes = []  # the first line of each error; the next statement runs all the same
+        for source in exercise["statements"]:
+            try:
+                exec(compile(source, "<answer>", "exec"), namespace)
+            except BaseException as error:  # noqa: BLE001 - student code may raise anything
+                notes.append(f"{type(error).__name__}: {str(error)[:200]}")
         func = namespace.get(name)
         missing = f"NameError: name {name!r} is not defined" + (f" ({notes[0]})" if notes else "")
         for group, indices in exercise["groups"]:
