@@ -94,15 +94,6 @@ def _remove(folder: Path) -> None:
     shutil.rmtree(folder, ignore_errors=True)
 
 
-def _copy_font_cache(into: Path) -> None:
-    """matplotlib rebuilds its font list in an empty folder (seconds); the list is plain
-    JSON data, so the instructor's copy is safe to reuse."""
-    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    ours = os.environ.get("MPLCONFIGDIR") or os.path.join(cache, "matplotlib")
-    for path in Path(ours).glob("fontlist-*.json"):
-        shutil.copyfile(path, into / path.name)
-
-
 @contextlib.contextmanager
 def student_home(student: str) -> Iterator[KernelHome]:
     """A fresh, empty home for one student's kernels, removed after the block; kernels get
@@ -121,7 +112,12 @@ def student_home(student: str) -> Iterator[KernelHome]:
         profile.mkdir()
         for name in ("ipython_config.py", "ipython_kernel_config.py"):
             (profile / name).write_text(_NO_HISTORY)
-        _copy_font_cache(folders["MPLCONFIGDIR"])
+        # matplotlib rebuilds its font list in an empty folder (seconds); the list is plain
+        # JSON data, so the instructor's copy is safe to reuse.
+        cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        ours = os.environ.get("MPLCONFIGDIR") or os.path.join(cache, "matplotlib")
+        for path in Path(ours).glob("fontlist-*.json"):
+            shutil.copyfile(path, folders["MPLCONFIGDIR"] / path.name)
         yield KernelHome(home, sockets)
     finally:
         _remove(home)
