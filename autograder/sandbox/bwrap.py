@@ -154,9 +154,7 @@ _ETC_SECRET_DIRS = ("/etc/ssh", "/etc/ssl/private", "/etc/sudoers.d")
 
 @dataclass(frozen=True)
 class Sandbox:
-    """What a sandboxed command sees: the operating system and ``visible``, read-only; a
-    private ``/tmp`` and ``scratch`` folders (64 MB each, in memory, with ``pinned``
-    files inside read-only); ``writable`` folders; nothing else of the machine."""
+    """What a sandboxed command sees, besides the operating system and a private ``/tmp``."""
 
     visible: tuple[Path, ...] = ()  # folders shown read-only (Python, the course library)
     blank: tuple[Path, ...] = ()  # files inside those that appear empty
