@@ -195,8 +195,7 @@ class _Feed:
 
     def heard(self, line: dict) -> bool:
         """False for a step line other than the one that comes next (the answer wrote it): it
-        is dropped. That step line, or the outcome of the case the child holds, lets the next
-        case go, if one is due."""
+        is dropped. Every other line is heard, and may let the next case go (see the class)."""
         if "start" in line or "setup" in line:
             if line != self.next:
                 return False

@@ -161,10 +161,9 @@ _ONE_THREAD = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "RA
 
 def give_kernels(config: Any, kernels: KernelHome) -> None:
     """Make the kernels that ``config`` starts (``SandboxKernelManager``) use ``kernels``' home
-    and socket folder, the course library, one thread per library and no plot window: in
-    their own environment, built for them, so students graded side by side keep their own;
-    and hold each of their processes to ``GradingSandbox.kernel_memory_gb``. Call it after
-    the run's settings are in ``config``."""
+    and socket folder, in an environment built for them (students graded side by side keep
+    their own), each process held to ``GradingSandbox.kernel_memory_gb``. Call it after the
+    run's settings are in ``config``."""
     # UNIX sockets, with a path prefix of their own folder; absolute, since the kernel's
     # working folder differs from this process's.
     config.KernelManager.transport = "ipc"
@@ -252,9 +251,8 @@ def jail_kernels(
 
 
 def _whole_sandbox_caps(cap: Path | None, memory_bytes: int | None) -> list[Path]:
-    """The ``cgroup.procs`` files a kernel joins: the process cap and, over the same
-    processes, a memory cap of ``memory_bytes`` (none if None). What cannot be had is said
-    (once per worker), never silent."""
+    """The ``cgroup.procs`` files a kernel joins: ``cap`` and a memory cap of ``memory_bytes``
+    over the same processes (none if None); what cannot be had is said (``bwrap.say_once``)."""
     if cap is None:
         bwrap.say_once(
             "grading kernels: no process cap (no pids cgroup can be made here): a kernel's "
