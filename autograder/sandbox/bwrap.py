@@ -154,9 +154,7 @@ _ETC_SECRET_DIRS = ("/etc/ssh", "/etc/ssl/private", "/etc/sudoers.d")
 
 @dataclass(frozen=True)
 class Sandbox:
-    """What a sandboxed command sees: the operating system and ``visible``, read-only; a
-    private ``/tmp`` and ``scratch`` folders (64 MB each, in memory, with ``pinned``
-    files inside read-only); ``writable`` folders; nothing else of the machine."""
+    """What a sandboxed command sees, besides the operating system and a private ``/tmp``."""
 
     visible: tuple[Path, ...] = ()  # folders shown read-only (Python, the course library)
     blank: tuple[Path, ...] = ()  # files inside those that appear empty
@@ -504,12 +502,10 @@ def _empty_and_remove(group: Path) -> None:
         time.sleep(0.02)
 
 
-def in_cap(procs: Path | tuple | None, argv: list[str]) -> list[str]:
-    """``argv`` run by a shell that first puts itself (and so all it starts) under a cap from
-    :func:`process_cap` (or each of :func:`sandbox_cap`'s); ``argv`` as it is without one. No
-    Python runs between fork and exec, as a ``preexec_fn`` would, which can deadlock in a
-    process with threads (a Dask worker)."""
-    files = [procs] if isinstance(procs, Path) else [p for p in procs or () if p]
+def in_cap(files: tuple[Path, ...], argv: list[str]) -> list[str]:
+    """``argv`` run by a shell that first puts itself (and all it starts) in each cap of
+    :func:`sandbox_cap`; ``argv`` as it is without one. No Python runs between fork and exec,
+    as a ``preexec_fn`` would, which can deadlock in a process with threads (a Dask worker)."""
     if not files:
         return list(argv)
     joins = "; ".join(f'echo $$ > "${i}"' for i in range(len(files)))

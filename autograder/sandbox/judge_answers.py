@@ -116,7 +116,6 @@ def _run_child(
         fds: tuple[int, ...] = ()
         if sandbox is not None:
             env.update(HOME="/tmp", TMPDIR="/tmp")
-            # Processes and memory over everything the answer starts, where cgroups allow.
             caps = bwrap.sandbox_cap(f"judge-{os.getpid()}", _MAX_PROCESSES, memory)
             cap, fds = on.enter_context(caps), (on.enter_context(bwrap.opened()),)
             command = sandbox.command(command, fds[0])
@@ -196,8 +195,7 @@ class _Feed:
 
     def heard(self, line: dict) -> bool:
         """False for a step line other than the one that comes next (the answer wrote it): it
-        is dropped. That step line, or the outcome of the case the child holds, lets the next
-        case go, if one is due."""
+        is dropped. Every other line is heard, and may let the next case go (see the class)."""
         if "start" in line or "setup" in line:
             if line != self.next:
                 return False
@@ -257,13 +255,11 @@ def _parse_line(raw: bytes) -> dict | None:
         return None
     if type(line) is not dict:
         return None
-    # A step's line keeps only its own key: other keys of it would go unchecked.
-    if "setup" in line:
-        return {"setup": line["setup"]} if type(line["setup"]) is str else None
-    if "start" in line:
-        start = line["start"]
-        ok = type(start) is list and len(start) == 2 and all(type(x) is str for x in start)
-        return {"start": start} if ok else None
+    # A step's line keeps only its own key (other keys of it would go unchecked), and
+    # _Feed.heard takes it only where it is, to the letter, the step line the plan expects.
+    for step in ("setup", "start"):
+        if step in line:
+            return {step: line[step]}
     typed = {"name": str, "group": str, "index": int, "outcome": str}
     return line if all(type(line.get(key)) is t for key, t in typed.items()) else None
 
@@ -278,8 +274,7 @@ def run_answers(
     (each exercise in a fresh namespace), call ``name`` on every case of every group, and return
     one Outcome per case, in order. One process serves them all until something stops it; the
     step that was running then loses its remaining cases and the rest go to a fresh process.
-    The sandbox shows them Python and the course library, and nothing else of the machine;
-    ``unconfined`` (or a machine without bubblewrap) leaves only the process's own limits."""
+    ``unconfined`` (or a machine without bubblewrap): no sandbox, only the process's limits."""
     sandbox = _answer_sandbox() if not unconfined and confined() else None
     tools = {
         "outcomes_src": OUTCOMES.read_text(),
@@ -453,15 +448,10 @@ def _examples_verdict(name: str, calls: list[tuple], outcomes: list) -> str:
     return ""
 
 
-def verdict(
-    name: str,
-    group: str,
-    outcomes: list[Outcome],
-    expected: list[Outcome],
-    secret: str | None = None,
-) -> str:
+def verdict(name: str, group: str, outcomes: list[Outcome], secret: str | None = None) -> str:
     """The empty string when every case of the group passed, else the message about the
     smallest failing one, with about 200 characters of what came back (``judge.shorten``)."""
+    expected = expected_outcomes(name, group, secret=secret)
     messages = judge(name, group, outcomes, expected, secret)
     if not messages:
         return ""
@@ -477,14 +467,10 @@ def _judge_exercise(
     verdicts: dict[str, str | None] = {}
     for cell in exercise.cells:
         group = GROUP_OF_CELL.get(cell.removeprefix(f"test_{name}_"))
-        if group in ("core", "random"):
-            expected = expected_outcomes(name, group, secret=secret)
-            verdicts[cell] = verdict(name, group, outcomes[group], expected, secret)
-        elif group == "examples" and exercise.examples:
+        if group == "examples" and exercise.examples:
             verdicts[cell] = _examples_verdict(name, exercise.examples, outcomes["examples"])
-        elif group == "examples" and "examples" in outcomes:
-            expected = expected_outcomes(name, EXAMPLES)
-            verdicts[cell] = verdict(name, EXAMPLES, outcomes["examples"], expected)
+        elif group in outcomes:  # core, random, or the examples rebuilt as cases (_groups)
+            verdicts[cell] = verdict(name, group, outcomes[group], secret)
         elif group == "examples":
             # Not re-runnable alone; a function that fails every hidden case outside the
             # kernel (an imported reference, a planted module) keeps nothing.
@@ -504,9 +490,7 @@ def judge_notebook(
 ) -> tuple[dict[str, dict[str, str | None]], Findings]:
     """For each exercise of one notebook and each of its test cells: "" if it passes outside
     the kernel, else why not; None where the kernel's verdict stands; and what a person
-    should know about each exercise. The hidden cases are this term's (``secret``), the
-    same for every student; one sandbox process serves the whole notebook, one case at a
-    time (``run_answers``, with ``memory_gb`` and ``unconfined``)."""
+    should know about each exercise (``Findings``). The cases are this term's (``secret``)."""
     verdicts: dict[str, dict[str, str | None]] = {}
     findings = Findings()
     jobs = []

@@ -4,10 +4,8 @@ It first limits itself (memory, as its one argument says; file size; no core fil
 reads one JSON job line on stdin: the text of ``bpe_course/outcomes.py`` (loaded under a
 private name, so this process calls the very ``run_case`` the hidden tests call), the
 engine's parts to refuse, and per exercise the student's statements and the indices of its
-cases by group; then each case, one line at a time, sent by the parent only after the
-previous case's outcome. It writes one JSON line per case, on a copy of stdout made before
-any student code ran, plus ``{"setup": name}`` and ``{"start": [name, group]}`` lines from
-which the parent times each step.
+cases by group; then the cases, a line each. It writes one JSON line per case, on a copy of
+stdout made before any student code ran, and the step lines ``judge_answers._plan`` lists.
 Before any student code runs, ``bpe_course.engine`` is replaced by a stand-in that refuses.
 
 But: it judges nothing, and uses only the standard library, run as ``python -I``.
@@ -73,30 +71,9 @@ def refuse_engine(modules: list, parts: list) -> None:
     sys.meta_path.insert(0, _EngineStandIn(modules, parts))
 
 
-def load_tools(outcomes_src: str) -> types.ModuleType:
-    """The outcome model (run_case, plain data to and from JSON), loaded from its text: it
-    imports only the standard library, so nothing of the project need be importable."""
-    module = types.ModuleType("_sandbox_outcomes")
-    sys.modules[module.__name__] = module  # dataclasses look their module up while built
-    exec(compile(outcomes_src, "<_sandbox_outcomes>", "exec"), module.__dict__)
-    return module
-
-
-def run_statements(statements: list, namespace: dict) -> list:
-    """Run each statement; return the first line of each error instead of stopping."""
-    notes = []
-    for source in statements:
-        try:
-            exec(compile(source, "<answer>", "exec"), namespace)
-        except BaseException as error:  # noqa: BLE001 - a student's statement may raise anything
-            notes.append(f"{type(error).__name__}: {str(error)[:200]}")
-    return notes
-
-
 def limit_self(memory_bytes: int) -> None:
-    """Limits on this process and all it starts: address space (none if 0), file size, no
-    core files. Set here, before the job is read, rather than by the parent between fork and
-    exec."""
+    """Limits on this process and all it starts, set here before the job is read rather than
+    by the parent between fork and exec (address space: none if ``memory_bytes`` is 0)."""
     if memory_bytes > 0:
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
     resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_LIMIT, FILE_LIMIT))
@@ -128,7 +105,10 @@ def main() -> None:
     os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
     sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
     sys.stdin = open(os.devnull)  # noqa: SIM115
-    outcomes = load_tools(job["outcomes_src"])
+    # From its text: it imports only the standard library, so nothing of ours need be importable.
+    outcomes = types.ModuleType("_sandbox_outcomes")
+    sys.modules[outcomes.__name__] = outcomes  # dataclasses look their module up while built
+    exec(compile(job["outcomes_src"], "<_sandbox_outcomes>", "exec"), outcomes.__dict__)
     refuse_engine(job["engine_modules"], job["engine_parts"])
 
     def send(line: dict) -> None:
@@ -138,7 +118,12 @@ def main() -> None:
         name = exercise["name"]
         send({"setup": name})  # the parent times the definitions from here
         namespace = {"__name__": "__main__", "__builtins__": __builtins__}
-        notes = run_statements(exercise["statements"], namespace)
+        notes = []  # the first line of each error; the next statement runs all the same
+        for source in exercise["statements"]:
+            try:
+                exec(compile(source, "<answer>", "exec"), namespace)
+            except BaseException as error:  # noqa: BLE001 - student code may raise anything
+                notes.append(f"{type(error).__name__}: {str(error)[:200]}")
         func = namespace.get(name)
         missing = f"NameError: name {name!r} is not defined" + (f" ({notes[0]})" if notes else "")
         for group, indices in exercise["groups"]:

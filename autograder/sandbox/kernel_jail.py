@@ -7,8 +7,7 @@ files of the process and memory caps over all the student's kernels, maybe none;
 ``memory_bytes``, each process's own address-space limit, 0 for none; ``environment``, the
 names of the variables the kernel keeps; ``landlock``, the folders it may write to;
 ``seccomp``, the syscall filter's program and the descriptor bwrap reads it from), followed
-by ``python -c <landlock.py> <those folders> -f <connection file>``, which restricts its
-writes and runs ipykernel.
+by ``landlock.py`` (its docstring says how it is run), which restricts the kernel's writes.
 
 But: it decides nothing itself; without a jail or its syscall filter it refuses to start a
 kernel. Standard library only, run as ``python -I -S kernel_jail.py {connection_file} JAIL``.

@@ -1,18 +1,14 @@
 """Make nbgrader start one student's grading kernels inside the sandbox (``bwrap``).
 
-``jail_kernels`` puts into the grading configuration a kernelspec whose command is
-``kernel_jail.py`` (``SandboxKernelManager.kernel_dirs``, ``Execute.kernel_name``) and, as its
-argument (``NotebookClient.extra_arguments``), the jail: a sandbox that shows Python and the
-course library, not the course folder, with an empty home and working folder in memory; caps
-over the processes and memory of all the student's kernels together (``process_cap``,
-``bwrap.memory_over``); the syscall filter; and the folders Landlock lets the kernel write to.
+``jail_kernels`` points nbgrader at a kernelspec whose command is ``kernel_jail.py`` and gives
+it the jail, whose parts ``kernel_jail`` lists: a sandbox that shows Python and the course
+library, not the course folder, with an empty home and working folder in memory; caps over
+all the student's kernels together; the syscall filter; the folders Landlock lets it write.
 
 ``student_home`` gives one student's kernels a fresh home, deleted afterwards, with an IPython
 profile that keeps no history, so no startup file or history one student's code leaves
-reaches the next (``KernelHome.environment`` points ``HOME``, ``IPYTHONDIR``, ``JUPYTER_*``,
-``XDG_*`` and ``MPLCONFIGDIR`` at it); sockets go in a folder of their own in ``/var/tmp``.
-Both names hold the grading process's id, so ``remove_orphaned_homes`` deletes those of a
-worker killed mid-student.
+reaches the next; sockets go in a folder of their own in ``/var/tmp``.
+``remove_orphaned_homes`` deletes those of a worker killed mid-student.
 
 But: where bubblewrap is missing the kernels are not started in it; the caller decides
 whether to grade unconfined (``grade_class --unconfined``). Where no cgroup can be made, it
@@ -98,15 +94,6 @@ def _remove(folder: Path) -> None:
     shutil.rmtree(folder, ignore_errors=True)
 
 
-def _copy_font_cache(into: Path) -> None:
-    """matplotlib rebuilds its font list in an empty folder (seconds); the list is plain
-    JSON data, so the instructor's copy is safe to reuse."""
-    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    ours = os.environ.get("MPLCONFIGDIR") or os.path.join(cache, "matplotlib")
-    for path in Path(ours).glob("fontlist-*.json"):
-        shutil.copyfile(path, into / path.name)
-
-
 @contextlib.contextmanager
 def student_home(student: str) -> Iterator[KernelHome]:
     """A fresh, empty home for one student's kernels, removed after the block; kernels get
@@ -125,7 +112,12 @@ def student_home(student: str) -> Iterator[KernelHome]:
         profile.mkdir()
         for name in ("ipython_config.py", "ipython_kernel_config.py"):
             (profile / name).write_text(_NO_HISTORY)
-        _copy_font_cache(folders["MPLCONFIGDIR"])
+        # matplotlib rebuilds its font list in an empty folder (seconds); the list is plain
+        # JSON data, so the instructor's copy is safe to reuse.
+        cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        ours = os.environ.get("MPLCONFIGDIR") or os.path.join(cache, "matplotlib")
+        for path in Path(ours).glob("fontlist-*.json"):
+            shutil.copyfile(path, folders["MPLCONFIGDIR"] / path.name)
         yield KernelHome(home, sockets)
     finally:
         _remove(home)
@@ -169,10 +161,9 @@ _ONE_THREAD = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "RA
 
 def give_kernels(config: Any, kernels: KernelHome) -> None:
     """Make the kernels that ``config`` starts (``SandboxKernelManager``) use ``kernels``' home
-    and socket folder, the course library, one thread per library and no plot window: in
-    their own environment, built for them, so students graded side by side keep their own;
-    and hold each of their processes to ``GradingSandbox.kernel_memory_gb``. Call it after
-    the run's settings are in ``config``."""
+    and socket folder, in an environment built for them (students graded side by side keep
+    their own), each process held to ``GradingSandbox.kernel_memory_gb``. Call it after the
+    run's settings are in ``config``."""
     # UNIX sockets, with a path prefix of their own folder; absolute, since the kernel's
     # working folder differs from this process's.
     config.KernelManager.transport = "ipc"
@@ -203,11 +194,6 @@ def kernels_folder() -> Path:
     }
     (spec_dir / "kernel.json").write_text(json.dumps(spec))
     return folder
-
-
-def jail_available() -> bool:
-    """True when kernels can be started in the sandbox here."""
-    return bwrap.available()
 
 
 def jail_kernels(
@@ -265,9 +251,8 @@ def jail_kernels(
 
 
 def _whole_sandbox_caps(cap: Path | None, memory_bytes: int | None) -> list[Path]:
-    """The ``cgroup.procs`` files a kernel joins: the process cap and, over the same
-    processes, a memory cap of ``memory_bytes`` (none if None). What cannot be had is said
-    (once per worker), never silent."""
+    """The ``cgroup.procs`` files a kernel joins: ``cap`` and a memory cap of ``memory_bytes``
+    over the same processes (none if None); what cannot be had is said (``bwrap.say_once``)."""
     if cap is None:
         bwrap.say_once(
             "grading kernels: no process cap (no pids cgroup can be made here): a kernel's "

@@ -127,12 +127,10 @@ class Found:
 
 
 def walk(top: int) -> Iterator[Found]:
-    """Every entry below the open folder ``top``, a folder before its contents.
-
-    Raises ``TooManyEntriesError`` past the bounds and ``ChangedWhileWalkedError`` for a
-    name that changed between the listing and its opening. A folder's descriptor (``folder``
-    of its entries) stays open only while its entries are walked.
-    """
+    """Every entry below the open folder ``top``, in the module docstring's order. Raises
+    ``TooManyEntriesError`` past the bounds and ``ChangedWhileWalkedError`` for a name that
+    changed since the listing; a folder's descriptor (its entries' ``folder``) stays open only
+    while its entries are walked."""
     yield from _walk(top, "", 0, EntryBudget())
 
 
