@@ -41,6 +41,7 @@ on the catalogue of answers, not here.
 from __future__ import annotations
 
 import copy
+import functools
 import random
 import string
 from collections.abc import Callable
@@ -411,24 +412,15 @@ _EXAMPLES: dict[str, Callable[[], list[Case]]] = {"merge_and_update": _merge_and
 _SEEDS = {name: 2024 + i for i, name in enumerate(EXERCISES)}
 
 
-_DRAWN: dict[tuple, list[Case]] = {}
-_DRAWN_KEPT = 64  # groups kept: grading asks for a term's cases many times
-
-
+@functools.lru_cache(maxsize=64)  # groups kept: grading asks for a term's cases many times
 def _drawn(name: str, group: str, secret: str | None) -> list[Case]:
     """A group drawn for ``secret``, drawn once per process (the callers get copies: the
     trainer's random cases take a few milliseconds to draw)."""
-    key = (name, group, secret)
-    if key not in _DRAWN:
-        if len(_DRAWN) >= _DRAWN_KEPT:
-            _DRAWN.clear()
-        if group == "core":
-            _DRAWN[key] = draw(name, _CORE[name](), str(secret))
-        else:
-            # A str seed is hashed with SHA-512 by random: the same on every machine and hash seed.
-            seed = _SEEDS[name] if secret is None else f"{secret}/{name}"
-            _DRAWN[key] = _RANDOM[name](random.Random(seed))
-    return _DRAWN[key]
+    if group == "core":
+        return draw(name, _CORE[name](), str(secret))
+    # A str seed is hashed with SHA-512 by random: the same on every machine and hash seed.
+    seed = _SEEDS[name] if secret is None else f"{secret}/{name}"
+    return _RANDOM[name](random.Random(seed))
 
 
 def _fresh(value: object) -> object:
