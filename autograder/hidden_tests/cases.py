@@ -455,9 +455,6 @@ def cases(name: str, group: str, secret: str | None = None) -> list[Case]:
     raise ValueError(f"unknown group {group!r}; expected 'core' or 'random'")
 
 
-CASES_FILE = "autograder/hidden_tests/cases.py"
-
-
 def uncaught(secret: str | None) -> list[tuple[str, str]]:
     """(exercise, mistake) for each known mistake with a variant that passes every core case
     of the term ``secret`` (None: the fixed cases)."""
@@ -485,6 +482,6 @@ def why_unfair(secret: str | None) -> str:
     return (
         f"refusing to grade: this term's core hidden cases do not catch {listed}. Such an "
         "answer would lose points only where the random cases happen to catch it. Add a core "
-        f"case it fails to {CASES_FILE} (or undo the change to the hidden cases), then grade "
-        "again. Nothing was graded."
+        "case it fails to autograder/hidden_tests/cases.py (or undo the change to the hidden "
+        "cases), then grade again. Nothing was graded."
     )
