@@ -68,23 +68,29 @@ def _renaming(case: tuple, rng: random.Random) -> Callable[[str], str]:
         found.update(text)
         return text
 
-    _renamed(case, note)
+    _copied(case, note)
     old = sorted(found.intersection(_POOL))
     new = sorted(rng.sample(_POOL, len(old)))
     table = str.maketrans(dict(zip(old, new)))
     return lambda text: text.translate(table)
 
 
-def _renamed(value: Any, rename: Callable[[str], str]) -> Any:
-    """``value`` with every string renamed; counts, indices and containers' types kept."""
+def _copied(value: Any, rename: Callable[[str], str] | None = None) -> Any:
+    """``value`` with its mutable containers new (``deepcopy``'s work, for the types a case
+    holds, in a fraction of its time) and, given ``rename``, every string renamed; numbers,
+    the containers' types and, without ``rename``, strings and tuples of strings are kept."""
     kind = type(value)
+    if rename is None and kind is tuple and all(type(item) is str for item in value):
+        return value  # symbols or a pair: nothing in it can change
     if kind is str:
-        return rename(value)
-    if kind in (tuple, list):
-        return kind(_renamed(item, rename) for item in value)
+        return value if rename is None else rename(value)
+    if kind is list or kind is tuple:
+        return kind([_copied(item, rename) for item in value])
     if kind is dict:
-        return {_renamed(k, rename): _renamed(v, rename) for k, v in value.items()}
-    return value  # ints, and where's sets of word indices
+        return {_copied(key, rename): _copied(item, rename) for key, item in value.items()}
+    if kind is set:
+        return set(value)  # of word indices
+    return value
 
 
 def _factor(counts: list[int], rng: random.Random, keep_ones: bool) -> int:
@@ -133,7 +139,7 @@ def _drawn_case(name: str, case: tuple, rng: random.Random) -> tuple:
         case = _corpus_case(case, rng, keep_ones=True)
     elif name == "merge_and_update":
         case = _state_case(case, rng)
-    return _renamed(case, _renaming(case, rng))
+    return _copied(case, _renaming(case, rng))
 
 
 def draw(name: str, fixed: list[tuple], seed: str) -> list[tuple]:
@@ -423,22 +429,6 @@ def _drawn(name: str, group: str, secret: str | None) -> list[Case]:
     return _RANDOM[name](random.Random(seed))
 
 
-def _fresh(value: object) -> object:
-    """A copy of plain data whose mutable containers are all new (``deepcopy``'s work, for
-    the types a case holds, in a fraction of its time); strings, numbers, tuples of strings
-    and dict keys are shared."""
-    kind = type(value)
-    if kind is tuple and all(type(item) is str for item in value):
-        return value  # symbols or a pair: nothing in it can change
-    if kind is list or kind is tuple:
-        return kind([_fresh(item) for item in value])
-    if kind is dict:
-        return {key: _fresh(item) for key, item in value.items()}
-    if kind is set:
-        return set(value)  # of word indices
-    return value
-
-
 def cases(name: str, group: str, secret: str | None = None) -> list[Case]:
     """The argument tuples exercise ``name`` is graded on in ``group`` ("core" or "random";
     "examples" for merge_and_update). ``secret`` draws both groups for that term, the same
@@ -449,7 +439,7 @@ def cases(name: str, group: str, secret: str | None = None) -> list[Case]:
     if group == "core" and secret is None:
         return _CORE[name]()
     if group in GROUPS:
-        return _fresh(_drawn(name, group, secret))
+        return _copied(_drawn(name, group, secret))
     if group == EXAMPLES:
         return example_cases(name) if name in VISIBLE else _EXAMPLES[name]()
     raise ValueError(f"unknown group {group!r}; expected 'core' or 'random'")
