@@ -31,11 +31,8 @@ from bpe_course.lesson_cells import (
 
 
 class LessonCells(LessonMarks):
-    """The cells of a master notebook, to tell the lesson's cells from those a student added.
-
-    A cell belongs to the lesson when its id is one of the master's ids or, failing that
-    (notebooks saved without ids, cells copied around), when its source is one of the master's
-    (``bpe_course.lesson_cells.LessonMarks``, the rule the self-check applies too).
+    """The cells of a master notebook, to tell the lesson's cells from those a student added,
+    by the rule of ``bpe_course.lesson_cells.LessonMarks`` that the self-check applies too.
     Without a master every cell counts as the lesson's.
 
     >>> from nbformat.v4 import new_code_cell, new_notebook

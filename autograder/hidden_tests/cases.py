@@ -430,10 +430,9 @@ def _drawn(name: str, group: str, secret: str | None) -> list[Case]:
 
 
 def cases(name: str, group: str, secret: str | None = None) -> list[Case]:
-    """The argument tuples exercise ``name`` is graded on in ``group`` ("core" or "random";
-    "examples" for merge_and_update). ``secret`` draws both groups for that term, the same
-    for every student (``draw``: the core cases keep their purpose, not their letters);
-    without it, the fixed cases, for the masters' own hidden cells and the tests."""
+    """The argument tuples exercise ``name`` is graded on in ``group``, drawn for the term
+    ``secret`` as the module says; without it, the fixed cases, for the masters' own hidden
+    cells and the tests."""
     if name not in _CORE:
         raise ValueError(f"unknown exercise {name!r}; expected one of {', '.join(EXERCISES)}")
     if group == "core" and secret is None:
