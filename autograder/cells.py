@@ -52,10 +52,9 @@ class LessonCells(LessonMarks):
 def answer_statements(
     notebook: nbformat.NotebookNode, name: str, master: nbformat.NotebookNode | None = None
 ) -> list[str] | None:
-    """The statements that define ``name`` as the notebook would, or None without its cell:
-    all but bare expressions of the answer cell and the student's own cells, only imports and
-    definitions of the lesson's. ``master`` (the lesson's master notebook) tells the student's
-    own cells from the lesson's; without it every cell other than the answer is the lesson's."""
+    """The statements that define ``name`` as the notebook would (the module says which), or
+    None without its cell; without ``master`` (the lesson's master notebook) every cell other
+    than the answer is the lesson's."""
     own = _own_cells(notebook, name, master)
     if own is None:
         return None
