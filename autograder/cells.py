@@ -31,11 +31,8 @@ from bpe_course.lesson_cells import (
 
 
 class LessonCells(LessonMarks):
-    """The cells of a master notebook, to tell the lesson's cells from those a student added.
-
-    A cell belongs to the lesson when its id is one of the master's ids or, failing that
-    (notebooks saved without ids, cells copied around), when its source is one of the master's
-    (``bpe_course.lesson_cells.LessonMarks``, the rule the self-check applies too).
+    """The cells of a master notebook, to tell the lesson's cells from those a student added,
+    by the rule of ``bpe_course.lesson_cells.LessonMarks`` that the self-check applies too.
     Without a master every cell counts as the lesson's.
 
     >>> from nbformat.v4 import new_code_cell, new_notebook
@@ -55,10 +52,9 @@ class LessonCells(LessonMarks):
 def answer_statements(
     notebook: nbformat.NotebookNode, name: str, master: nbformat.NotebookNode | None = None
 ) -> list[str] | None:
-    """The statements that define ``name`` as the notebook would, or None without its cell:
-    all but bare expressions of the answer cell and the student's own cells, only imports and
-    definitions of the lesson's. ``master`` (the lesson's master notebook) tells the student's
-    own cells from the lesson's; without it every cell other than the answer is the lesson's."""
+    """The statements that define ``name`` as the notebook would (the module says which), or
+    None without its cell; without ``master`` (the lesson's master notebook) every cell other
+    than the answer is the lesson's."""
     own = _own_cells(notebook, name, master)
     if own is None:
         return None

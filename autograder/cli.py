@@ -1,12 +1,10 @@
 """The one command line of the grading tools: ``python -m autograder <command> [options]``.
 
-One ``argparse`` parser with a subcommand per job (``grade``, ``regrade``, ``feedback``,
-``export``, ``canvas``, ``moodle``, ``check-class``, ``scheduler``, ``worker``, ``bundle``,
-``solutions``); ``python -m autograder --help`` lists them and ``python -m autograder
-<command> --help`` says what each takes. Every value is checked here, so a wrong one stops the
-command with a line naming it and exit status 2 before anything is read or written. Each
-command then calls a plain function of the module that does the work, with typed values
-(``GradingOptions`` for grading).
+One ``argparse`` parser with a subcommand per job (``SUMMARIES``); ``python -m autograder
+--help`` lists them and ``python -m autograder <command> --help`` says what each takes. Every
+value is checked here, so a wrong one stops the command with a line naming it and exit status
+2 before anything is read or written. Each command then calls a plain function of the module
+that does the work, with typed values (``GradingOptions`` for grading).
 
 >>> parser().parse_args(["grade", "--root", "/c", "--jobs", "3"]).jobs
 3

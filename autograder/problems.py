@@ -13,7 +13,7 @@ do) and changes nothing.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 # Grading stopped for a reason that is not the student's (a kernel that cannot start, a worker
 # that cannot grade or keeps dying): nothing reaches the gradebook, earlier grades stay.
@@ -85,9 +85,6 @@ class Problem:
     @property
     def needs_person(self) -> bool:
         return _WORDING[self.kind][1]
-
-    def as_dict(self) -> dict[str, str]:
-        return asdict(self)
 
 
 def printable(text: str) -> str:

@@ -234,14 +234,16 @@ def test_every_wrong_answer_fails_the_core_group_of_every_term() -> None:
 
 
 @pytest.fixture()
-def weakened(monkeypatch: pytest.MonkeyPatch) -> None:
+def weakened(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The core group of merge_pair as an instructor might edit it: without the case where
     two symbols read the same as the pair (ab c, asked for (a, bc))."""
     core = cases_module._CORE["merge_pair"]
     kept = [args for args in core() if args != (("ab", "c"), ("a", "bc"))]
     assert len(kept) == len(core()) - 1
     monkeypatch.setitem(cases_module._CORE, "merge_pair", lambda: copy.deepcopy(kept))
-    monkeypatch.setattr(cases_module, "_DRAWN", {})  # nothing drawn before the edit
+    cases_module._drawn.cache_clear()  # nothing drawn before the edit
+    yield
+    cases_module._drawn.cache_clear()  # nor kept after it
 
 
 def test_the_fairness_check_names_the_exercise_and_the_mistake_a_weak_core_misses(

@@ -21,7 +21,7 @@ import contextlib
 import shutil
 import sqlite3
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -219,4 +219,4 @@ class StudentResult:
         """The entry of ``results.json``: everything but the rows, verdicts and log, which
         are kept elsewhere."""
         kept = {k: v for k, v in vars(self).items() if k not in ("rows", "verdicts", "log")}
-        return {**kept, "problems": [p.as_dict() for p in self.problems]}
+        return {**kept, "problems": [asdict(p) for p in self.problems]}

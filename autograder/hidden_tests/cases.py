@@ -41,6 +41,7 @@ on the catalogue of answers, not here.
 from __future__ import annotations
 
 import copy
+import functools
 import random
 import string
 from collections.abc import Callable
@@ -67,23 +68,29 @@ def _renaming(case: tuple, rng: random.Random) -> Callable[[str], str]:
         found.update(text)
         return text
 
-    _renamed(case, note)
+    _copied(case, note)
     old = sorted(found.intersection(_POOL))
     new = sorted(rng.sample(_POOL, len(old)))
     table = str.maketrans(dict(zip(old, new)))
     return lambda text: text.translate(table)
 
 
-def _renamed(value: Any, rename: Callable[[str], str]) -> Any:
-    """``value`` with every string renamed; counts, indices and containers' types kept."""
+def _copied(value: Any, rename: Callable[[str], str] | None = None) -> Any:
+    """``value`` with its mutable containers new (``deepcopy``'s work, for the types a case
+    holds, in a fraction of its time) and, given ``rename``, every string renamed; numbers,
+    the containers' types and, without ``rename``, strings and tuples of strings are kept."""
     kind = type(value)
+    if rename is None and kind is tuple and all(type(item) is str for item in value):
+        return value  # symbols or a pair: nothing in it can change
     if kind is str:
-        return rename(value)
-    if kind in (tuple, list):
-        return kind(_renamed(item, rename) for item in value)
+        return value if rename is None else rename(value)
+    if kind is list or kind is tuple:
+        return kind([_copied(item, rename) for item in value])
     if kind is dict:
-        return {_renamed(k, rename): _renamed(v, rename) for k, v in value.items()}
-    return value  # ints, and where's sets of word indices
+        return {_copied(key, rename): _copied(item, rename) for key, item in value.items()}
+    if kind is set:
+        return set(value)  # of word indices
+    return value
 
 
 def _factor(counts: list[int], rng: random.Random, keep_ones: bool) -> int:
@@ -132,7 +139,7 @@ def _drawn_case(name: str, case: tuple, rng: random.Random) -> tuple:
         case = _corpus_case(case, rng, keep_ones=True)
     elif name == "merge_and_update":
         case = _state_case(case, rng)
-    return _renamed(case, _renaming(case, rng))
+    return _copied(case, _renaming(case, rng))
 
 
 def draw(name: str, fixed: list[tuple], seed: str) -> list[tuple]:
@@ -411,59 +418,30 @@ _EXAMPLES: dict[str, Callable[[], list[Case]]] = {"merge_and_update": _merge_and
 _SEEDS = {name: 2024 + i for i, name in enumerate(EXERCISES)}
 
 
-_DRAWN: dict[tuple, list[Case]] = {}
-_DRAWN_KEPT = 64  # groups kept: grading asks for a term's cases many times
-
-
+@functools.lru_cache(maxsize=64)  # groups kept: grading asks for a term's cases many times
 def _drawn(name: str, group: str, secret: str | None) -> list[Case]:
     """A group drawn for ``secret``, drawn once per process (the callers get copies: the
     trainer's random cases take a few milliseconds to draw)."""
-    key = (name, group, secret)
-    if key not in _DRAWN:
-        if len(_DRAWN) >= _DRAWN_KEPT:
-            _DRAWN.clear()
-        if group == "core":
-            _DRAWN[key] = draw(name, _CORE[name](), str(secret))
-        else:
-            # A str seed is hashed with SHA-512 by random: the same on every machine and hash seed.
-            seed = _SEEDS[name] if secret is None else f"{secret}/{name}"
-            _DRAWN[key] = _RANDOM[name](random.Random(seed))
-    return _DRAWN[key]
-
-
-def _fresh(value: object) -> object:
-    """A copy of plain data whose mutable containers are all new (``deepcopy``'s work, for
-    the types a case holds, in a fraction of its time); strings, numbers, tuples of strings
-    and dict keys are shared."""
-    kind = type(value)
-    if kind is tuple and all(type(item) is str for item in value):
-        return value  # symbols or a pair: nothing in it can change
-    if kind is list or kind is tuple:
-        return kind([_fresh(item) for item in value])
-    if kind is dict:
-        return {key: _fresh(item) for key, item in value.items()}
-    if kind is set:
-        return set(value)  # of word indices
-    return value
+    if group == "core":
+        return draw(name, _CORE[name](), str(secret))
+    # A str seed is hashed with SHA-512 by random: the same on every machine and hash seed.
+    seed = _SEEDS[name] if secret is None else f"{secret}/{name}"
+    return _RANDOM[name](random.Random(seed))
 
 
 def cases(name: str, group: str, secret: str | None = None) -> list[Case]:
-    """The argument tuples exercise ``name`` is graded on in ``group`` ("core" or "random";
-    "examples" for merge_and_update). ``secret`` draws both groups for that term, the same
-    for every student (``draw``: the core cases keep their purpose, not their letters);
-    without it, the fixed cases, for the masters' own hidden cells and the tests."""
+    """The argument tuples exercise ``name`` is graded on in ``group``, drawn for the term
+    ``secret`` as the module says; without it, the fixed cases, for the masters' own hidden
+    cells and the tests."""
     if name not in _CORE:
         raise ValueError(f"unknown exercise {name!r}; expected one of {', '.join(EXERCISES)}")
     if group == "core" and secret is None:
         return _CORE[name]()
     if group in GROUPS:
-        return _fresh(_drawn(name, group, secret))
+        return _copied(_drawn(name, group, secret))
     if group == EXAMPLES:
         return example_cases(name) if name in VISIBLE else _EXAMPLES[name]()
     raise ValueError(f"unknown group {group!r}; expected 'core' or 'random'")
-
-
-CASES_FILE = "autograder/hidden_tests/cases.py"
 
 
 def uncaught(secret: str | None) -> list[tuple[str, str]]:
@@ -493,6 +471,6 @@ def why_unfair(secret: str | None) -> str:
     return (
         f"refusing to grade: this term's core hidden cases do not catch {listed}. Such an "
         "answer would lose points only where the random cases happen to catch it. Add a core "
-        f"case it fails to {CASES_FILE} (or undo the change to the hidden cases), then grade "
-        "again. Nothing was graded."
+        "case it fails to autograder/hidden_tests/cases.py (or undo the change to the hidden "
+        "cases), then grade again. Nothing was graded."
     )
