@@ -119,9 +119,10 @@ def why_not_a_student(student_id: str, roster: dict[str, Student] | None) -> str
 # The roster's columns an LMS knows a student by: Canvas's ``ID`` and ``SIS Login ID``, and
 # Moodle's ID number, username and email address.
 LMS_IDENTIFIERS = ("lms_user_id", "sis_login_id", "email")
-# Spreadsheet formula characters (OWASP): an identifier cannot be neutralized with a ``'``,
-# since the LMS would then match nobody, so one that starts so is refused.
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+# Spreadsheet formula characters (OWASP), for every CSV the course writes too: an identifier
+# cannot be neutralized with a ``'``, since the LMS would then match nobody, so one that
+# starts so is refused.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def identifier_key(column: str, value: str) -> str:
@@ -154,7 +155,7 @@ def by_identifier(roster: dict[str, Student], column: str) -> dict[str, Student]
         if not value:
             continue
         row = rows[student_id]
-        if value.startswith(_FORMULA_START):
+        if value.startswith(FORMULA_START):
             raise RosterError(
                 f"{ROSTER_FILE}, row {row}: the {column} {value[:80]!r} begins with "
                 f"{value[0]!r}, which a spreadsheet runs as a formula, and an LMS matches "

@@ -26,7 +26,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+from autograder.roster import FORMULA_START
+
 # A plain number, as a spreadsheet reads it: it is shown as a number and runs nothing.
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 
