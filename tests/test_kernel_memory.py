@@ -160,3 +160,15 @@ def memory_limit(group: Path) -> int:
         if (group / name).exists():
             return int((group / name).read_text())
     raise AssertionError(f"{group} has no memory limit file")
+
+
+def test_a_cap_whose_limit_cannot_be_written_leaves_no_group_behind(tmp_path) -> None:
+    """A limit that fails half-way (the folder made, ``pids.max`` refused) leaves no empty
+    group for later workers to find."""
+
+    def refused(group: Path) -> bool:
+        raise PermissionError(13, "Permission denied", str(group / "pids.max"))
+
+    with bwrap._cgroup(tmp_path, "student-ada", refused) as procs:
+        assert procs is None
+    assert list(tmp_path.iterdir()) == []

@@ -451,7 +451,10 @@ def _cgroup(root: Path | None, name: str, limit: Callable[[Path], bool]) -> Iter
             if not limit(group):
                 group.rmdir()
                 group = None
-    except OSError:
+    except OSError:  # a limit that could not be written: the group made for it goes too
+        if group is not None:
+            with contextlib.suppress(OSError):
+                group.rmdir()
         group = None
     try:
         yield group / "cgroup.procs" if group else None
