@@ -242,7 +242,7 @@ def scratch_root(course_root: Path) -> Path:
 def command_config(options: GradingOptions) -> Config:
     """What the command line said, as configuration over ``nbgrader_config.py``'s: the
     sandbox's settings and the per-cell timeout, each only when given (a flag left out leaves
-    the file's value standing). It travels with each task.
+    the file's value standing). Each task makes it from its options: no worker keeps a run's.
 
     >>> config = command_config(GradingOptions(Path("/c"), memory_gb=1.0, unconfined=True))
     >>> config.GradingSandbox.kernel_memory_gb, config.GradingSandbox.unconfined
@@ -365,16 +365,10 @@ class SkippingAutograde(Autograde):
             path.unlink(missing_ok=True)
 
 
-def grade_submission(
-    options: GradingOptions,
-    student: str,
-    template_db: Path,
-    settings: Config | None = None,
-) -> StudentResult:
-    """Autograde one student's submission as ``options`` and ``settings`` say (by default
-    ``command_config(options)``), into a private copy of ``template_db`` (an empty gradebook
-    that knows the assignment); never raises for a bad submission."""
-    settings = command_config(options) if settings is None else settings
+def grade_submission(options: GradingOptions, student: str, template_db: Path) -> StudentResult:
+    """Autograde one student's submission as ``options`` say, into a copy of ``template_db``
+    (an empty gradebook that knows the assignment); never raises for a bad submission."""
+    settings = command_config(options)
     start = time.perf_counter()
     root = options.course_root
     source = root / "source" / ASSIGNMENT

@@ -256,13 +256,11 @@ def setup_problem() -> str | None:
     return _SETUP_PROBLEM[0] if _SETUP_PROBLEM else None
 
 
-def grade_task(
-    options: GradingOptions, student: str, template_db: Path, settings: Any = None
-) -> StudentResult:
+def grade_task(options: GradingOptions, student: str, template_db: Path) -> StudentResult:
     """``grade_submission`` in a worker, unless the worker could not prove it can grade."""
     if _SETUP_PROBLEM:
         raise WorkerCannotGradeError(_SETUP_PROBLEM[0])
-    return grade_submission(options, student, template_db, settings=settings)
+    return grade_submission(options, student, template_db)
 
 
 def failed(student: str, why: str, log: str = "") -> StudentResult:
@@ -421,11 +419,8 @@ def grade_on_cluster(
     order results arrive. A task whose worker died is retried by the scheduler; one that
     killed its workers too often, or raised, comes back as a failed result."""
     run = uuid.uuid4().hex[:8]  # keys unique on a cluster that other runs share
-    settings = command_config(options)  # data of every task: no worker keeps a run's settings
     futures = {
-        client.submit(
-            grade_task, options, student, template, settings, key=f"grade-{student}-{run}"
-        ): student
+        client.submit(grade_task, options, student, template, key=f"grade-{student}-{run}"): student
         for student in students
     }
     try:
