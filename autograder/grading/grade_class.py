@@ -431,12 +431,10 @@ def format_table(moved: list[Change], students: int) -> str:
     return "\n".join(lines)
 
 
-def write_report(
-    course_root: Path, before: Snapshot, after: Snapshot, when: datetime | None = None
-) -> tuple[Path, str]:
+def write_report(course_root: Path, before: Snapshot, after: Snapshot) -> tuple[Path, str]:
     """Write ``regrade-<UTC time>.csv`` and ``.md`` under artifacts/grading; return the CSV's
     path and the table to print."""
-    when = when or datetime.now(UTC)
+    when = datetime.now(UTC)
     moved = changes(before, after)
     out = course_root / RECORDS
     out.mkdir(parents=True, exist_ok=True)

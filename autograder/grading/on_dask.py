@@ -154,9 +154,7 @@ PROBE = "import bpe_course, sys\nprint(sys.executable, bpe_course.__file__)"
 PROBE_SECONDS = 60
 
 
-def why_cannot_grade(
-    course_root: Path, process: str = "this grading process", settings: Config | None = None
-) -> str | None:
+def why_cannot_grade(course_root: Path, process: str, settings: Config | None = None) -> str | None:
     """Why this process cannot grade (one paragraph), or None when it can, with the
     sandbox ``settings`` of the run (``GradingSandbox``; by default its own defaults)."""
     lines = untrusted_entries()
