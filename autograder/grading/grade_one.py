@@ -399,9 +399,7 @@ def grade_submission(options: GradingOptions, student: str, template_db: Path) -
         if not jailed:
             why = "UNCONFINED=1" if bwrap.available() else bwrap.why_unavailable()
             problems.append(Problem("unconfined", "", why))
-        coursedir = CourseDirectory(config=config)
-        coursedir.assignment_id = ASSIGNMENT
-        coursedir.student_id = student
+        coursedir = CourseDirectory(config=config, assignment_id=ASSIGNMENT, student_id=student)
         app = SkippingAutograde(coursedir=coursedir, config=config)
         app.skip = frozenset(unreadable | no_tests)
         app.force = True
@@ -597,9 +595,7 @@ def _sanitize(root: Path, submitted: Path, db_path: Path, student: str) -> tuple
     config.CourseDirectory.submitted_directory = os.path.relpath(submitted, root)
     config.Autograde.autograde_preprocessors = list(_RECORD_ONLY)
     config.MarkupAsText.course_root = str(root)
-    coursedir = CourseDirectory(config=config)
-    coursedir.assignment_id = ASSIGNMENT
-    coursedir.student_id = student
+    coursedir = CourseDirectory(config=config, assignment_id=ASSIGNMENT, student_id=student)
     app = Autograde(coursedir=coursedir, config=config)
     app.force = True
     app.create_student = True
