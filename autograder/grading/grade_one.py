@@ -514,7 +514,6 @@ def record_refused(
     kind, detail = (CROWDED_KIND, crowded) if crowded else (REFUSED_KIND, ", ".join(unsafe)[:200])
     problems = [Problem(kind, "", detail)]
     scratch = Path(tempfile.mkdtemp(prefix=f"refused-{student}-", dir=scratch_root(root)))
-    rows: Rows = {}
     log = ""
     try:
         copy = scratch / "submitted" / student / ASSIGNMENT
@@ -528,7 +527,7 @@ def record_refused(
         if not kept:
             _empty_autograded(root, student)
         flag_refused(db_path, student, reason(unsafe, kept, unreadable, crowded))
-        rows = student_rows(db_path, ASSIGNMENT, student)
+        rows: Rows = student_rows(db_path, ASSIGNMENT, student)
     except Exception as error:  # a bug here must not stop the class
         rows, log = {}, "".join(traceback.format_exception(error))
         why = f"recording a refused submission failed: {type(error).__name__}: {error}"[:200]
