@@ -84,24 +84,20 @@ def _gradebook_ids(course_root: Path) -> list[str]:
 def strangers(course_root: Path) -> list[str]:
     """One line for each id that is no student of the class, where it is and what to do."""
     roster = read_roster(course_root)
-    lines = []
-    for student in _gradebook_ids(course_root):
-        why = why_not_a_student(student, roster)
-        if why:
-            lines.append(
-                f"in the gradebook: {why}; remove it with "
-                f"`nbgrader db student remove {_shell(student)} --force`"
-            )
+    found = []
+    for name in _gradebook_ids(course_root):
+        remove = f"`nbgrader db student remove {_shell(name)} --force`"
+        found.append((name, "the gradebook", f"remove it with {remove}"))
     for place in ("submitted", "feedback"):
         folder = course_root / place
         for path in sorted(folder.iterdir()) if folder.is_dir() else []:
-            why = why_not_a_student(path.name, roster)
-            if why:
-                lines.append(
-                    f"in {place}/: {why}; move it out of the course with "
-                    f"`mv {place}/{_shell(path.name)} <somewhere else>`"
-                )
-    return lines
+            move = f"`mv {place}/{_shell(path.name)} <somewhere else>`"
+            found.append((path.name, f"{place}/", f"move it out of the course with {move}"))
+    return [
+        f"in {where}: {why}; {fix}"
+        for name, where, fix in found
+        if (why := why_not_a_student(name, roster))
+    ]
 
 
 def foreign_dask_folders() -> list[str]:
@@ -431,12 +427,10 @@ def format_table(moved: list[Change], students: int) -> str:
     return "\n".join(lines)
 
 
-def write_report(
-    course_root: Path, before: Snapshot, after: Snapshot, when: datetime | None = None
-) -> tuple[Path, str]:
+def write_report(course_root: Path, before: Snapshot, after: Snapshot) -> tuple[Path, str]:
     """Write ``regrade-<UTC time>.csv`` and ``.md`` under artifacts/grading; return the CSV's
     path and the table to print."""
-    when = when or datetime.now(UTC)
+    when = datetime.now(UTC)
     moved = changes(before, after)
     out = course_root / RECORDS
     out.mkdir(parents=True, exist_ok=True)

@@ -242,7 +242,7 @@ def scratch_root(course_root: Path) -> Path:
 def command_config(options: GradingOptions) -> Config:
     """What the command line said, as configuration over ``nbgrader_config.py``'s: the
     sandbox's settings and the per-cell timeout, each only when given (a flag left out leaves
-    the file's value standing). It travels with each task.
+    the file's value standing). Each task makes it from its options: no worker keeps a run's.
 
     >>> config = command_config(GradingOptions(Path("/c"), memory_gb=1.0, unconfined=True))
     >>> config.GradingSandbox.kernel_memory_gb, config.GradingSandbox.unconfined
@@ -365,16 +365,10 @@ class SkippingAutograde(Autograde):
             path.unlink(missing_ok=True)
 
 
-def grade_submission(
-    options: GradingOptions,
-    student: str,
-    template_db: Path,
-    settings: Config | None = None,
-) -> StudentResult:
-    """Autograde one student's submission as ``options`` and ``settings`` say (by default
-    ``command_config(options)``), into a private copy of ``template_db`` (an empty gradebook
-    that knows the assignment); never raises for a bad submission."""
-    settings = command_config(options) if settings is None else settings
+def grade_submission(options: GradingOptions, student: str, template_db: Path) -> StudentResult:
+    """Autograde one student's submission as ``options`` say, into a copy of ``template_db``
+    (an empty gradebook that knows the assignment); never raises for a bad submission."""
+    settings = command_config(options)
     start = time.perf_counter()
     root = options.course_root
     source = root / "source" / ASSIGNMENT
@@ -405,9 +399,7 @@ def grade_submission(
         if not jailed:
             why = "UNCONFINED=1" if bwrap.available() else bwrap.why_unavailable()
             problems.append(Problem("unconfined", "", why))
-        coursedir = CourseDirectory(config=config)
-        coursedir.assignment_id = ASSIGNMENT
-        coursedir.student_id = student
+        coursedir = CourseDirectory(config=config, assignment_id=ASSIGNMENT, student_id=student)
         app = SkippingAutograde(coursedir=coursedir, config=config)
         app.skip = frozenset(unreadable | no_tests)
         app.force = True
@@ -522,7 +514,6 @@ def record_refused(
     kind, detail = (CROWDED_KIND, crowded) if crowded else (REFUSED_KIND, ", ".join(unsafe)[:200])
     problems = [Problem(kind, "", detail)]
     scratch = Path(tempfile.mkdtemp(prefix=f"refused-{student}-", dir=scratch_root(root)))
-    rows: Rows = {}
     log = ""
     try:
         copy = scratch / "submitted" / student / ASSIGNMENT
@@ -536,7 +527,7 @@ def record_refused(
         if not kept:
             _empty_autograded(root, student)
         flag_refused(db_path, student, reason(unsafe, kept, unreadable, crowded))
-        rows = student_rows(db_path, ASSIGNMENT, student)
+        rows: Rows = student_rows(db_path, ASSIGNMENT, student)
     except Exception as error:  # a bug here must not stop the class
         rows, log = {}, "".join(traceback.format_exception(error))
         why = f"recording a refused submission failed: {type(error).__name__}: {error}"[:200]
@@ -603,9 +594,7 @@ def _sanitize(root: Path, submitted: Path, db_path: Path, student: str) -> tuple
     config.CourseDirectory.submitted_directory = os.path.relpath(submitted, root)
     config.Autograde.autograde_preprocessors = list(_RECORD_ONLY)
     config.MarkupAsText.course_root = str(root)
-    coursedir = CourseDirectory(config=config)
-    coursedir.assignment_id = ASSIGNMENT
-    coursedir.student_id = student
+    coursedir = CourseDirectory(config=config, assignment_id=ASSIGNMENT, student_id=student)
     app = Autograde(coursedir=coursedir, config=config)
     app.force = True
     app.create_student = True

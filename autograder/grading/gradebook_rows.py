@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import shutil
 import sqlite3
-from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -168,14 +167,13 @@ def judged_scores_kept(
     return wrong
 
 
-def flag_ungraded(db_path: Path, notebooks: Iterable[str], student: str) -> None:
+def flag_ungraded(db_path: Path, notebooks: set[str], student: str) -> None:
     """Mark the grades of notebooks nbgrader could not open as waiting for a person."""
-    names = set(notebooks)
-    if not names:
+    if not notebooks:
         return
     with Gradebook(f"sqlite:///{db_path}") as gradebook:
         for notebook in _submitted_notebooks(gradebook, student):
-            if notebook.name in names:
+            if notebook.name in notebooks:
                 for grade in notebook.grades:
                     grade.needs_manual_grade, grade.auto_score = True, None
         gradebook.db.commit()

@@ -154,9 +154,7 @@ PROBE = "import bpe_course, sys\nprint(sys.executable, bpe_course.__file__)"
 PROBE_SECONDS = 60
 
 
-def why_cannot_grade(
-    course_root: Path, process: str = "this grading process", settings: Config | None = None
-) -> str | None:
+def why_cannot_grade(course_root: Path, process: str, settings: Config | None = None) -> str | None:
     """Why this process cannot grade (one paragraph), or None when it can, with the
     sandbox ``settings`` of the run (``GradingSandbox``; by default its own defaults)."""
     lines = untrusted_entries()
@@ -256,13 +254,11 @@ def setup_problem() -> str | None:
     return _SETUP_PROBLEM[0] if _SETUP_PROBLEM else None
 
 
-def grade_task(
-    options: GradingOptions, student: str, template_db: Path, settings: Any = None
-) -> StudentResult:
+def grade_task(options: GradingOptions, student: str, template_db: Path) -> StudentResult:
     """``grade_submission`` in a worker, unless the worker could not prove it can grade."""
     if _SETUP_PROBLEM:
         raise WorkerCannotGradeError(_SETUP_PROBLEM[0])
-    return grade_submission(options, student, template_db, settings=settings)
+    return grade_submission(options, student, template_db)
 
 
 def failed(student: str, why: str, log: str = "") -> StudentResult:
@@ -421,11 +417,8 @@ def grade_on_cluster(
     order results arrive. A task whose worker died is retried by the scheduler; one that
     killed its workers too often, or raised, comes back as a failed result."""
     run = uuid.uuid4().hex[:8]  # keys unique on a cluster that other runs share
-    settings = command_config(options)  # data of every task: no worker keeps a run's settings
     futures = {
-        client.submit(
-            grade_task, options, student, template, settings, key=f"grade-{student}-{run}"
-        ): student
+        client.submit(grade_task, options, student, template, key=f"grade-{student}-{run}"): student
         for student in students
     }
     try:
