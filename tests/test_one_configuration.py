@@ -253,3 +253,25 @@ def test_a_grading_process_holds_itself_to_the_grader_memory_setting() -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == [str(int(1.5 * 2**30)), "stopped"]
     assert bwrap.GradingSandbox(config=Config()).grader_memory_gb == 4.0
+
+
+def test_a_worker_proves_it_can_grade_with_the_settings_it_grades_with(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker's probe kernel starts under ``nbgrader_config.py``'s sandbox settings with
+    the flags over them, as every student's kernels do, not under the flags alone."""
+    from autograder.grading import on_dask
+    from autograder.grading.options import GradingOptions
+
+    (tmp_path / "nbgrader_config.py").write_text(
+        "c = get_config()\nc.GradingSandbox.unconfined = True\n"
+        "c.GradingSandbox.kernel_memory_gb = 6.0\n"
+    )
+    probed: list[Config] = []
+    monkeypatch.setattr(on_dask, "prepare_worker", lambda memory_gb: None)
+    monkeypatch.setattr(
+        on_dask, "why_cannot_grade", lambda root, process, settings: probed.append(settings)
+    )
+    on_dask.ready_to_grade(GradingOptions(tmp_path, memory_gb=1.0), "worker")
+    sandbox = bwrap.GradingSandbox(config=probed[0])
+    assert (sandbox.unconfined, sandbox.kernel_memory_gb) == (True, 1.0)

@@ -156,7 +156,8 @@ PROBE_SECONDS = 60
 
 def why_cannot_grade(course_root: Path, process: str, settings: Config | None = None) -> str | None:
     """Why this process cannot grade (one paragraph), or None when it can, with the
-    sandbox ``settings`` of the run (``GradingSandbox``; by default its own defaults)."""
+    sandbox ``settings`` of the run (``GradingSandbox``, nbgrader_config.py's with the flags
+    over them; by default its own defaults)."""
     lines = untrusted_entries()
     if lines:
         return refusal(process, lines)
@@ -226,7 +227,7 @@ def ready_to_grade(options: GradingOptions, process: str) -> str | None:
     settings = course_config(options.course_root)
     settings.merge(command_config(options))
     prepare_worker(bwrap.GradingSandbox(config=settings).grader_memory_gb)
-    return why_cannot_grade(options.course_root, process, command_config(options))
+    return why_cannot_grade(options.course_root, process, settings)
 
 
 @dataclass
