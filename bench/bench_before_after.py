@@ -5,8 +5,11 @@ answer per exercise, three broken submissions) with each tree's own code and mas
 times that tree's grading command (``python -m autograder grade --jobs 2 --lean``, an earlier
 tree's ``python -m autograder.grading.grade_class``) from start to exit with one clock:
 everything ``make autograde`` does (the cluster or pool, grading, the judge or verify, the
-summary). Earlier commits run from a ``git worktree`` in a scratch
-folder, on this tree's venv; the trees take turns, in an order reversed every other round.
+summary). Beside the wall seconds it records the CPU seconds of the command's process tree
+(user and system, from ``RUSAGE_CHILDREN``: every process the command and its descendants
+waited for), which another program's load on the machine disturbs far less than the wall.
+Earlier commits run from a ``git worktree`` in a scratch folder, on this tree's venv; the
+trees take turns, in an order reversed every other round.
 Each target is a ratio to an earlier commit (``TARGETS``): ``sandbox``, at most 1.25x the time
 of bc00676, the last commit before every run of student code went into bubblewrap; ``issue-22``,
 at most 1.10x the time of d3ffb9d, the last commit before the hidden cases were drawn per
@@ -34,6 +37,7 @@ import argparse
 import importlib.metadata
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -104,17 +108,22 @@ def _grade_command(tree: Path) -> list[str]:
     return ["-m", "autograder.grading.grade_class"]
 
 
-def time_class(tree: Path) -> float:
-    """Wall seconds of one grade_class command of ``tree`` on a fresh class it built."""
+def _children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def time_class(tree: Path) -> tuple[float, float]:
+    """Wall and CPU seconds of one grading command of ``tree`` on a fresh class it built."""
     made = _run(tree, sys.executable, "-c", _MAKE_CLASS)
     if made.returncode != 0:
         raise SystemExit(f"could not build the class with {tree}:\n{made.stderr[-1500:]}")
     root = Path(made.stdout.strip().splitlines()[-1])
     command = [*_grade_command(tree), "--jobs", str(WORKERS), "--lean"]
     try:
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), _children_cpu()
         done = _run(tree, sys.executable, *command, "--no-progress", "--root", str(root))
-        seconds = time.perf_counter() - start
+        seconds, cpu = time.perf_counter() - start, _children_cpu() - cpu_start
         if done.returncode != 0:
             raise SystemExit(f"{tree}: grading failed:\n{done.stderr[-1500:]}")
         results = json.loads((root / "artifacts" / "grading" / "results.json").read_text())
@@ -123,7 +132,7 @@ def time_class(tree: Path) -> float:
     graded = sum(1 for r in results if r["graded"])
     if graded != STUDENTS:
         raise SystemExit(f"{tree}: graded {graded} of {STUDENTS}: the bench stops")
-    return seconds
+    return seconds, cpu
 
 
 def _git(*args: str) -> subprocess.CompletedProcess:
@@ -222,42 +231,17 @@ def main() -> int:
         after = labels[args.after] if args.after else now
         if not args.after:
             trees[after] = ROOT
-        seconds = _measure(trees, args.rounds, run.loads)
+        seconds, cpu = _measure(trees, args.rounds, run.loads)
     finally:
         for tree in trees.values():
             if tree != ROOT:
                 _git("worktree", "remove", "--force", str(tree))
         shutil.rmtree(scratch, ignore_errors=True)
-    medians = {label: statistics.median(s) for label, s in seconds.items()}
     compared = []
     print(f"\nclass of {STUDENTS}, {WORKERS} workers, lean, median of {args.rounds}:")
     for name, commit in wanted:
-        before = labels[commit]
-        per_round = [a / b for a, b in zip(seconds[after], seconds[before])]
-        ratio = medians[after] / medians[before]
-        target = TARGETS.get(name) if name else None
-        goal = f"{name}: {target.what}" if target else None
-        verdict = run.target(goal, ratio, target.ratio)["verdict"] if target else None
-        compared.append(
-            {
-                "target": name,
-                "before": before,
-                "after": after,
-                "before s a student": medians[before] / STUDENTS,
-                "after s a student": medians[after] / STUDENTS,
-                "ratio": ratio,
-                "ratio per round": per_round,
-                "at most": target.ratio if target else None,
-                "verdict": verdict,
-            }
-        )
-        shown = f", target <= {target.ratio}x ({name}): {verdict}" if target else ", no target"
-        print(
-            f"{before} {medians[before] / STUDENTS:.2f} s a student, {after} "
-            f"{medians[after] / STUDENTS:.2f}: {ratio:.3f}x (per round "
-            + ", ".join(f"{r:.3f}" for r in per_round)
-            + f"){shown}"
-        )
+        for measure, figures in (("wall", seconds), ("CPU", cpu)):
+            compared.append(_compare(run, name, figures, labels[commit], after, measure))
     print(f"load average (1 min) between commands: {min(run.loads):.2f} to {max(run.loads):.2f}")
     figures = {
         "students": STUDENTS,
@@ -266,9 +250,42 @@ def main() -> int:
         "rounds": args.rounds,
         "comparisons": compared,
         "seconds": seconds,
+        "CPU seconds": cpu,
     }
     run.write(figures)
     return 0
+
+
+def _compare(
+    run: _Run, name: str | None, figures: dict, before: str, after: str, measure: str
+) -> dict:
+    """One comparison of ``after`` with ``before`` in one measure (wall or CPU seconds),
+    judged against its target where ``name`` is one, and printed."""
+    medians = {label: statistics.median(s) for label, s in figures.items()}
+    per_round = [a / b for a, b in zip(figures[after], figures[before])]
+    ratio = medians[after] / medians[before]
+    target = TARGETS.get(name) if name else None
+    goal = f"{name}: {target.what} ({measure} seconds)" if target else None
+    verdict = run.target(goal, ratio, target.ratio)["verdict"] if target else None
+    shown = f", target <= {target.ratio}x ({name}): {verdict}" if target else ", no target"
+    print(
+        f"{measure:>4}: {before} {medians[before] / STUDENTS:.2f} s a student, {after} "
+        f"{medians[after] / STUDENTS:.2f}: {ratio:.3f}x (per round "
+        + ", ".join(f"{r:.3f}" for r in per_round)
+        + f"){shown}"
+    )
+    return {
+        "target": name,
+        "measure": measure,
+        "before": before,
+        "after": after,
+        "before s a student": medians[before] / STUDENTS,
+        "after s a student": medians[after] / STUDENTS,
+        "ratio": ratio,
+        "ratio per round": per_round,
+        "at most": target.ratio if target else None,
+        "verdict": verdict,
+    }
 
 
 def _dirty() -> int:
@@ -276,22 +293,28 @@ def _dirty() -> int:
     return len(_git("status", "--porcelain", "--untracked-files=no").stdout.splitlines())
 
 
-def _measure(trees: dict[str, Path], rounds: int, loads: list[float]) -> dict[str, list]:
-    """Every tree's seconds, taking turns (the order reversed each other round, so none is
-    always first or last); the load average goes into ``loads`` before and after each."""
+def _measure(
+    trees: dict[str, Path], rounds: int, loads: list[float]
+) -> tuple[dict[str, list], dict[str, list]]:
+    """Every tree's wall and CPU seconds, taking turns (the order reversed each other round,
+    so none is always first or last); the load average goes into ``loads`` before and after
+    each."""
     seconds: dict[str, list[float]] = {label: [] for label in trees}
+    cpu: dict[str, list[float]] = {label: [] for label in trees}
     loads.append(_load())
     for round_ in range(rounds):
         order = list(trees.items())
         for label, tree in order if round_ % 2 == 0 else order[::-1]:
-            seconds[label].append(time_class(tree))
+            wall, used = time_class(tree)
+            seconds[label].append(wall)
+            cpu[label].append(used)
             loads.append(_load())
             print(
-                f"round {round_ + 1} {label:<36} {seconds[label][-1]:6.1f} s, "
-                f"{seconds[label][-1] / STUDENTS:.2f} s a student, load {loads[-1]:.2f}",
+                f"round {round_ + 1} {label:<36} {wall:6.1f} s, {wall / STUDENTS:.2f} s a "
+                f"student, CPU {used:6.1f} s, load {loads[-1]:.2f}",
                 flush=True,
             )
-    return seconds
+    return seconds, cpu
 
 
 if __name__ == "__main__":
