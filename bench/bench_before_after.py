@@ -5,9 +5,12 @@ answer per exercise, three broken submissions) with each tree's own code and mas
 times that tree's grading command (``python -m autograder grade --jobs 2 --lean``, an earlier
 tree's ``python -m autograder.grading.grade_class``) from start to exit with one clock:
 everything ``make autograde`` does (the cluster or pool, grading, the judge or verify, the
-summary). Beside the wall seconds it records the CPU seconds of the command's process tree
-(user and system, from ``RUSAGE_CHILDREN``: every process the command and its descendants
-waited for), which another program's load on the machine disturbs far less than the wall.
+summary). Beside the wall seconds it records the CPU seconds (user and system) of every
+process the command starts, which another program's load on the machine disturbs far less
+than the wall: the command runs in a CPU-accounting cgroup of its own (``cpuacct`` in cgroup
+v1, ``cpu.stat`` in v2), which counts its processes whether or not anything waits for them;
+where no group can be made, ``RUSAGE_CHILDREN`` counts those waited for (the record says
+which).
 Earlier commits run from a ``git worktree`` in a scratch folder, on this tree's venv; the
 trees take turns, in an order reversed every other round.
 Each target is a ratio to an earlier commit (``TARGETS``): ``sandbox``, at most 1.25x the time
@@ -95,9 +98,17 @@ print(root)
 """
 
 
-def _run(tree: Path, *command: str) -> subprocess.CompletedProcess:
+def _run(tree: Path, *command: str, group: Path | None = None) -> subprocess.CompletedProcess:
+    """``command`` run in ``tree``, in the CPU-accounting ``group`` (its folder) if given."""
     env = dict(os.environ, PYTHONPATH=str(tree))
-    return subprocess.run(command, cwd=tree, env=env, capture_output=True, text=True)
+
+    def join_group() -> None:  # in the child, before it runs the command
+        (group / "cgroup.procs").write_text(str(os.getpid()))  # type: ignore[operator]
+
+    join = join_group if group else None
+    return subprocess.run(
+        command, cwd=tree, env=env, capture_output=True, text=True, preexec_fn=join
+    )
 
 
 def _grade_command(tree: Path) -> list[str]:
@@ -108,27 +119,70 @@ def _grade_command(tree: Path) -> list[str]:
     return ["-m", "autograder.grading.grade_class"]
 
 
-def _children_cpu() -> float:
-    used = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return used.ru_utime + used.ru_stime
+_CGROUPS = Path("/sys/fs/cgroup")
+
+
+def cpu_group() -> tuple[Path | None, str]:
+    """A fresh CPU-accounting cgroup (its folder), or None where none can be made; and how
+    the CPU seconds are counted with it."""
+    for parent in (_CGROUPS / "cpuacct", _CGROUPS):  # v1's hierarchy, else v2's root
+        if parent == _CGROUPS and not (parent / "cgroup.controllers").exists():
+            continue
+        try:
+            group = Path(tempfile.mkdtemp(prefix="bench-before-after-", dir=parent))
+        except OSError:
+            continue
+        return group, f"a cgroup of its own ({'cpuacct' if parent != _CGROUPS else 'v2'})"
+    return None, "RUSAGE_CHILDREN (the processes waited for only)"
+
+
+def _cpu_method() -> str:
+    group, how = cpu_group()
+    if group is not None:
+        _remove_group(group)
+    return how
+
+
+def _remove_group(group: Path) -> None:
+    """Remove an emptied group; one a leftover process still holds is said, and left."""
+    try:
+        group.rmdir()
+    except OSError as error:
+        print(f"could not remove {group.name} ({error}): a process the command left runs on")
+
+
+def _group_cpu(group: Path | None) -> float:
+    """CPU seconds used so far in ``group``, or by this process's waited-for children."""
+    if group is None:
+        used = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return used.ru_utime + used.ru_stime
+    if (group / "cpuacct.usage").exists():
+        return int((group / "cpuacct.usage").read_text()) / 1e9
+    stat = dict(line.split() for line in (group / "cpu.stat").read_text().splitlines())
+    return int(stat["usage_usec"]) / 1e6
 
 
 def time_class(tree: Path) -> tuple[float, float]:
-    """Wall and CPU seconds of one grading command of ``tree`` on a fresh class it built."""
+    """Wall and CPU seconds of one grading command of ``tree`` on a fresh class it built,
+    the command in a CPU-accounting group of its own (``cpu_group``)."""
     made = _run(tree, sys.executable, "-c", _MAKE_CLASS)
     if made.returncode != 0:
         raise SystemExit(f"could not build the class with {tree}:\n{made.stderr[-1500:]}")
     root = Path(made.stdout.strip().splitlines()[-1])
     command = [*_grade_command(tree), "--jobs", str(WORKERS), "--lean"]
+    group, _ = cpu_group()
     try:
-        start, cpu_start = time.perf_counter(), _children_cpu()
-        done = _run(tree, sys.executable, *command, "--no-progress", "--root", str(root))
-        seconds, cpu = time.perf_counter() - start, _children_cpu() - cpu_start
+        start, cpu_start = time.perf_counter(), _group_cpu(group)
+        arguments = (*command, "--no-progress", "--root", str(root))
+        done = _run(tree, sys.executable, *arguments, group=group)
+        seconds, cpu = time.perf_counter() - start, _group_cpu(group) - cpu_start
         if done.returncode != 0:
             raise SystemExit(f"{tree}: grading failed:\n{done.stderr[-1500:]}")
         results = json.loads((root / "artifacts" / "grading" / "results.json").read_text())
     finally:
         shutil.rmtree(root.parent, ignore_errors=True)
+        if group is not None:
+            _remove_group(group)
     graded = sum(1 for r in results if r["graded"])
     if graded != STUDENTS:
         raise SystemExit(f"{tree}: graded {graded} of {STUDENTS}: the bench stops")
@@ -251,6 +305,7 @@ def main() -> int:
         "comparisons": compared,
         "seconds": seconds,
         "CPU seconds": cpu,
+        "CPU counted with": _cpu_method(),
     }
     run.write(figures)
     return 0
