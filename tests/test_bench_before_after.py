@@ -5,6 +5,9 @@
 has no target. The machine is described (cores, Python, the libraries grading runs on, the
 cgroups) without naming a folder of it, so a docs page can be made from the record as it is.
 
+A command's CPU seconds count every process it starts, a grandchild left running when the
+command exits included (a grading cluster's worker is one), where a cgroup can be made.
+
 But: no class is graded here; the ratios themselves come only from ``make bench``.
 """
 
@@ -14,6 +17,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -55,3 +59,27 @@ def test_the_machine_is_described_without_any_of_its_folders() -> None:
     shown = json.dumps(made)
     for folder in (ROOT, Path.home(), Path(sys.prefix), Path(tempfile.gettempdir())):
         assert str(folder) not in shown, (folder, shown)
+
+
+# A parent that starts a busy grandchild and exits at once, without waiting for it.
+_ORPHAN = (
+    "import subprocess, sys\n"
+    "subprocess.Popen([sys.executable, '-c', 'x = 0\\nfor i in range(10**7): x += i'])\n"
+)
+
+
+def test_cpu_of_a_process_nobody_waits_for_is_counted() -> None:
+    group, how = bench.cpu_group()
+    if group is None:
+        pytest.skip(f"no CPU-accounting cgroup can be made here: {how}")
+    try:
+        done = bench._run(ROOT, sys.executable, "-c", _ORPHAN, group=group)
+        assert done.returncode == 0, done.stderr
+        deadline = time.monotonic() + 60
+        while (group / "cgroup.procs").read_text().strip() and time.monotonic() < deadline:
+            time.sleep(0.1)  # the grandchild still counting
+        # The parent alone uses a few hundredths of a second; the loop, most of a second.
+        assert bench._group_cpu(group) > 0.3
+    finally:
+        bench._remove_group(group)
+    assert not group.exists()
