@@ -49,6 +49,7 @@ from autograder.sandbox.bwrap import (
 )
 
 _HOME_PREFIX = "grading-home-"  # then the student, the grading process's id, mkdtemp's letters
+_SPECS_PREFIX = "bpe-kernels-"  # then the grading process's id, mkdtemp's letters
 # Read by IPython when the kernel starts; a fresh profile keeps nobody's code on disk.
 _NO_HISTORY = "c.HistoryManager.enabled = False\n"
 
@@ -125,11 +126,13 @@ def student_home(student: str) -> Iterator[KernelHome]:
 
 
 def remove_orphaned_homes() -> list[Path]:
-    """Remove the homes (and socket folders) whose grading process is gone; return them.
-    Only folders of this account are touched (on a hub, students share ``/tmp``)."""
+    """Remove the homes, socket folders and kernel specs (``kernels_folder``) whose grading
+    process is gone; return them. Only folders of this account are touched (on a hub,
+    students share ``/tmp``)."""
     orphans = []
     places = dict.fromkeys([Path(tempfile.gettempdir()), _sockets_root()])
-    for home in (found for place in places for found in place.glob(f"{_HOME_PREFIX}*")):
+    patterns = (f"{_HOME_PREFIX}*", f"{_SPECS_PREFIX}*")
+    for home in (found for p in places for pattern in patterns for found in p.glob(pattern)):
         pid = home.name.rsplit("-", 2)[-2]
         try:
             info = home.lstat()
@@ -181,7 +184,8 @@ def kernels_folder() -> Path:
     """A folder of this process's own, made once, holding the jailed kernel's spec with this
     process's Python: a spec written by another process (another path to the Python, another
     machine's environment) names a Python the sandbox may not show, and every kernel dies."""
-    folder = Path(tempfile.mkdtemp(prefix=f"bpe-kernels-{os.getpid()}-"))  # mode 0700
+    folder = Path(tempfile.mkdtemp(prefix=f"{_SPECS_PREFIX}{os.getpid()}-"))  # mode 0700
+    # A cluster's worker is stopped without its atexit: remove_orphaned_homes takes it then.
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     spec_dir = folder / "kernels" / JAIL_KERNEL
     spec_dir.mkdir(parents=True)
