@@ -280,11 +280,11 @@ class Encoder:
                 return list(chain.from_iterable(map(cache.__getitem__, chunks)))
             except KeyError:
                 pass
-            new = list(dict.fromkeys(chunks).keys() - cache.keys())
+            new = set(chunks).difference(cache)  # in no set order: each is encoded alone
             if len(new) >= self.BATCH:
                 if self._table is None:
                     self._table = RankTable(self.merges)
-                cache.update(zip(new, self._table.encode(new)))
+                cache.update(self._table.tokens_of(list(new)))
             else:
                 for chunk in new:
                     cache[chunk] = tuple(self._merge_by_rank(list(chunk)))
