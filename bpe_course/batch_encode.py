@@ -188,8 +188,19 @@ class RankTable:
         done_chunks: list[np.ndarray],
         done_lengths: list[np.ndarray],
     ) -> Iterator[tuple[str, tuple[str, ...]]]:
-        """Pair each finished chunk with its tokens."""
+        """Pair each finished chunk with its tokens, in no set order.
+
+        ``zip(*[run] * n)`` cuts a run of tokens into tuples of n in C; putting the chunks of
+        the same token count side by side first makes that one call per distinct count
+        instead of a slice per chunk, so there is no Python step per chunk.
+        """
         symbols = np.concatenate(done_symbols) & _LOW
+        chunk, length = np.concatenate(done_chunks), np.concatenate(done_lengths)
+        start = np.cumsum(length) - length
+        order = np.argsort(length, kind="stable")
+        chunk, length, start = chunk[order], length[order], start[order]
+        new_start = np.cumsum(length) - length
+        symbols = symbols[np.arange(len(symbols)) + np.repeat(start - new_start, length)]
         names = self.strings
         unseen = symbols >= len(names)
         if unseen.any():  # characters the table never saw: name each once, after the table
@@ -197,38 +208,14 @@ class RankTable:
             symbols[unseen] = len(names) + inverse
             names = names + [chr(code) for code in codes.tolist()]
         tokens = list(map(names.__getitem__, symbols.tolist()))
-        owners = list(map(chunks.__getitem__, np.concatenate(done_chunks).tolist()))
-        return grouped(owners, tokens, np.concatenate(done_lengths))
-
-
-def grouped(
-    keys: Sequence[str], items: Sequence[str], counts: np.ndarray
-) -> Iterator[tuple[str, tuple[str, ...]]]:
-    """Each key with the next ``counts[i]`` of ``items`` as a tuple, in no set order.
-
-    ``zip(*[run] * n)`` cuts a run of items into tuples of n in C; sorting the keys by their
-    count first makes that one call per distinct count instead of a slice per key, so there is
-    no Python step per key (thousands of new chunks or pieces at a time).
-    """
-    counts = np.asarray(counts, dtype=np.int64)
-    start = np.cumsum(counts) - counts
-    order = np.argsort(counts, kind="stable")
-    counts, start = counts[order], start[order]
-    new_start = np.cumsum(counts) - counts
-    if len(items):
-        moved = np.arange(len(items)) + np.repeat(start - new_start, counts)
-        items = list(map(items.__getitem__, moved.tolist()))
-    per_count = np.bincount(counts) if len(counts) else counts
-    sizes = np.flatnonzero(per_count)
-    firsts = np.searchsorted(counts, sizes).tolist()
-    pieces = []
-    for size, first, many, begin in zip(
-        sizes.tolist(), firsts, per_count[sizes].tolist(), new_start[firsts].tolist()
-    ):
-        owners = map(keys.__getitem__, order[first : first + many].tolist())
-        if size:
-            run = iter(items[begin : begin + size * many])
+        per_count = np.bincount(length)  # every finished chunk has at least one token
+        sizes = np.flatnonzero(per_count)
+        firsts = np.searchsorted(length, sizes).tolist()
+        pieces = []
+        for size, first, many, begin in zip(
+            sizes.tolist(), firsts, per_count[sizes].tolist(), new_start[firsts].tolist()
+        ):
+            owners = map(chunks.__getitem__, chunk[first : first + many].tolist())
+            run = iter(tokens[begin : begin + size * many])
             pieces.append(zip(owners, zip(*[run] * size)))
-        else:  # zip() of nothing would stop at once
-            pieces.append(zip(owners, [()] * many))
-    return chain.from_iterable(pieces)
+        return chain.from_iterable(pieces)
