@@ -296,7 +296,8 @@ def _joined(token_tuples: Iterable[tuple[str, ...]]) -> list[str]:
     """One list of all the tokens, in order.
 
     ``list.extend`` copies a tuple's items straight in, where ``chain.from_iterable`` makes
-    an iterator for each; on the 264,000 chunks of a megabyte that is about a third faster.
+    an iterator for each; on the 264,000 chunks of a megabyte it takes about a quarter less
+    time (31 to 23 ms on bench_training's held-out text).
     The deque of length 0 only drives ``map`` to the end in C.
     """
     out: list[str] = []
