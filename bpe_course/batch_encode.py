@@ -40,6 +40,11 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: multiply, keep the
 class RankTable:
     """A merge table as a hash table in arrays: pair of token ids -> rank and joined id."""
 
+    # When this few chunks are still joining, they finish one at a time in Python: those are
+    # the longest words, with dozens of rounds left, each round a few dozen numpy calls on a
+    # handful of symbols. On Shakespeare that tail was a fifth of the batch's time.
+    few = 64
+
     def __init__(self, merges: Iterable[Sequence[str]]) -> None:
         self.strings: list[str] = []
         self.ids: dict[str, int] = {}
@@ -52,6 +57,7 @@ class RankTable:
         if len(joined) >= _MAX_RANK or len(self.strings) >= (1 << 31) - 0x110000:
             raise ValueError("the merge table is too large to encode with arrays")
         self.joined = np.array(joined, dtype=np.int64)
+        self._rank_of, self._joined_ids = found, joined  # for the last few chunks, in Python
         keys = np.fromiter(found.keys(), dtype=np.int64, count=len(found))
         ranks = np.fromiter(found.values(), dtype=np.int64, count=len(found))
         self._build_hash(keys, ranks << _SHIFT)
@@ -152,7 +158,7 @@ class RankTable:
         state[start + length - 1] = _END
         state |= symbols
         done_symbols, done_chunks, done_lengths = [], [], []
-        while len(chunk):
+        while len(chunk) > self.few:
             best = np.minimum.reduceat((state & _HIGH) | np.arange(len(state)), start)
             going = best < _NO_PAIR
             keep = np.repeat(going, length)
@@ -177,9 +183,37 @@ class RankTable:
             changed = np.concatenate([at[~last], at[offset > 0] - 1])
             symbols = state[changed] & _LOW
             state[changed] = self._lookup(symbols, state[changed + 1] & _LOW) | symbols
+        if len(chunk):
+            ids = (state & _LOW).tolist()
+            finished: list[int] = []
+            sizes = []
+            for begin, size in zip(start.tolist(), length.tolist()):
+                rest = self._finish(ids[begin : begin + size])
+                finished += rest
+                sizes.append(len(rest))
+            done_symbols.append(np.array(finished, dtype=np.int64))
+            done_chunks.append(chunk)
+            done_lengths.append(np.array(sizes, dtype=np.int64))
         if not done_symbols:
             return iter(empty)
         return chain(empty, self._grouped(chunks, done_symbols, done_chunks, done_lengths))
+
+    def _finish(self, symbols: list[int]) -> list[int]:
+        """One chunk's remaining joins, as ``Encoder._merge_by_rank`` makes them, on ids."""
+        get, never, joined = self._rank_of.get, _MAX_RANK, self._joined_ids
+        found = [get(left << _SHIFT | right, never) for left, right in zip(symbols, symbols[1:])]
+        while found:
+            rank = min(found)
+            if rank == never:
+                break
+            i = found.index(rank)  # the leftmost pair of the lowest rank
+            symbols[i] = joined[rank]
+            del symbols[i + 1], found[i]
+            if i:
+                found[i - 1] = get(symbols[i - 1] << _SHIFT | symbols[i], never)
+            if i < len(found):
+                found[i] = get(symbols[i] << _SHIFT | symbols[i + 1], never)
+        return symbols
 
     def _grouped(
         self,

@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe_course import Encoder, chunk_counts, learn_merges, pretokenize, shakespeare_text
+from bpe_course.batch_encode import RankTable
 from bpe_course.real_tokenizers import tiktoken_encoding, tiktoken_ranks
 
 SETTINGS = settings(max_examples=300, deadline=None, derandomize=True)
@@ -146,11 +147,16 @@ def test_any_text_gives_tiktokens_tokens_through_one_encoder(table, texts):
         assert_same_tokens(encoder, encoding, text)
 
 
-def test_many_new_chunks_at_once_give_tiktokens_tokens(table, awkward_table, runs_table):
+@pytest.mark.parametrize("few", [0, RankTable.few])
+def test_many_new_chunks_at_once_give_tiktokens_tokens(
+    table, awkward_table, runs_table, few, monkeypatch
+):
     # From Encoder.BATCH new chunks in one text on, Encoder encodes them together in numpy
     # (bpe_course.batch_encode): every chunk joins its own lowest pair in the same round, so
     # long runs of one pair ("aaaa", "abab", spaces), non-ASCII runs, characters no table
-    # holds and random awkward snippets all go through it at once, fresh and warmed.
+    # holds and random awkward snippets all go through it at once, fresh and warmed; with
+    # few = 0 the rounds go on in numpy to the last chunk instead of finishing in Python.
+    monkeypatch.setattr(RankTable, "few", few)
     rng = random.Random(47)
     units = ("a", "ab", "0", "-", "é", " ", "\n", "\U0001f642", "\u4e2d", "'s", "\u00a0")
     runs = [unit * n for unit in units for n in (*range(1, 40), 97, 256, 1000)]
