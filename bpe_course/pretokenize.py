@@ -29,11 +29,17 @@ _compiled = regex.compile(GPT2_PATTERN)
 
 # The same pattern for text that is pure ASCII, where a letter is A-Z or a-z, a number is a
 # digit and whitespace is one of six characters. The standard library's `re` runs it about
-# twice as fast as `regex` runs the Unicode one, and most course text is ASCII.
+# twice as fast as `regex` runs the Unicode one, and most course text is ASCII. Written so
+# that `re` gives up sooner, with the same matches: words come first (no contraction starts
+# with a space or a letter, so the order of those two cannot matter), the space in front and
+# the runs are possessive (`?+`, `++`: giving the space back could never let a letter, digit
+# or symbol match a space), and the last alternative takes one whitespace character, all
+# `\s+` can take there (a longer run has already matched the one before it). About a tenth
+# faster on Shakespeare (bench_training's held-out megabyte, 47.6 to 42.2 ms).
 _WHITE = r"\t\n\x0b\x0c\r "
 ASCII_PATTERN = (
-    rf"""'s|'t|'re|'ve|'m|'ll|'d| ?[A-Za-z]+| ?[0-9]+| ?[^{_WHITE}A-Za-z0-9]+"""
-    rf"""|[{_WHITE}]+(?![^{_WHITE}])|[{_WHITE}]+"""
+    rf""" ?+[A-Za-z]++|'(?:[stmd]|re|ve|ll)| ?+[0-9]++| ?+[^{_WHITE}A-Za-z0-9]++"""
+    rf"""|[{_WHITE}]+(?![^{_WHITE}])|[{_WHITE}]"""
 )
 _ascii_compiled = re.compile(ASCII_PATTERN)
 

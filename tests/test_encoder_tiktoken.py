@@ -18,7 +18,8 @@ import tiktoken
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bpe_course import Encoder, chunk_counts, learn_merges, shakespeare_text
+from bpe_course import Encoder, chunk_counts, learn_merges, pretokenize, shakespeare_text
+from bpe_course.batch_encode import RankTable
 from bpe_course.real_tokenizers import tiktoken_encoding, tiktoken_ranks
 
 SETTINGS = settings(max_examples=300, deadline=None, derandomize=True)
@@ -73,6 +74,15 @@ def awkward_table() -> tuple[list[tuple[str, str]], tiktoken.Encoding]:
     merges = learn_merges(chunk_counts(text), 300)
     RANKED["awkward"] = set(tiktoken_ranks(merges))
     return merges, tiktoken_encoding(merges, name="awkward")
+
+
+@pytest.fixture(scope="module")
+def runs_table() -> tuple[list[tuple[str, str]], tiktoken.Encoding]:
+    """200 merges of long runs of one character or one pair: ("a", "a"), ("aa", "aa"), ..."""
+    runs = [unit * n for unit in ("a", "ab", "0", "-", "\t") for n in range(1, 90, 3)]
+    merges = learn_merges(chunk_counts(" ".join(runs) + "\n" + " ".join(runs[::2])), 200)
+    RANKED["runs"] = set(tiktoken_ranks(merges))
+    return merges, tiktoken_encoding(merges, name="runs")
 
 
 def as_tiktoken_bytes(tokens: list[str], ranks: set[bytes]) -> list[bytes]:
@@ -135,3 +145,26 @@ def test_any_text_gives_tiktokens_tokens_through_one_encoder(table, texts):
     encoder = Encoder(merges)
     for text in [*texts, heldout[:2000], "".join(texts)]:
         assert_same_tokens(encoder, encoding, text)
+
+
+@pytest.mark.parametrize("few", [0, RankTable.few])
+def test_many_new_chunks_at_once_give_tiktokens_tokens(
+    table, awkward_table, runs_table, few, monkeypatch
+):
+    # From Encoder.BATCH new chunks in one text on, Encoder encodes them together in numpy
+    # (bpe_course.batch_encode): every chunk joins its own lowest pair in the same round, so
+    # long runs of one pair ("aaaa", "abab", spaces), non-ASCII runs, characters no table
+    # holds and random awkward snippets all go through it at once, fresh and warmed; with
+    # few = 0 the rounds go on in numpy to the last chunk instead of finishing in Python.
+    monkeypatch.setattr(RankTable, "few", few)
+    rng = random.Random(47)
+    units = ("a", "ab", "0", "-", "é", " ", "\n", "\U0001f642", "\u4e2d", "'s", "\u00a0")
+    runs = [unit * n for unit in units for n in (*range(1, 40), 97, 256, 1000)]
+    snippets = ["".join(rng.choices(AWKWARD, k=rng.randrange(1, 30))) for _ in range(600)]
+    text = "x".join(runs) + " ".join(snippets) + " ".join(runs)
+    assert len(set(pretokenize(text))) >= 2 * Encoder.BATCH
+    for merges, encoding in (table[::2], awkward_table, runs_table):
+        assert_same_tokens(Encoder(merges), encoding, text)
+        warmed = Encoder(merges)
+        warmed.encode(" ".join(snippets[::3]))
+        assert_same_tokens(warmed, encoding, text)
