@@ -1,5 +1,12 @@
-"""Shared test setup: Jupyter and matplotlib state kept out of the user's home folder, and the
-site built once for every module that reads it."""
+"""Shared test setup: Jupyter and matplotlib state kept out of the user's home folder, the site
+built once for every module that reads it, and which tests ``make test``'s processes may run
+side by side.
+
+``make test`` runs the suite in two processes (pytest-xdist, ``--dist=loadgroup``): each
+module's tests run in one process, so a module's fixtures are made once; modules that hold the
+same thing of the machine (a fixed port, Unix accounts and the hub's venv, the built site) run
+in one process, one after another (``SHARED``).
+"""
 
 from __future__ import annotations
 
@@ -26,6 +33,27 @@ for _name in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "
     Path(os.environ[_name]).mkdir(parents=True, exist_ok=True)
 os.environ["MPLBACKEND"] = "Agg"
 os.environ["TOKENIZERS_PARALLELISM"] = "false"
+
+
+# Modules that must not run side by side, by what they share.
+SHARED = {
+    # Unix accounts, /opt's hub venv and its marks, runuser.
+    "accounts": ("test_hub", "test_collect_refusals", "test_exchange_collect", "test_take_down"),
+    # The ports the guides name: 8786 (make scheduler), 8866 (make widget).
+    "fixed ports": ("test_dask_grading", "test_readme_commands", "test_command"),
+    # The site fixture, built once in the process that runs these.
+    "site": ("test_docs", "test_accessibility", "test_widget"),
+}
+_GROUP_OF = {module: group for group, modules in SHARED.items() for module in modules}
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the marks
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test in its module's group, or the group its module shares (``SHARED``)."""
+    for item in items:
+        module = item.nodeid.split("::")[0]
+        group = _GROUP_OF.get(Path(module).stem, module)
+        item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture(scope="session")
