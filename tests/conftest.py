@@ -2,7 +2,7 @@
 built once for every module that reads it, and which tests ``make test``'s processes may run
 side by side.
 
-``make test`` runs the suite in two processes (pytest-xdist, ``--dist=loadgroup``): each
+``make test`` runs the suite in two processes (pytest-xdist, ``suite_group``): each
 module's tests run in one process, so a module's fixtures are made once; modules that hold the
 same thing of the machine (a fixed port, Unix accounts and the hub's venv, the built site) run
 in one process, one after another (``SHARED``).
@@ -47,13 +47,30 @@ SHARED = {
 _GROUP_OF = {module: group for group, modules in SHARED.items() for module in modules}
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the marks
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Every test in its module's group, or the group its module shares (``SHARED``)."""
-    for item in items:
-        module = item.nodeid.split("::")[0]
-        group = _GROUP_OF.get(Path(module).stem, module)
-        item.add_marker(pytest.mark.xdist_group(group))
+def suite_group(nodeid: str) -> str:
+    """Which group of ``make test`` a test runs in: its module's path, or the group its
+    module shares (``SHARED``).
+
+    >>> suite_group("tests/test_hub.py::test_a_student_cannot[open the gradebook]")
+    'accounts'
+    >>> suite_group("tests/test_grade_class.py::test_x"), suite_group("bpe_course/engine.py::x")
+    ('tests/test_grade_class.py', 'bpe_course/engine.py')
+    """
+    module = nodeid.split("::")[0]
+    return _GROUP_OF.get(Path(module).stem, module)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """pytest-xdist's scheduler by scope, each group (``suite_group``) one scope: a group's
+    tests go to one process, in order. (Its ``loadgroup`` marks do not reach pytest 9.2's
+    node ids, so the groups are given here.)"""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByGroup(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return suite_group(nodeid)
+
+    return ByGroup(config, log)  # type: ignore[arg-type]
 
 
 @pytest.fixture(scope="session")
