@@ -70,13 +70,18 @@ lab: $(STUDENT_VENV)  ## open JupyterLab on the course, starting at the first le
 	  $(if $(wildcard $(STAMP)),--ServerApp.jpserver_extensions=autograder.formgrader=True,) \
 	  notebooks/01_bpe_by_hand.ipynb
 
+# The suite's processes (pytest-xdist); tests/conftest.py keeps each module's tests in one,
+# and the modules that share a port, Unix accounts or the built site in one.
+TEST_WORKERS ?= 2
+
 test: venv lint  ## run the whole suite (lint, unit, property, nbgrader, browser)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest --numprocesses=$(TEST_WORKERS)
 
 .PHONY: test-fast
 # A fast test that needs more than two minutes is a slow one that lacks its marker.
 test-fast: venv  ## the quick tier for the edit loop: unit, property and doctests (about a minute)
-	$(BIN)/python -m pytest -m "not slow and not nbgrader and not browser" --timeout=120
+	$(BIN)/python -m pytest -m "not slow and not nbgrader and not browser" --timeout=120 \
+	  --numprocesses=$(TEST_WORKERS)
 
 lint: venv  ## ruff check, ruff format --check and mypy (the files pyproject.toml names)
 	$(BIN)/ruff check .

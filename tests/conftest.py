@@ -1,5 +1,12 @@
-"""Shared test setup: Jupyter and matplotlib state kept out of the user's home folder, and the
-site built once for every module that reads it."""
+"""Shared test setup: Jupyter and matplotlib state kept out of the user's home folder, the site
+built once for every module that reads it, and which tests ``make test``'s processes may run
+side by side.
+
+``make test`` runs the suite in two processes (pytest-xdist, ``suite_group``): each
+module's tests run in one process, so a module's fixtures are made once; modules that hold the
+same thing of the machine (a fixed port, Unix accounts and the hub's venv, the built site) run
+in one process, one after another (``SHARED``).
+"""
 
 from __future__ import annotations
 
@@ -26,6 +33,44 @@ for _name in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "
     Path(os.environ[_name]).mkdir(parents=True, exist_ok=True)
 os.environ["MPLBACKEND"] = "Agg"
 os.environ["TOKENIZERS_PARALLELISM"] = "false"
+
+
+# Modules that must not run side by side, by what they share.
+SHARED = {
+    # Unix accounts, /opt's hub venv and its marks, runuser.
+    "accounts": ("test_hub", "test_collect_refusals", "test_exchange_collect", "test_take_down"),
+    # The ports the guides name: 8786 (make scheduler), 8866 (make widget).
+    "fixed ports": ("test_dask_grading", "test_readme_commands", "test_command"),
+    # The site fixture, built once in the process that runs these.
+    "site": ("test_docs", "test_accessibility", "test_widget"),
+}
+_GROUP_OF = {module: group for group, modules in SHARED.items() for module in modules}
+
+
+def suite_group(nodeid: str) -> str:
+    """Which group of ``make test`` a test runs in: its module's path, or the group its
+    module shares (``SHARED``).
+
+    >>> suite_group("tests/test_hub.py::test_a_student_cannot[open the gradebook]")
+    'accounts'
+    >>> suite_group("tests/test_grade_class.py::test_x"), suite_group("bpe_course/engine.py::x")
+    ('tests/test_grade_class.py', 'bpe_course/engine.py')
+    """
+    module = nodeid.split("::")[0]
+    return _GROUP_OF.get(Path(module).stem, module)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """pytest-xdist's scheduler by scope, each group (``suite_group``) one scope: a group's
+    tests go to one process, in order. (Its ``loadgroup`` marks do not reach pytest 9.2's
+    node ids, so the groups are given here.)"""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByGroup(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return suite_group(nodeid)
+
+    return ByGroup(config, log)  # type: ignore[arg-type]
 
 
 @pytest.fixture(scope="session")
