@@ -79,7 +79,7 @@ test: venv lint  ## run the whole suite (lint, unit, property, nbgrader, browser
 
 .PHONY: test-fast
 # A fast test that needs more than two minutes is a slow one that lacks its marker.
-test-fast: venv  ## the quick tier for the edit loop: unit, property and doctests (about a minute)
+test-fast: venv  ## the quick tier for the edit loop: unit, property and doctests (under two minutes)
 	$(BIN)/python -m pytest -m "not slow and not nbgrader and not browser" --timeout=120 \
 	  --numprocesses=$(TEST_WORKERS)
 
