@@ -71,7 +71,7 @@ lab: $(STUDENT_VENV)  ## open JupyterLab on the course, starting at the first le
 	  notebooks/01_bpe_by_hand.ipynb
 
 # The suite's processes (pytest-xdist); tests/conftest.py keeps each module's tests in one,
-# and the modules that share a port, Unix accounts or the built site in one.
+# and the modules that share Unix accounts, a student's name or the built site in one.
 TEST_WORKERS ?= 2
 
 test: venv lint  ## run the whole suite (lint, unit, property, nbgrader, browser)

@@ -4,7 +4,7 @@ side by side.
 
 ``make test`` runs the suite in two processes (pytest-xdist, ``suite_group``): each
 module's tests run in one process, so a module's fixtures are made once; modules that hold the
-same thing of the machine (a fixed port, Unix accounts and the hub's venv, the built site) run
+same thing of the machine (Unix accounts and the hub's venv, a student's name, the built site) run
 in one process, one after another (``SHARED``).
 """
 
@@ -37,10 +37,16 @@ os.environ["TOKENIZERS_PARALLELISM"] = "false"
 
 # Modules that must not run side by side, by what they share.
 SHARED = {
-    # Unix accounts, /opt's hub venv and its marks, runuser.
-    "accounts": ("test_hub", "test_collect_refusals", "test_exchange_collect", "test_take_down"),
-    # The ports the guides name: 8786 (make scheduler), 8866 (make widget).
-    "fixed ports": ("test_dask_grading", "test_readme_commands", "test_command"),
+    # Unix accounts, /opt's hub venv and its marks, runuser; and hub/node_modules, which
+    # test_hub's make rebuilds while the other two walk hub/.
+    "accounts": (
+        *("test_hub", "test_collect_refusals", "test_exchange_collect", "test_take_down"),
+        *("test_upstream_copies", "test_one_configuration"),
+    ),
+    # A student named a-honest: the unconfined attack kills every kernel of that name.
+    "a-honest": ("test_hostile_class", "test_refused_submission"),
+    # The account 54321, which test_not_root asserts runs nothing once it is done.
+    "uid 54321": ("test_not_root", "test_cluster_faults", "test_planted_modules"),
     # The site fixture, built once in the process that runs these.
     "site": ("test_docs", "test_accessibility", "test_widget"),
 }
@@ -60,6 +66,7 @@ def suite_group(nodeid: str) -> str:
     return _GROUP_OF.get(Path(module).stem, module)
 
 
+@pytest.hookimpl(optionalhook=True)  # pytest -p no:xdist runs without it
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     """pytest-xdist's scheduler by scope, each group (``suite_group``) one scope: a group's
     tests go to one process, in order. (Its ``loadgroup`` marks do not reach pytest 9.2's
