@@ -15,6 +15,7 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -78,6 +79,18 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
             return suite_group(nodeid)
 
     return ByGroup(config, log)  # type: ignore[arg-type]
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _environment_of_the_session() -> Iterator[None]:
+    """Each module starts with the environment the session started with. A Dask nanny run
+    in this process (grading in-process) sets OMP_NUM_THREADS=1 and PYTHONHASHSEED in
+    os.environ for good, and ``nproc``, so ``make worker``'s JOBS, follows OMP_NUM_THREADS:
+    a later module in the same process would start one worker where it meant two."""
+    saved = dict(os.environ)
+    yield
+    os.environ.clear()
+    os.environ.update(saved)
 
 
 @pytest.fixture(scope="session")
