@@ -2,7 +2,7 @@
 submissions made from the release, autograde, generate_feedback, export, then every score.
 
 Students (exercises are graded independently, so one student can carry one wrong answer per
-exercise; kernel starts dominate the cost, so there are few students):
+exercise; notebook runs dominate the cost, so there are few students):
 
 - ``master``: the solutions of the master notebooks in source/, every notebook;
 - ``correct-<k>``: the k-th correct answer of the catalogue for each exercise, in the
@@ -12,7 +12,9 @@ exercise; kernel starts dominate the cost, so there are few students):
   answers for the other exercises of the same notebooks, and only those notebooks.
 
 Each wrong answer must lose points on its own exercise and cost nothing elsewhere; each
-correct answer must get full marks.
+correct answer must get full marks. ``master`` is graded in a course of its own with every
+cell run whole, as a bare ``nbgrader autograde`` runs it; the others lean, as ``make
+autograde`` grades (``lean_steps``: lesson 4's demonstrations alone take most of a full run).
 """
 
 from __future__ import annotations
@@ -150,8 +152,14 @@ def make_students(exercise_notebook: dict[str, str]) -> list[Student]:
 
 
 # Two course copies graded side by side use both cores; each has its own gradebook, so the
-# processes never share a SQLite file.
+# processes never share a SQLite file. The master's course is a third.
 SHARDS = 2
+LEAN = """
+# This copy grades lean, as make autograde does: lesson cells keep only their definitions.
+from autograder.plugins.lessons import lean_steps
+c.Autograde.autograde_preprocessors = lean_steps(c.Autograde.autograde_preprocessors)
+c.TrimLessonCells.masters = os.path.join(ROOT, "source", "bpe")
+"""
 
 
 def split(students: list[Student], shards: int) -> list[list[Student]]:
@@ -169,15 +177,18 @@ def graded_course(tmp_path_factory: pytest.TempPathFactory) -> GradedCourse:
 
     base = tmp_path_factory.mktemp("courses")
     courses = []
-    for k in range(SHARDS):
-        course = base / f"course{k}"
+    for k in range(SHARDS + 1):
+        course = base / (f"course{k}" if k < SHARDS else "master")
         shutil.copytree(ROOT / "source", course / "source")
-        shutil.copy(ROOT / "nbgrader_config.py", course / "nbgrader_config.py")
+        config = (ROOT / "nbgrader_config.py").read_text()
+        (course / "nbgrader_config.py").write_text(config + (LEAN if k < SHARDS else ""))
         courses.append(course)
     logs = nbgrader_everywhere(courses, "generate_assignment", "bpe", "--force")
     exercise_notebook, points = exercise_layout(courses[0] / "release" / "bpe")
     students = make_students(exercise_notebook)
-    for course, group in zip(courses, split(students, SHARDS)):
+    lean = [student for student in students if student.name != "master"]
+    shards = [*split(lean, SHARDS), [student for student in students if student not in lean]]
+    for course, group in zip(courses, shards):
         for student in group:
             write_submission(course, student.name, student.answers, student.notebooks)
     # A bare nbgrader autograde refuses to run kernels unconfined unless told to.

@@ -48,7 +48,7 @@ from autograder.grading.gradebook_rows import (
 )
 from autograder.grading.options import GradingOptions
 from autograder.plugins.guarded_execute import KERNEL_LOST
-from autograder.plugins.lessons import RestoreLessonCells, TrimLessonCells
+from autograder.plugins.lessons import lean_steps
 from autograder.plugins.outputs import MarkupAsText
 from autograder.problems import (
     CROWDED_KIND,
@@ -300,11 +300,9 @@ def _nbgrader_config(
     config.CourseDirectory.root = str(course_root)
     config.CourseDirectory.db_url = f"sqlite:///{db_path}"
     # In lean grading, lesson cells are cut to their definitions around Execute.
-    steps = list(config.Autograde.autograde_preprocessors)
     if lean:
-        at = [str(step).rsplit(".", 1)[-1] for step in steps].index("GuardedExecute")
-        steps[at : at + 1] = [TrimLessonCells, steps[at], RestoreLessonCells]
-    config.Autograde.autograde_preprocessors = steps
+        steps = config.Autograde.autograde_preprocessors
+        config.Autograde.autograde_preprocessors = lean_steps(list(steps))
     config.JudgeHiddenTests.course_root = str(course_root)
     config.MarkupAsText.course_root = str(course_root)
     config.JudgeHiddenTests.record = str(record)

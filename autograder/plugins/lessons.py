@@ -11,7 +11,8 @@
 - ``TrimLessonCells`` (before Execute) cuts each lesson cell (untracked by nbgrader and found
   in the master notebook, see ``cells.LessonCells``) down to its ``import``, ``def`` and
   ``class`` statements; ``RestoreLessonCells`` (after) puts the lesson's text back. A cell the
-  student added runs whole, since an answer may rely on it.
+  student added runs whole, since an answer may rely on it. ``lean_steps`` puts the two
+  around Execute in a list of autograde steps.
 
 But: the lessons' demonstrations do not run at grading, so their outputs are missing from the
 autograded copy; the grade is the same only while test cells use nothing but the student's
@@ -85,3 +86,13 @@ class RestoreLessonCells(NbGraderPreprocessor):
                 cell.outputs = []
             cell.source = source
         return nb, resources
+
+
+def lean_steps(steps: list[Any]) -> list[Any]:
+    """Autograde's ``steps`` with the lesson cells trimmed around the one that executes.
+
+    >>> [getattr(step, "__name__", step) for step in lean_steps(["Setup", "x.GuardedExecute"])]
+    ['Setup', 'TrimLessonCells', 'x.GuardedExecute', 'RestoreLessonCells']
+    """
+    at = [str(step).rsplit(".", 1)[-1] for step in steps].index("GuardedExecute")
+    return [*steps[:at], TrimLessonCells, steps[at], RestoreLessonCells, *steps[at + 1 :]]
