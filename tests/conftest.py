@@ -48,6 +48,8 @@ SHARED = {
     "a-honest": ("test_hostile_class", "test_refused_submission"),
     # The account 54321, which test_not_root asserts runs nothing once it is done.
     "uid 54321": ("test_not_root", "test_cluster_faults", "test_planted_modules"),
+    # The graded_course fixture, the catalogue class through nbgrader, graded once for both.
+    "pipeline class": ("test_nbgrader_pipeline", "test_dask_grading"),
     # The site fixture, built once in the process that runs these.
     "site": ("test_docs", "test_accessibility", "test_widget"),
 }
@@ -91,6 +93,14 @@ def _environment_of_the_session() -> Iterator[None]:
     yield
     os.environ.clear()
     os.environ.update(saved)
+
+
+@pytest.fixture(scope="session")
+def graded_course(tmp_path_factory: pytest.TempPathFactory):
+    """The catalogue class through bare nbgrader (tests/support/pipeline_class.py)."""
+    from tests.support.pipeline_class import grade_pipeline_class
+
+    return grade_pipeline_class(tmp_path_factory)
 
 
 @pytest.fixture(scope="session")

@@ -8,11 +8,12 @@ stopped by process group in the fixture's teardown. The class is the catalogue c
 the j-th catalogued mistake of every exercise that has one), ``wrong-0`` twice, a student
 whose ``merge_pair`` fails in no catalogued way and an untouched stub of notebook 1.
 
-Two copies of the class are graded: one by ``grade_class --in-process`` (one process, no
-Dask), the other by the guide's ``make autograde SCHEDULER=…`` while the test kills one worker
-process as soon as it is running a student's task. Every student must then have exactly one
-set of grades, each cell scored as in the one-process run; and ``mistakes.csv`` must count
-every catalogued mistake as often as it was submitted.
+The guide's ``make autograde SCHEDULER=…`` grades it while the test kills one worker process
+as soon as it is running a student's task. Every student must then have exactly one set of
+grades, each cell scored as bare nbgrader scored the same answers under the same term secret
+(``graded_course``, tests/support/pipeline_class.py, whose ``wrong-<j>`` and ``stub`` hand
+in the same notebooks); and ``mistakes.csv`` must count every catalogued mistake as often as
+it was submitted.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from __future__ import annotations
 import csv
 import json
 import os
-import shutil
 import signal
 import sqlite3
 import subprocess
@@ -37,6 +37,7 @@ from course_fixtures.dask_programs import Cluster, listening, stop
 from tests.conftest import ROOT
 from tests.support import doc_text
 from tests.support.course_copy import course_copy
+from tests.support.pipeline_class import GradedCourse
 
 pytestmark = pytest.mark.nbgrader
 
@@ -99,23 +100,16 @@ def _run_in_background(command: str, course: Path, log: Path) -> subprocess.Pope
 
 
 @pytest.fixture(scope="module")
-def courses(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict]:
-    """The catalogue class twice: in a scratch course, and in a copy of the course folder
-    where the guide's commands run."""
-    from course_fixtures.scratch_course import make_scratch_course
-
-    base = tmp_path_factory.mktemp("classes")
-    alone = make_scratch_course(base / "alone")
-    made = write_catalogue_class(alone)
-    on_dask = course_copy(base / "on_dask")
-    shutil.copytree(alone / "submitted", on_dask / "submitted")
-    return alone, on_dask, made
+def courses(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
+    """The catalogue class, in a copy of the course folder where the guide's commands run."""
+    on_dask = course_copy(tmp_path_factory.mktemp("classes") / "on_dask")
+    return on_dask, write_catalogue_class(on_dask)
 
 
 @pytest.fixture(scope="module")
 def cluster(courses: tuple, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     """The grading guide's scheduler and workers, started as it shows them, in the course copy."""
-    on_dask = courses[1]
+    on_dask = courses[0]
     scheduler, worker, _ = CLUSTER_COMMANDS
     if listening(8786):
         pytest.fail("port 8786, which the grading guide's `make scheduler` uses, is taken here")
@@ -177,9 +171,7 @@ def _kill_a_busy_worker(address: str, grading: subprocess.Popen, course: Path) -
 
 @pytest.fixture(scope="module")
 def graded(courses: tuple, cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> tuple:
-    alone, on_dask, made = courses
-    baseline = [*GRADING, "--root", str(alone), "--in-process"]
-    subprocess.run(baseline, check=True, cwd=alone, env=ENV, capture_output=True)
+    on_dask, made = courses
     log_path = tmp_path_factory.mktemp("grading") / "grading.log"
     with open(log_path, "w") as log:
         grading = subprocess.Popen(
@@ -200,37 +192,53 @@ def graded(courses: tuple, cluster: Cluster, tmp_path_factory: pytest.TempPathFa
                 stop(grading)
     output = log_path.read_text()
     assert code == 0, output
-    return alone, on_dask, made, killed, output
+    return on_dask, made, killed, output
 
 
-def _cell_scores(root: Path) -> list[tuple[str, str, str, float | None]]:
-    """Every (student, notebook, cell, automatic score) row in the gradebook."""
+def _cell_scores(root: Path) -> dict[str, dict[tuple[str, str], float | None]]:
+    """Each student's automatic score of each (notebook, test cell) in the gradebook."""
+    scores: dict[str, dict[tuple[str, str], float | None]] = {}
     with sqlite3.connect(root / "gradebook.db") as db:
-        return sorted(
-            db.execute(
-                "SELECT sa.student_id, n.name, c.name, g.auto_score FROM grade g"
-                " JOIN base_cell c ON g.cell_id = c.id JOIN notebook n ON c.notebook_id = n.id"
-                " JOIN submitted_notebook sn ON g.notebook_id = sn.id"
-                " JOIN submitted_assignment sa ON sn.assignment_id = sa.id"
-            ),
-            key=lambda row: (row[0], row[1], row[2]),
-        )
+        for student, notebook, cell, score in db.execute(
+            "SELECT sa.student_id, n.name, c.name, g.auto_score FROM grade g"
+            " JOIN base_cell c ON g.cell_id = c.id JOIN notebook n ON c.notebook_id = n.id"
+            " JOIN submitted_notebook sn ON g.notebook_id = sn.id"
+            " JOIN submitted_assignment sa ON sn.assignment_id = sa.id"
+        ):
+            cells = scores.setdefault(student, {})
+            assert (notebook, cell) not in cells, f"{student} has two grades of {cell}"
+            cells[notebook, cell] = score
+    return scores
 
 
-def test_a_killed_worker_costs_nothing(graded: tuple) -> None:
-    alone, on_dask, made, killed, output = graded
+def _as_nbgrader_scored(pipeline: GradedCourse, student: str, cells: dict) -> dict:
+    """``cells``' scores as the pipeline class's student of the same answers got them."""
+    same = {"wrong-0-again": "wrong-0"}.get(student, student)
+    return {cell: pipeline.cell_scores[same][cell[1]] for cell in cells}
+
+
+def test_a_killed_worker_costs_nothing(graded: tuple, graded_course: GradedCourse) -> None:
+    on_dask, made, killed, output = graded
     student = killed.removeprefix("grade-").rsplit("-", 1)[0]
     assert student in made
-    baseline, cluster = _cell_scores(alone), _cell_scores(on_dask)
+    cluster = _cell_scores(on_dask)
     with sqlite3.connect(on_dask / "gradebook.db") as db:
         submissions = dict(
             db.execute("SELECT student_id, COUNT(*) FROM submitted_assignment GROUP BY student_id")
         )
     assert submissions == dict.fromkeys(made, 1), "every student graded exactly once"
-    cells = [row[:3] for row in cluster]
-    assert len(cells) == len(set(cells)), "one grade per student and test cell"
-    assert {row[0] for row in cluster} == set(made)
-    assert cluster == baseline, f"the cluster's scores differ from one process's ({killed})"
+    assert set(cluster) == set(made)
+    for name, cells in cluster.items():
+        if name == "odd":  # no one in the pipeline class answered so
+            continue
+        expected = _as_nbgrader_scored(graded_course, name, cells)
+        assert cells == expected, f"{name}: the cluster scores differ from nbgrader's ({killed})"
+    odd = {
+        exercise: sum(v or 0 for (_, cell), v in cluster["odd"].items() if f"_{exercise}_" in cell)
+        for exercise in ("pair_counts", "merge_pair")
+    }
+    points = graded_course.exercise_points
+    assert odd["pair_counts"] == points["pair_counts"] and odd["merge_pair"] < points["merge_pair"]
     assert f"graded {len(made)} submission(s)" in output and "on the Dask cluster at" in output
     results = json.loads((on_dask / "artifacts" / "grading" / "results.json").read_text())
     assert all(r["graded"] and r["jailed"] for r in results), results
@@ -279,7 +287,7 @@ def test_an_unreachable_or_plain_scheduler_is_one_line_and_writes_nothing(
 
 
 def test_mistakes_count_each_catalogued_mistake_as_submitted(graded: tuple) -> None:
-    _, on_dask, made, _, output = graded
+    on_dask, made, _, output = graded
     expected: dict[tuple[str, str], set[str]] = {}
     for student, wrong in made.items():
         for exercise, mistake in wrong.items():
