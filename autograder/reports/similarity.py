@@ -1,0 +1,449 @@
+"""Which answers look copied: per exercise, every student's answer compared with every other's
+and with reference sources, ranked against what the class's honest answers share.
+
+Each answer is the source of a student's solution cell of an exercise (``grade_id`` its
+name), read from ``submitted/<student>/bpe/`` through the safe walk (no link followed, sizes
+bounded). copydetect tokenizes it with Pygments, renaming every variable, function and string
+to one letter and dropping comments and layout (``filter_code``); its k-grams are hashed here
+with BLAKE2b (copydetect's own hash is Python's ``hash``, which changes with PYTHONHASHSEED)
+and winnowed by copydetect (``winnow``). The k-grams of the boilerplate, the released stub and
+every other code cell of the lessons, are dropped, so only what the student wrote counts.
+
+A pair's score is the share of the smaller answer's fingerprints found in the other, each
+fingerprint weighted by how rare it is in the class (``log((n + 1) / df)``: a line every
+student writes counts little). Short canonical functions still collide, so a pair is listed
+only when its score stands ``threshold`` robust standard deviations (1.4826 times the median
+absolute deviation, at least ``MIN_SPREAD``) above the median of all student pairs of that
+exercise. References are the course's solutions and every ``.py`` or ``.ipynb`` file an
+instructor puts in ``similarity-references/``; a student's answer is compared with each whole.
+
+``run`` writes ``artifacts/grading/similarity.html`` (ranked pairs side by side, shared
+passages marked, no script) and ``similarity.csv`` through the formula-safe writer, both
+readable by their owner alone.
+
+>>> [round(x, 2) for x in _weights(np.array([1, 2, 10]), 10)]
+[2.4, 1.7, 0.1]
+
+But: a high score says two texts share unusual passages, not who copied from whom or that
+anyone did; a person decides. Only the exercise's solution cell is read: a helper a student
+defined in another cell is not compared. It runs no student code.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+import numpy as np
+from copydetect.utils import filter_code, get_token_coverage, highlight_overlap, winnow
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import Markup
+
+from autograder.course import ASSIGNMENT, CODE_ROOT, EXERCISES, RECORDS
+from autograder.reports.safe_csv import write_csv
+from autograder.sandbox import safe_walk
+from bpe_course.lesson_cells import nbgrader_meta
+
+# Filtered characters in a k-gram (copydetect's noise threshold) and winnowing's window: a
+# passage of K + WINDOW - 1 filtered characters shared is always seen. Filtered code is dense
+# (`forVinF(V,V[1:]):` for a whole loop header), so these suit 5 to 30 line functions.
+K = 16
+WINDOW = 5
+DEFAULT_THRESHOLD = 6.0
+MIN_SPREAD = 0.1  # a class whose pairs all score alike still needs a real gap to list one
+MIN_FINGERPRINTS = 4  # an answer with fewer after the boilerplate is too short to judge
+MAX_LISTED = 100  # pairs shown per exercise, the highest first
+MAX_ANSWER_CHARS = 20_000  # of one answer or reference: beyond is not read
+MAX_NOTEBOOK_BYTES = 20 * 2**20  # as grading's bound on a submitted notebook
+REFERENCES = Path("similarity-references")
+HTML_OUT = RECORDS / "similarity.html"
+CSV_OUT = RECORDS / "similarity.csv"
+PRIVATE = 0o600  # names and code: the instructor's alone
+CSV_HEADER = ("exercise", "rank", "student", "other", "score", "above_class", "class_median")
+
+
+@dataclass
+class Fingerprint:
+    """One text's winnowed fingerprints, with the attributes copydetect's ``compare_files``
+    reads (its ``CodeFingerprint`` would hash with Python's seeded ``hash``)."""
+
+    filename: str
+    raw_code: str
+    filtered_code: str
+    offsets: np.ndarray
+    hashes: set[int]
+    hash_idx: dict[int, list[int]]
+    k: int = K
+    token_coverage: float = 0.0
+
+
+@dataclass
+class Source:
+    """A text compared: a student's answer or a reference, ``who`` as the report names it."""
+
+    who: str
+    code: str
+    reference: bool = False
+    print_: Fingerprint | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True)
+class Pair:
+    """Two sources of one exercise whose score stands out from the class."""
+
+    first: Source
+    second: Source
+    score: float
+    above: float  # robust standard deviations above the class's median pair
+
+
+@dataclass
+class ExerciseReport:
+    """One exercise: its listed pairs and the spread they were measured against."""
+
+    name: str
+    pairs: list[Pair]
+    median: float
+    spread: float
+    compared: int  # students whose answers were compared
+    too_short: list[str]
+    more: int = 0  # pairs past the threshold not shown (past MAX_LISTED)
+
+
+def _kgram_hashes(text: str, k: int) -> np.ndarray:
+    """A stable 48-bit hash of each k-gram of ``text`` (exact in the float64 winnowing buffer)."""
+    return np.array(
+        [
+            int.from_bytes(hashlib.blake2b(text[i : i + k].encode(), digest_size=6).digest())
+            for i in range(len(text) - k + 1)
+        ],
+        dtype=np.int64,
+    )
+
+
+def _filtered(code: str) -> tuple[str, np.ndarray]:
+    return filter_code(code, "answer.py", language="python")
+
+
+def boilerplate_hashes(texts: Sequence[str]) -> np.ndarray:
+    """Every k-gram hash of ``texts`` (not winnowed, so no shared passage escapes)."""
+    found = [_kgram_hashes(_filtered(text)[0], K) for text in texts]
+    return np.unique(np.concatenate(found)) if found else np.array([], dtype=np.int64)
+
+
+def fingerprint(code: str, boilerplate: np.ndarray, name: str = "answer") -> Fingerprint:
+    """``code`` tokenized, winnowed and stripped of ``boilerplate``'s fingerprints."""
+    filtered, offsets = _filtered(code)
+    all_hashes = _kgram_hashes(filtered, K)
+    if len(all_hashes) == 0:
+        return Fingerprint(name, code, filtered, offsets, set(), {})
+    hashes, idx = winnow(all_hashes, WINDOW, remove_duplicates=False)
+    keep = ~np.isin(hashes, boilerplate)
+    hash_idx: dict[int, list[int]] = {}
+    for value, at in zip(hashes[keep].tolist(), idx[keep].tolist(), strict=True):
+        hash_idx.setdefault(value, []).append(at)
+    coverage = float(get_token_coverage(hash_idx, K, len(filtered)))
+    return Fingerprint(name, code, filtered, offsets, set(hash_idx), hash_idx, K, coverage)
+
+
+def _weights(df: np.ndarray, documents: int) -> np.ndarray:
+    """Each fingerprint's weight from the number of texts holding it: rare ones weigh most."""
+    return np.log((documents + 1) / df)
+
+
+def score_matrix(prints: Sequence[Fingerprint]) -> np.ndarray:
+    """Score of every pair: the rarity-weighted share of the smaller text's fingerprints that
+    the other holds too (0 on the diagonal)."""
+    n = len(prints)
+    vocabulary = sorted({h for p in prints for h in p.hashes})
+    column = {h: i for i, h in enumerate(vocabulary)}
+    holds = np.zeros((n, len(vocabulary)), dtype=np.float32)
+    for row, p in enumerate(prints):
+        holds[row, [column[h] for h in p.hashes]] = 1.0
+    weights = _weights(holds.sum(axis=0), n).astype(np.float32)
+    totals = holds @ weights
+    # Only fingerprints two texts hold can be shared: the product needs no other column.
+    common = holds.sum(axis=0) >= 2
+    weighted = holds[:, common] * weights[common]
+    shared = weighted @ holds[:, common].T
+    smaller = np.minimum.outer(totals, totals)
+    scores = np.divide(shared, smaller, out=np.zeros_like(shared), where=smaller > 0)
+    np.fill_diagonal(scores, 0.0)
+    return np.round(scores.astype(np.float64), 6)  # the same figures however BLAS summed
+
+
+def class_spread(scores: np.ndarray, students: int) -> tuple[float, float]:
+    """The median of all student pairs' scores and their robust spread (see the module)."""
+    upper = scores[:students, :students][np.triu_indices(students, k=1)]
+    if upper.size == 0:
+        return 0.0, MIN_SPREAD
+    median = float(np.median(upper))
+    mad = float(np.median(np.abs(upper - median)))
+    return median, max(1.4826 * mad, MIN_SPREAD)
+
+
+def exercise_report(
+    name: str, answers: list[Source], references: list[Source], threshold: float
+) -> ExerciseReport:
+    """Score one exercise's answers (fingerprinted) among themselves and against references."""
+    too_short = [
+        a.who for a in answers if a.print_ is None or len(a.print_.hashes) < MIN_FINGERPRINTS
+    ]
+    students = [a for a in answers if a.who not in too_short]
+    sources = students + references
+    scores = score_matrix([s.print_ for s in sources if s.print_ is not None])
+    median, spread = class_spread(scores, len(students))
+    found = []
+    for i, j in zip(*np.nonzero(np.triu(scores, k=1)), strict=True):
+        if i >= len(students):
+            continue  # two references
+        above = (scores[i, j] - median) / spread
+        if above >= threshold:
+            found.append(Pair(sources[i], sources[j], float(scores[i, j]), round(above, 2)))
+    found.sort(key=lambda p: (-p.score, p.first.who, p.second.who))
+    more = max(0, len(found) - MAX_LISTED)
+    return ExerciseReport(
+        name, found[:MAX_LISTED], median, spread, len(students), sorted(too_short), more
+    )
+
+
+# Reading the class and the references.
+
+
+def answer_code(notebook: nbformat.NotebookNode, name: str) -> str | None:
+    """The source of the first solution cell whose grade_id is ``name``, or None."""
+    for cell in notebook.cells:
+        meta = nbgrader_meta(cell)
+        if (
+            cell.get("cell_type") == "code"
+            and meta.get("solution")
+            and meta.get("grade_id") == name
+        ):
+            return str(cell.get("source", ""))[:MAX_ANSWER_CHARS]
+    return None
+
+
+def boilerplate(release: Path) -> dict[str, list[str]]:
+    """Per exercise, what the student was given: the stub of its answer cell and every other
+    code cell of the released notebook that holds it."""
+    given: dict[str, list[str]] = {}
+    for path in sorted(release.glob("*.ipynb")):
+        notebook = nbformat.read(path, as_version=4)
+        stubs = {
+            str(nbgrader_meta(c).get("grade_id")): c.source
+            for c in notebook.cells
+            if nbgrader_meta(c).get("solution")
+        }
+        lesson = [
+            c.source
+            for c in notebook.cells
+            if c.cell_type == "code" and not nbgrader_meta(c).get("solution")
+        ]
+        for exercise, stub in stubs.items():
+            given[exercise] = [stub, *lesson]
+    return given
+
+
+def students(submitted: Path) -> list[str]:
+    """The folders of ``submitted/``, by name; a link or a file there is no student's."""
+    if not submitted.is_dir():
+        return []
+    with os.scandir(submitted) as entries:
+        return sorted(e.name for e in entries if e.is_dir(follow_symlinks=False))
+
+
+def submitted_answers(submitted: Path, student: str, notebooks: list[str]) -> dict[str, str]:
+    """The student's answer to each exercise, from the released notebooks' names in their
+    folder, each read as a regular file through no link; a notebook that is not one, too
+    large or not JSON gives nothing."""
+    try:
+        folder = safe_walk.open_below(submitted, student, ASSIGNMENT)
+    except OSError:
+        return {}
+    found: dict[str, str] = {}
+    try:
+        for name in notebooks:
+            data = safe_walk.read_regular(folder, name, MAX_NOTEBOOK_BYTES)
+            if data is None:
+                continue
+            try:
+                notebook = nbformat.reads(data.decode("utf-8"), as_version=4)
+            except (ValueError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError):
+                continue
+            for exercise in EXERCISES:
+                code = answer_code(notebook, exercise)
+                if code is not None and exercise not in found:
+                    found[exercise] = code
+    finally:
+        os.close(folder)
+    return found
+
+
+def course_solutions(solutions: Path = CODE_ROOT / "solutions") -> dict[str, str]:
+    """Each exercise's function as the course's solutions define it (the first file that does)."""
+    found: dict[str, str] = {}
+    for path in sorted(solutions.glob("*.py")):
+        text = path.read_text()
+        for node in ast.parse(text).body:
+            if isinstance(node, ast.FunctionDef) and node.name in EXERCISES:
+                found.setdefault(node.name, ast.get_source_segment(text, node) or "")
+    return found
+
+
+def _notebook_code(data: bytes) -> str:
+    notebook = nbformat.reads(data.decode("utf-8"), as_version=4)
+    return "\n\n".join(c.source for c in notebook.cells if c.cell_type == "code")
+
+
+def reference_files(folder: Path) -> Iterator[tuple[str, str]]:
+    """``(path, code)`` of each ``.py`` and ``.ipynb`` file below ``folder`` (none when it is
+    missing), walked through no link and within the safe walk's bounds."""
+    try:
+        top = safe_walk.open_below(folder)
+    except OSError:
+        return
+    try:
+        for found in safe_walk.walk(top):
+            if not found.is_regular or not found.name.endswith((".py", ".ipynb")):
+                continue
+            data = safe_walk.read_regular(found.folder, found.name, MAX_NOTEBOOK_BYTES)
+            if data is None:
+                continue
+            try:
+                text = _notebook_code(data) if found.name.endswith(".ipynb") else data.decode()
+            except (ValueError, UnicodeDecodeError):
+                print(
+                    f"similarity: {found.path} is not UTF-8 text or a notebook: skipped",
+                    file=sys.stderr,
+                )
+                continue
+            yield found.path, text[:MAX_ANSWER_CHARS]
+    finally:
+        os.close(top)
+
+
+# The report.
+
+
+def marked(pair: Pair) -> tuple[Markup, Markup]:
+    """Both texts of ``pair``, escaped, the passages they share marked (copydetect's slices)."""
+    # Imported here: copydetect's detector module loads matplotlib's pyplot on import.
+    from copydetect.detector import compare_files
+
+    a, b = pair.first.print_, pair.second.print_
+    assert a is not None and b is not None
+    _, _, (slices_a, slices_b) = compare_files(a, b)
+    # The marks name themselves for a screen reader, which says nothing of <mark> alone.
+    left = '<mark><span class="hidden">shared passage: </span>'
+    right = '<span class="hidden"> (end of shared passage)</span></mark>'
+    out = []
+    for code, slices in ((a.raw_code, slices_a), (b.raw_code, slices_b)):
+        if len(slices) == 0 or slices.shape[1] == 0:
+            out.append(Markup.escape(code))
+        else:
+            out.append(Markup(highlight_overlap(code, slices, left, right, escape_html=True)[0]))
+    return out[0], out[1]
+
+
+def render(reports: list[ExerciseReport], threshold: float, references: list[str]) -> str:
+    """The report page: no script, every student text escaped by the template's autoescape."""
+    env = Environment(
+        loader=FileSystemLoader(Path(__file__).parent),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+    )
+    template = env.get_template("similarity.html.j2")
+    return template.render(
+        reports=reports,
+        threshold=threshold,
+        references=references,
+        marked=marked,
+        K=K,
+        WINDOW=WINDOW,
+        MIN_SPREAD=MIN_SPREAD,
+        MIN_FINGERPRINTS=MIN_FINGERPRINTS,
+        MAX_LISTED=MAX_LISTED,
+    )
+
+
+def csv_rows(reports: list[ExerciseReport]) -> Iterator[tuple[object, ...]]:
+    for report in reports:
+        for rank, pair in enumerate(report.pairs, 1):
+            yield (
+                report.name,
+                rank,
+                pair.first.who,
+                pair.second.who,
+                f"{pair.score:.3f}",
+                f"{pair.above:.2f}",
+                f"{report.median:.3f}",
+            )
+
+
+def write_private(path: Path, text: str) -> None:
+    """``text`` to ``path``, replaced whole, readable by its owner alone."""
+    from autograder.reports.safe_csv import replacing
+
+    with replacing(path, PRIVATE) as out:
+        out.write(text)
+
+
+def build(root: Path, threshold: float, references: Path) -> list[ExerciseReport]:
+    """Read the class and the references under ``root`` and score every exercise."""
+    release = root / "release" / ASSIGNMENT
+    given = boilerplate(release)
+    notebooks = sorted(p.name for p in release.glob("*.ipynb"))
+    class_answers: dict[str, list[Source]] = {name: [] for name in EXERCISES}
+    for student in students(root / "submitted"):
+        for exercise, code in submitted_answers(root / "submitted", student, notebooks).items():
+            class_answers[exercise].append(Source(student, code))
+    solutions = course_solutions()
+    extra = list(reference_files(references))
+    reports = []
+    for exercise in EXERCISES:
+        common = boilerplate_hashes(given.get(exercise, []))
+        refs = (
+            [Source(f"course solution ({exercise})", solutions[exercise], True)]
+            if exercise in solutions
+            else []
+        )
+        refs += [Source(f"reference {path}", code, True) for path, code in extra]
+        for source in class_answers[exercise] + refs:
+            source.print_ = fingerprint(source.code, common, source.who)
+        reports.append(exercise_report(exercise, class_answers[exercise], refs, threshold))
+    return reports
+
+
+def run(root: Path, threshold: float = DEFAULT_THRESHOLD, references: Path = REFERENCES) -> int:
+    """Write the report and its CSV under ``root``; 1, with nothing written, when the class
+    or the released notebooks are missing."""
+    root = root.resolve()
+    if not (root / "release" / ASSIGNMENT).is_dir():
+        print(
+            f"no release/{ASSIGNMENT}/ here: run `make notebooks` first (its stubs and lesson "
+            "code are what every student was given, left out of the comparison)",
+            file=sys.stderr,
+        )
+        return 1
+    if not students(root / "submitted"):
+        print(
+            "no submissions in submitted/: collect them first (make autograde does)",
+            file=sys.stderr,
+        )
+        return 1
+    references = references if references.is_absolute() else root / references
+    reports = build(root, threshold, references)
+    names = sorted(p for p, _ in reference_files(references))
+    write_private(root / HTML_OUT, render(reports, threshold, names))
+    write_csv(root / CSV_OUT, CSV_HEADER, csv_rows(reports), mode=PRIVATE)
+    for report in reports:
+        listed = len(report.pairs) + report.more
+        print(f"{report.name}: {listed} pairs listed, {report.compared} answers compared")
+    print(f"wrote {HTML_OUT} and {CSV_OUT} (readable by you alone)")
+    return 0
