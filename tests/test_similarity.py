@@ -30,7 +30,9 @@ from autograder.hidden_tests.compare import agrees, reference
 from autograder.reports import safe_csv
 from bpe_course.outcomes import run_case
 from course_fixtures.synthetic import write_submission
+from tests.support import doc_text
 from tests.support import similarity_class as made_up
+from tests.support.course_copy import course_copy
 
 REPO = Path(__file__).resolve().parent.parent
 NOTEBOOKS = REPO / "notebooks"  # the released notebooks, as make notebooks copies them
@@ -185,3 +187,24 @@ def test_the_report_is_the_same_under_any_hash_seed(made_class) -> None:
             [(root / RECORDS / n).read_bytes() for n in ("similarity.html", "similarity.csv")]
         )
     assert written[0] == written[1]
+
+
+GUIDE = "docs/guides/instructors.md"
+
+
+@pytest.mark.slow  # a copy of the course, and make
+def test_the_guides_commands_run_as_written(tmp_path: Path) -> None:
+    lines = doc_text.commands(GUIDE, "## Who copied from whom")
+    assert lines == ["make similarity", "make similarity THRESHOLD=4"]
+    course = course_copy(tmp_path / "course", generate=False)
+    expected = made_up.build_class(course, NOTEBOOKS)
+    listed = []
+    for line in lines:
+        done = subprocess.run(["bash", "-c", line], cwd=course, capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        assert "readable by you alone" in done.stdout
+        rows = rows_of(course)
+        tops = {r["exercise"]: {r["student"], r["other"]} for r in rows if r["rank"] == "1"}
+        assert {name: tops[name] for name in expected} == expected
+        listed.append(len(rows))
+    assert listed[1] >= listed[0]
