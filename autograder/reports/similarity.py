@@ -21,8 +21,9 @@ instructor puts in ``similarity-references/``; a student's answer is compared wi
 passages marked, no script) and ``similarity.csv`` through the formula-safe writer, both
 readable by their owner alone.
 
->>> [round(x, 2) for x in _weights(np.array([1, 2, 10]), 10)]
-[2.4, 1.7, 0.1]
+>>> scores = np.array([[0, 0.2, 0.9], [0.2, 0, 0.1], [0.9, 0.1, 0]])
+>>> [round(x, 3) for x in class_spread(scores, 3)]  # the median pair, 1.4826 * its MAD
+[0.2, 0.148]
 
 But: a high score says two texts share unusual passages, not who copied from whom or that
 anyone did; a person decides. Only the exercise's solution cell is read: a helper a student
@@ -34,9 +35,12 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+import math
 import os
 import sys
+from collections import Counter
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -60,6 +64,8 @@ DEFAULT_THRESHOLD = 6.0
 MIN_SPREAD = 0.1  # a class whose pairs all score alike still needs a real gap to list one
 MIN_FINGERPRINTS = 4  # an answer with fewer after the boilerplate is too short to judge
 MAX_LISTED = 100  # pairs shown per exercise, the highest first
+MAX_CSV_ROWS = 1000  # pairs the CSV lists per exercise
+PER_PROCESS = 200  # texts that make another tokenizing process worth its start
 MAX_ANSWER_CHARS = 20_000  # of one answer or reference: beyond is not read
 MAX_NOTEBOOK_BYTES = 20 * 2**20  # as grading's bound on a submitted notebook
 REFERENCES = Path("similarity-references")
@@ -109,12 +115,12 @@ class ExerciseReport:
     """One exercise: its listed pairs and the spread they were measured against."""
 
     name: str
-    pairs: list[Pair]
+    pairs: list[Pair]  # the highest MAX_CSV_ROWS; the page shows the first MAX_LISTED
     median: float
     spread: float
     compared: int  # students whose answers were compared
     too_short: list[str]
-    more: int = 0  # pairs past the threshold not shown (past MAX_LISTED)
+    found: int = 0  # pairs past the threshold, shown or not
 
 
 def _kgram_hashes(text: str, k: int) -> np.ndarray:
@@ -153,30 +159,53 @@ def fingerprint(code: str, boilerplate: np.ndarray, name: str = "answer") -> Fin
     return Fingerprint(name, code, filtered, offsets, set(hash_idx), hash_idx, K, coverage)
 
 
-def _weights(df: np.ndarray, documents: int) -> np.ndarray:
-    """Each fingerprint's weight from the number of texts holding it: rare ones weigh most."""
-    return np.log((documents + 1) / df)
+_BOILERPLATE: dict[str, np.ndarray] = {}  # a worker's copy, set once by its initializer
+
+
+def _keep_boilerplate(commons: dict[str, np.ndarray]) -> None:
+    _BOILERPLATE.update(commons)
+
+
+def _fingerprint_task(task: tuple[str, str]) -> Fingerprint:
+    return fingerprint(task[1], _BOILERPLATE[task[0]])
+
+
+def fingerprints(tasks: list[tuple[str, str]], commons: dict[str, np.ndarray]) -> list[Fingerprint]:
+    """The fingerprint of each ``(exercise, code)``, stripped of that exercise's boilerplate;
+    the same text is fingerprinted once (every untouched stub is one), and a class large
+    enough for it is tokenized by one process a core (Pygments takes most of the time)."""
+    unique = list(dict.fromkeys(tasks))
+    jobs = min(os.cpu_count() or 1, max(1, len(unique) // PER_PROCESS))
+    if jobs == 1:
+        _keep_boilerplate(commons)
+        made = [_fingerprint_task(task) for task in unique]
+    else:
+        with ProcessPoolExecutor(jobs, initializer=_keep_boilerplate, initargs=(commons,)) as pool:
+            made = list(pool.map(_fingerprint_task, unique, chunksize=PER_PROCESS // 4))
+    by_task = dict(zip(unique, made, strict=True))
+    return [by_task[task] for task in tasks]
 
 
 def score_matrix(prints: Sequence[Fingerprint]) -> np.ndarray:
     """Score of every pair: the rarity-weighted share of the smaller text's fingerprints that
     the other holds too (0 on the diagonal)."""
     n = len(prints)
-    vocabulary = sorted({h for p in prints for h in p.hashes})
-    column = {h: i for i, h in enumerate(vocabulary)}
-    holds = np.zeros((n, len(vocabulary)), dtype=np.float32)
+    held_by = Counter(h for p in prints for h in p.hashes)
+    weight = {h: math.log((n + 1) / count) for h, count in held_by.items()}
+    totals = np.array([sum(weight[h] for h in p.hashes) for p in prints], dtype=np.float64)
+    # Only fingerprints two texts hold can be shared: the product needs no other column, which
+    # keeps the matrix small however many fingerprints are each student's alone.
+    common = sorted(h for h, count in held_by.items() if count >= 2)
+    column = {h: i for i, h in enumerate(common)}
+    holds = np.zeros((n, len(common)), dtype=np.float32)
     for row, p in enumerate(prints):
-        holds[row, [column[h] for h in p.hashes]] = 1.0
-    weights = _weights(holds.sum(axis=0), n).astype(np.float32)
-    totals = holds @ weights
-    # Only fingerprints two texts hold can be shared: the product needs no other column.
-    common = holds.sum(axis=0) >= 2
-    weighted = holds[:, common] * weights[common]
-    shared = weighted @ holds[:, common].T
+        holds[row, [column[h] for h in p.hashes if h in column]] = 1.0
+    weights = np.array([weight[h] for h in common], dtype=np.float32)
+    shared = ((holds * weights) @ holds.T).astype(np.float64)
     smaller = np.minimum.outer(totals, totals)
     scores = np.divide(shared, smaller, out=np.zeros_like(shared), where=smaller > 0)
     np.fill_diagonal(scores, 0.0)
-    return np.round(scores.astype(np.float64), 6)  # the same figures however BLAS summed
+    return np.round(scores, 6)  # the same figures however BLAS ordered its sums
 
 
 def class_spread(scores: np.ndarray, students: int) -> tuple[float, float]:
@@ -200,34 +229,48 @@ def exercise_report(
     sources = students + references
     scores = score_matrix([s.print_ for s in sources if s.print_ is not None])
     median, spread = class_spread(scores, len(students))
-    found = []
-    for i, j in zip(*np.nonzero(np.triu(scores, k=1)), strict=True):
-        if i >= len(students):
-            continue  # two references
-        above = (scores[i, j] - median) / spread
-        if above >= threshold:
-            found.append(Pair(sources[i], sources[j], float(scores[i, j]), round(above, 2)))
+    above = (scores - median) / spread
+    above[len(students) :, :] = -np.inf  # two references are no pair of the class
+    rows, cols = np.nonzero(np.triu(above >= threshold, k=1))
+    found = [
+        Pair(sources[i], sources[j], float(scores[i, j]), round(float(above[i, j]), 2))
+        for i, j in zip(rows.tolist(), cols.tolist(), strict=True)
+    ]
     found.sort(key=lambda p: (-p.score, p.first.who, p.second.who))
-    more = max(0, len(found) - MAX_LISTED)
     return ExerciseReport(
-        name, found[:MAX_LISTED], median, spread, len(students), sorted(too_short), more
+        name, found[:MAX_CSV_ROWS], median, spread, len(students), sorted(too_short), len(found)
     )
 
 
 # Reading the class and the references.
 
 
-def answer_code(notebook: nbformat.NotebookNode, name: str) -> str | None:
-    """The source of the first solution cell whose grade_id is ``name``, or None."""
-    for cell in notebook.cells:
-        meta = nbgrader_meta(cell)
-        if (
-            cell.get("cell_type") == "code"
-            and meta.get("solution")
-            and meta.get("grade_id") == name
-        ):
-            return str(cell.get("source", ""))[:MAX_ANSWER_CHARS]
-    return None
+def _text(source: object) -> str:
+    """A cell's source as nbformat stores it: one string, or a list of lines."""
+    if isinstance(source, list):
+        return "".join(line for line in source if isinstance(line, str))
+    return source if isinstance(source, str) else ""
+
+
+def answers_in(data: bytes) -> dict[str, str]:
+    """The source of the first solution cell of each exercise in a notebook's bytes, by its
+    grade_id. Read as plain JSON (nbformat's validation would take longer than the rest of
+    the report), so any shape a student's file has gives answers or nothing, never an error."""
+    try:
+        notebook = json.loads(data)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return {}
+    cells = notebook.get("cells") if isinstance(notebook, dict) else None
+    found: dict[str, str] = {}
+    for cell in cells if isinstance(cells, list) else []:
+        metadata = cell.get("metadata") if isinstance(cell, dict) else None
+        meta = metadata.get("nbgrader") if isinstance(metadata, dict) else None
+        if not isinstance(meta, dict) or cell.get("cell_type") != "code":
+            continue
+        name = meta.get("grade_id")
+        if meta.get("solution") and name in EXERCISES and name not in found:
+            found[name] = _text(cell.get("source"))[:MAX_ANSWER_CHARS]
+    return found
 
 
 def boilerplate(release: Path) -> dict[str, list[str]]:
@@ -273,14 +316,8 @@ def submitted_answers(submitted: Path, student: str, notebooks: list[str]) -> di
             data = safe_walk.read_regular(folder, name, MAX_NOTEBOOK_BYTES)
             if data is None:
                 continue
-            try:
-                notebook = nbformat.reads(data.decode("utf-8"), as_version=4)
-            except (ValueError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError):
-                continue
-            for exercise in EXERCISES:
-                code = answer_code(notebook, exercise)
-                if code is not None and exercise not in found:
-                    found[exercise] = code
+            for exercise, code in answers_in(data).items():
+                found.setdefault(exercise, code)
     finally:
         os.close(folder)
     return found
@@ -369,6 +406,7 @@ def render(reports: list[ExerciseReport], threshold: float, references: list[str
         MIN_SPREAD=MIN_SPREAD,
         MIN_FINGERPRINTS=MIN_FINGERPRINTS,
         MAX_LISTED=MAX_LISTED,
+        MAX_CSV_ROWS=MAX_CSV_ROWS,
     )
 
 
@@ -405,19 +443,22 @@ def build(root: Path, threshold: float, references: Path) -> list[ExerciseReport
             class_answers[exercise].append(Source(student, code))
     solutions = course_solutions()
     extra = list(reference_files(references))
-    reports = []
+    references_of: dict[str, list[Source]] = {}
     for exercise in EXERCISES:
-        common = boilerplate_hashes(given.get(exercise, []))
-        refs = (
-            [Source(f"course solution ({exercise})", solutions[exercise], True)]
-            if exercise in solutions
-            else []
-        )
-        refs += [Source(f"reference {path}", code, True) for path, code in extra]
-        for source in class_answers[exercise] + refs:
-            source.print_ = fingerprint(source.code, common, source.who)
-        reports.append(exercise_report(exercise, class_answers[exercise], refs, threshold))
-    return reports
+        refs = [Source(f"course solution ({exercise})", solutions[exercise], True)]
+        refs = refs if exercise in solutions else []
+        references_of[exercise] = refs + [
+            Source(f"reference {path}", code, True) for path, code in extra
+        ]
+    commons = {name: boilerplate_hashes(given.get(name, [])) for name in EXERCISES}
+    every = [(name, s) for name in EXERCISES for s in class_answers[name] + references_of[name]]
+    made = fingerprints([(name, s.code) for name, s in every], commons)
+    for (_, source), print_ in zip(every, made, strict=True):
+        source.print_ = print_
+    return [
+        exercise_report(name, class_answers[name], references_of[name], threshold)
+        for name in EXERCISES
+    ]
 
 
 def run(root: Path, threshold: float = DEFAULT_THRESHOLD, references: Path = REFERENCES) -> int:
@@ -443,7 +484,6 @@ def run(root: Path, threshold: float = DEFAULT_THRESHOLD, references: Path = REF
     write_private(root / HTML_OUT, render(reports, threshold, names))
     write_csv(root / CSV_OUT, CSV_HEADER, csv_rows(reports), mode=PRIVATE)
     for report in reports:
-        listed = len(report.pairs) + report.more
-        print(f"{report.name}: {listed} pairs listed, {report.compared} answers compared")
+        print(f"{report.name}: {report.found} pairs listed, {report.compared} answers compared")
     print(f"wrote {HTML_OUT} and {CSV_OUT} (readable by you alone)")
     return 0
