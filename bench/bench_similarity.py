@@ -35,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # record.py, however t
 
 import record  # noqa: E402  (bench/record.py, beside this script)
 
+from autograder.reports import similarity  # noqa: E402
 from course_fixtures.synthetic import write_submission  # noqa: E402
 from tests.support import similarity_class as made_up  # noqa: E402
 
@@ -93,7 +94,7 @@ def main() -> int:
         make_class(root, args.students)
         print(f"class of {args.students} written in {time.perf_counter() - made:.1f} s")
         seconds = time_report(root)
-        with (root / "artifacts" / "grading" / "similarity.csv").open(newline="") as handle:
+        with (root / similarity.CSV_OUT).open(newline="") as handle:
             rows = list(csv.DictReader(handle))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
