@@ -27,7 +27,7 @@ from autograder import cli
 from autograder.course import RECORDS
 from autograder.hidden_tests.cases import cases
 from autograder.hidden_tests.compare import agrees, reference
-from autograder.reports import safe_csv
+from autograder.reports import safe_csv, similarity
 from bpe_course.outcomes import run_case
 from course_fixtures.synthetic import write_submission
 from tests.support import doc_text
@@ -208,3 +208,17 @@ def test_the_guides_commands_run_as_written(tmp_path: Path) -> None:
         assert {name: tops[name] for name in expected} == expected
         listed.append(len(rows))
     assert listed[1] >= listed[0]
+
+
+def test_an_answer_pasted_from_the_course_solutions_is_listed_against_them(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "course"
+    made_up.build_class(root, NOTEBOOKS)
+    pasted = similarity.course_solutions()["merge_pair"]
+    write_submission(root, "leaked", {"merge_pair": pasted.replace("merged", "out")})
+    assert cli.main(["similarity", "--root", str(root)]) == 0
+    rows = [row for row in rows_of(root) if row["exercise"] == "merge_pair"]
+    assert [{row["student"], row["other"]} for row in rows] == [
+        {"leaked", "course solution (merge_pair)"}
+    ]

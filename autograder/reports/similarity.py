@@ -51,7 +51,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
 
 from autograder.course import ASSIGNMENT, CODE_ROOT, EXERCISES, RECORDS
-from autograder.reports.safe_csv import write_csv
+from autograder.reports.safe_csv import replacing, write_csv
 from autograder.sandbox import safe_walk
 from bpe_course.lesson_cells import nbgrader_meta
 
@@ -426,14 +426,13 @@ def csv_rows(reports: list[ExerciseReport]) -> Iterator[tuple[object, ...]]:
 
 def write_private(path: Path, text: str) -> None:
     """``text`` to ``path``, replaced whole, readable by its owner alone."""
-    from autograder.reports.safe_csv import replacing
-
     with replacing(path, PRIVATE) as out:
         out.write(text)
 
 
-def build(root: Path, threshold: float, references: Path) -> list[ExerciseReport]:
-    """Read the class and the references under ``root`` and score every exercise."""
+def build(root: Path, threshold: float, extra: list[tuple[str, str]]) -> list[ExerciseReport]:
+    """Read the class under ``root`` and score every exercise, with the course's solutions
+    and the ``extra`` references (path, code) besides."""
     release = root / "release" / ASSIGNMENT
     given = boilerplate(release)
     notebooks = sorted(p.name for p in release.glob("*.ipynb"))
@@ -442,7 +441,6 @@ def build(root: Path, threshold: float, references: Path) -> list[ExerciseReport
         for exercise, code in submitted_answers(root / "submitted", student, notebooks).items():
             class_answers[exercise].append(Source(student, code))
     solutions = course_solutions()
-    extra = list(reference_files(references))
     references_of: dict[str, list[Source]] = {}
     for exercise in EXERCISES:
         refs = [Source(f"course solution ({exercise})", solutions[exercise], True)]
@@ -479,9 +477,11 @@ def run(root: Path, threshold: float = DEFAULT_THRESHOLD, references: Path = REF
         )
         return 1
     references = references if references.is_absolute() else root / references
-    reports = build(root, threshold, references)
-    names = sorted(p for p, _ in reference_files(references))
-    write_private(root / HTML_OUT, render(reports, threshold, names))
+    if not references.is_dir():
+        print(f"no folder {references.name}/: the course's solutions are the only references")
+    extra = list(reference_files(references))
+    reports = build(root, threshold, extra)
+    write_private(root / HTML_OUT, render(reports, threshold, [path for path, _ in extra]))
     write_csv(root / CSV_OUT, CSV_HEADER, csv_rows(reports), mode=PRIVATE)
     for report in reports:
         print(f"{report.name}: {report.found} pairs listed, {report.compared} answers compared")
