@@ -109,34 +109,49 @@ def test_the_report_is_private_and_runs_no_script(made_class) -> None:
     assert not (root / "feedback").exists()
 
 
-HOSTILE_NAME = "=HYPERLINK(1)<b>x"
 MARKUP = '</pre><script>alert(1)</script><img src=x onerror="alert(2)">'
+FORMULA_NAMES = ("=HYPERLINK(1)", "@SUM(A1)<b>x")
 
 
-def test_markup_in_answers_and_names_is_escaped_and_csv_cells_are_safe(
-    tmp_path: Path,
+def test_markup_in_answers_is_escaped_and_no_unsafe_id_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = tmp_path / "course"
     made_up.build_class(root, NOTEBOOKS)
-    # A student named like a formula and markup, whose answer carries markup and script in a
-    # comment and a string, and a classmate who copied it (so both are shown side by side).
+    # An answer carrying markup and script in a comment and a string, and a classmate who
+    # copied it (so both are shown side by side).
     answer = made_up.HONEST["merge_pair"][5].replace(
         "def merge_pair(symbols, pair):",
         f"def merge_pair(symbols, pair):\n    # {MARKUP}\n    note = {MARKUP!r}",
     )
-    write_submission(root, HOSTILE_NAME, {"merge_pair": answer})
-    write_submission(root, "@SUM(A1)", {"merge_pair": answer.replace("left", "lhs")})
+    write_submission(root, "marked-up", {"merge_pair": answer})
+    write_submission(root, "copied-it", {"merge_pair": answer.replace("left", "lhs")})
+    # Folders named like formulas and markup are no student's, for grading and here alike.
+    for name in FORMULA_NAMES:
+        write_submission(root, name, {"merge_pair": answer})
     assert cli.main(["similarity", "--root", str(root)]) == 0
+    assert "2 folder(s) of submitted/ are no student of the class" in capsys.readouterr().out
     html = (root / RECORDS / "similarity.html").read_text()
-    assert "<script" not in html and "<img" not in html and "<b>x" not in html
+    assert "<script" not in html and "<img" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
-    assert "=HYPERLINK(1)&lt;b&gt;x" in html
-    rows = rows_of(root)
-    merge = [row for row in rows if row["exercise"] == "merge_pair"]
-    assert {merge[0]["student"], merge[0]["other"]} == {"'" + HOSTILE_NAME, "'@SUM(A1)"}
+    assert "HYPERLINK" not in html and "SUM(A1)" not in html
+    merge = [row for row in rows_of(root) if row["exercise"] == "merge_pair"]
+    # The pair first, then each with the honest classmate whose answer both start from.
+    assert {merge[0]["student"], merge[0]["other"]} == {"marked-up", "copied-it"}
+    assert all({"marked-up", "copied-it"} & {row["student"], row["other"]} for row in merge)
     for path in (root / RECORDS).glob("*.csv"):
         for row in csv.reader(path.open(newline="", encoding="utf-8")):
             assert not any(safe_csv.is_formula(cell) for cell in row), row
+
+
+def test_a_roster_limits_the_class_as_grading_does(tmp_path: Path) -> None:
+    root = tmp_path / "course"
+    expected = made_up.build_class(root, NOTEBOOKS)
+    copier, holder = sorted(expected["train_bpe"])
+    everyone = [p.name for p in (root / "submitted").iterdir() if p.name != copier]
+    (root / "roster.csv").write_text("student_id\n" + "\n".join(everyone) + "\n")
+    assert cli.main(["similarity", "--root", str(root)]) == 0
+    assert "train_bpe" not in {row["exercise"] for row in rows_of(root)}
 
 
 def test_no_link_is_followed(tmp_path: Path) -> None:

@@ -52,6 +52,7 @@ from markupsafe import Markup
 
 from autograder.course import ASSIGNMENT, CODE_ROOT, EXERCISES, RECORDS
 from autograder.reports.safe_csv import replacing, write_csv
+from autograder.roster import Student, read_roster, why_not_a_student
 from autograder.sandbox import safe_walk
 from bpe_course.lesson_cells import nbgrader_meta
 
@@ -294,12 +295,18 @@ def boilerplate(release: Path) -> dict[str, list[str]]:
     return given
 
 
-def students(submitted: Path) -> list[str]:
+def folders(submitted: Path) -> list[str]:
     """The folders of ``submitted/``, by name; a link or a file there is no student's."""
     if not submitted.is_dir():
         return []
     with os.scandir(submitted) as entries:
         return sorted(e.name for e in entries if e.is_dir(follow_symlinks=False))
+
+
+def students(submitted: Path, roster: dict[str, Student] | None = None) -> list[str]:
+    """The folders of ``submitted/`` that are students of the class, as grading takes them
+    (``roster.why_not_a_student``: a safe id, in ``roster.csv`` when there is one)."""
+    return [name for name in folders(submitted) if why_not_a_student(name, roster) is None]
 
 
 def submitted_answers(submitted: Path, student: str, notebooks: list[str]) -> dict[str, str]:
@@ -430,14 +437,16 @@ def write_private(path: Path, text: str) -> None:
         out.write(text)
 
 
-def build(root: Path, threshold: float, extra: list[tuple[str, str]]) -> list[ExerciseReport]:
-    """Read the class under ``root`` and score every exercise, with the course's solutions
-    and the ``extra`` references (path, code) besides."""
+def build(
+    root: Path, taken: list[str], threshold: float, extra: list[tuple[str, str]]
+) -> list[ExerciseReport]:
+    """Read the students ``taken`` under ``root`` and score every exercise, with the course's
+    solutions and the ``extra`` references (path, code) besides."""
     release = root / "release" / ASSIGNMENT
     given = boilerplate(release)
     notebooks = sorted(p.name for p in release.glob("*.ipynb"))
     class_answers: dict[str, list[Source]] = {name: [] for name in EXERCISES}
-    for student in students(root / "submitted"):
+    for student in taken:
         for exercise, code in submitted_answers(root / "submitted", student, notebooks).items():
             class_answers[exercise].append(Source(student, code))
     solutions = course_solutions()
@@ -470,17 +479,23 @@ def run(root: Path, threshold: float = DEFAULT_THRESHOLD, references: Path = REF
             file=sys.stderr,
         )
         return 1
-    if not students(root / "submitted"):
+    taken = students(root / "submitted", read_roster(root))
+    if not taken:
         print(
             "no submissions in submitted/: collect them first (make autograde does)",
             file=sys.stderr,
         )
         return 1
+    if left_out := len(folders(root / "submitted")) - len(taken):
+        print(
+            f"{left_out} folder(s) of submitted/ are no student of the class and were not "
+            "compared; make check-class names them"
+        )
     references = references if references.is_absolute() else root / references
     if not references.is_dir():
         print(f"no folder {references.name}/: the course's solutions are the only references")
     extra = list(reference_files(references))
-    reports = build(root, threshold, extra)
+    reports = build(root, taken, threshold, extra)
     write_private(root / HTML_OUT, render(reports, threshold, [path for path, _ in extra]))
     write_csv(root / CSV_OUT, CSV_HEADER, csv_rows(reports), mode=PRIVATE)
     for report in reports:
