@@ -2,7 +2,7 @@
 takes, start to exit, against the issue's goal of 5 minutes for 1,000 students on 2 cores.
 
 Each synthetic student answers every exercise with one of the sixteen honest answers of
-``tests/support/similarity_class.py``, chosen by a seeded draw, with three lines holding
+``course_fixtures/similarity_class.py``, chosen by a seeded draw, with three lines holding
 numbers of their own put in at random places: every answer then has fingerprints no other
 holds, as real answers do, and breaks some shared passages where a line went in. Two copiers
 and a paster, as in the test class, come on top. The class is written as files into a
@@ -36,8 +36,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # record.py, however t
 import record  # noqa: E402  (bench/record.py, beside this script)
 
 from autograder.reports import similarity  # noqa: E402
+from course_fixtures import similarity_class as made_up  # noqa: E402
 from course_fixtures.synthetic import write_submission  # noqa: E402
-from tests.support import similarity_class as made_up  # noqa: E402
 
 GOAL_SECONDS = 300.0  # for 1,000 students, on 2 cores
 

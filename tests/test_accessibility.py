@@ -133,7 +133,7 @@ def test_every_lesson_plot_has_its_description_as_alt(site):
 @pytest.mark.browser
 def test_the_similarity_report_passes_axe_offline_and_opens_by_keyboard(page, tmp_path):
     from autograder import cli
-    from tests.support import similarity_class
+    from course_fixtures import similarity_class
 
     root = tmp_path / "course"
     similarity_class.build_class(root, similarity_class.REPO / "notebooks")

@@ -29,9 +29,9 @@ from autograder.hidden_tests.cases import cases
 from autograder.hidden_tests.compare import agrees, reference
 from autograder.reports import safe_csv, similarity
 from bpe_course.outcomes import run_case
+from course_fixtures import similarity_class as made_up
 from course_fixtures.synthetic import write_submission
 from tests.support import doc_text
-from tests.support import similarity_class as made_up
 from tests.support.course_copy import course_copy
 
 REPO = Path(__file__).resolve().parent.parent

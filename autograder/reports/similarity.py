@@ -73,7 +73,10 @@ REFERENCES = Path("similarity-references")
 HTML_OUT = RECORDS / "similarity.html"
 CSV_OUT = RECORDS / "similarity.csv"
 PRIVATE = 0o600  # names and code: the instructor's alone
-CSV_HEADER = ("exercise", "rank", "student", "other", "score", "above_class", "class_median")
+CSV_HEADER = (
+    *("exercise", "rank", "student", "other", "score"),
+    *("spreads_above_class", "class_median", "class_spread"),
+)
 
 
 @dataclass
@@ -97,7 +100,6 @@ class Source:
 
     who: str
     code: str
-    reference: bool = False
     print_: Fingerprint | None = field(default=None, repr=False)
 
 
@@ -428,6 +430,7 @@ def csv_rows(reports: list[ExerciseReport]) -> Iterator[tuple[object, ...]]:
                 f"{pair.score:.3f}",
                 f"{pair.above:.2f}",
                 f"{report.median:.3f}",
+                f"{report.spread:.3f}",
             )
 
 
@@ -452,11 +455,9 @@ def build(
     solutions = course_solutions()
     references_of: dict[str, list[Source]] = {}
     for exercise in EXERCISES:
-        refs = [Source(f"course solution ({exercise})", solutions[exercise], True)]
+        refs = [Source(f"course solution ({exercise})", solutions[exercise])]
         refs = refs if exercise in solutions else []
-        references_of[exercise] = refs + [
-            Source(f"reference {path}", code, True) for path, code in extra
-        ]
+        references_of[exercise] = refs + [Source(f"reference {path}", code) for path, code in extra]
     commons = {name: boilerplate_hashes(given.get(name, [])) for name in EXERCISES}
     every = [(name, s) for name in EXERCISES for s in class_answers[name] + references_of[name]]
     made = fingerprints([(name, s.code) for name, s in every], commons)

@@ -2020,7 +2020,7 @@ PASTED_ENCODE = _src("""
 COPIES = [("train_bpe", 10, COPY_TRAIN), ("merge_and_update", 11, COPY_UPDATE)]
 PASTED = ("encode_bpe", PASTED_ENCODE)
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 STUDENTS = 16
 # A different odd step per exercise, so a student's styles do not line up across exercises.
 _STEP = {"pair_counts": 1, "merge_pair": 3, "train_bpe": 5, "encode_bpe": 7, "merge_and_update": 9}
