@@ -237,3 +237,14 @@ def test_an_answer_pasted_from_the_course_solutions_is_listed_against_them(
     assert [{row["student"], row["other"]} for row in rows] == [
         {"leaked", "course solution (merge_pair)"}
     ]
+
+
+def test_a_large_class_is_tokenized_in_processes_with_the_same_fingerprints(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    tasks = [(name, code) for name, codes in made_up.HONEST.items() for code in codes]
+    commons = {name: similarity.boilerplate_hashes([]) for name in made_up.HONEST}
+    alone = similarity.fingerprints(tasks, commons)
+    monkeypatch.setattr(similarity, "PER_PROCESS", 8)  # two processes for these 80 texts
+    shared = similarity.fingerprints(tasks, commons)
+    assert [p.hash_idx for p in shared] == [p.hash_idx for p in alone]
