@@ -28,6 +28,7 @@ from autograder.course import RECORDS
 from autograder.hidden_tests.cases import cases
 from autograder.hidden_tests.compare import agrees, reference
 from autograder.reports import safe_csv, similarity
+from autograder.sandbox import safe_walk
 from bpe_course.outcomes import run_case
 from course_fixtures import similarity_class as made_up
 from course_fixtures.synthetic import write_submission
@@ -248,3 +249,23 @@ def test_a_large_class_is_tokenized_in_processes_with_the_same_fingerprints(
     monkeypatch.setattr(similarity, "PER_PROCESS", 8)  # two processes for these 80 texts
     shared = similarity.fingerprints(tasks, commons)
     assert [p.hash_idx for p in shared] == [p.hash_idx for p in alone]
+
+
+def test_a_crowded_references_folder_is_said_not_a_crash(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "course"
+    made_up.build_class(root, NOTEBOOKS)
+    references = root / "similarity-references"
+    for number in range(safe_walk.MAX_ENTRIES + 1):
+        (references / f"answer{number:03d}.py").write_text("x = 1\n")
+    (references / "broken.ipynb").write_text("{not json")
+    assert cli.main(["similarity", "--root", str(root)]) == 0
+    said = capsys.readouterr().err
+    assert "similarity-references/ was not read whole (too many files" in said
+    assert "keep at most 200 files and folders there" in said
+    for number in range(safe_walk.MAX_ENTRIES + 1):
+        (references / f"answer{number:03d}.py").unlink()
+    assert cli.main(["similarity", "--root", str(root)]) == 0
+    said = capsys.readouterr().err
+    assert "broken.ipynb is not UTF-8 text or a notebook: skipped" in said

@@ -356,23 +356,33 @@ def reference_files(folder: Path) -> Iterator[tuple[str, str]]:
     except OSError:
         return
     try:
-        for found in safe_walk.walk(top):
-            if not found.is_regular or not found.name.endswith((".py", ".ipynb")):
-                continue
-            data = safe_walk.read_regular(found.folder, found.name, MAX_NOTEBOOK_BYTES)
-            if data is None:
-                continue
-            try:
-                text = _notebook_code(data) if found.name.endswith(".ipynb") else data.decode()
-            except (ValueError, UnicodeDecodeError):
-                print(
-                    f"similarity: {found.path} is not UTF-8 text or a notebook: skipped",
-                    file=sys.stderr,
-                )
-                continue
-            yield found.path, text[:MAX_ANSWER_CHARS]
+        yield from _references_below(top)
+    except safe_walk.UntrustedEntryError as error:
+        print(
+            f"similarity: {folder.name}/ was not read whole ({error}): keep at most "
+            f"{safe_walk.MAX_ENTRIES} files and folders there, {safe_walk.MAX_DEPTH} deep",
+            file=sys.stderr,
+        )
     finally:
         os.close(top)
+
+
+def _references_below(top: int) -> Iterator[tuple[str, str]]:
+    for found in safe_walk.walk(top):
+        if not found.is_regular or not found.name.endswith((".py", ".ipynb")):
+            continue
+        data = safe_walk.read_regular(found.folder, found.name, MAX_NOTEBOOK_BYTES)
+        if data is None:
+            continue
+        try:
+            text = _notebook_code(data) if found.name.endswith(".ipynb") else data.decode()
+        except (ValueError, UnicodeDecodeError, KeyError, TypeError, AttributeError):
+            print(
+                f"similarity: {found.path} is not UTF-8 text or a notebook: skipped",
+                file=sys.stderr,
+            )
+            continue
+        yield found.path, text[:MAX_ANSWER_CHARS]
 
 
 # The report.
