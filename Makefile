@@ -20,12 +20,12 @@ WIDGET_PORT ?= 8866
 GRADING := PYTHONPATH=$(CURDIR) $(BIN)/python
 
 .PHONY: help venv lab test lint format notebooks bench clean clean-class widget autograde scheduler worker check-class \
-  feedback export export-nbgrader canvas moodle check student-bundle mutants regrade solutions release-solutions hub hub-venv \
+  feedback export export-nbgrader canvas moodle similarity check student-bundle mutants regrade solutions release-solutions hub hub-venv \
   hub-down
 
 # make help's groups, by who runs each target; a target in none is listed under "Other".
 HELP_GROUPS := Students:venv,lab,check,widget,torch \
-  Instructors:notebooks,autograde,check-class,scheduler,worker,regrade,feedback,export,export-nbgrader,canvas,moodle,student-bundle,solutions,release-solutions,hub,hub-venv,hub-down,clean-class \
+  Instructors:notebooks,autograde,check-class,scheduler,worker,regrade,feedback,similarity,export,export-nbgrader,canvas,moodle,student-bundle,solutions,release-solutions,hub,hub-venv,hub-down,clean-class \
   Developers:help,test,test-fast,lint,format,bench,docs,mutants,clean
 
 help:  ## list every target with what it does, grouped by who uses it
@@ -156,6 +156,9 @@ NBGRADER := PATH="$(CURDIR)/$(BIN):$$PATH" PYTHONPATH=$(CURDIR) $(BIN)/nbgrader
 
 feedback: venv  ## write feedback/<student>/bpe/*.html from autograded/ (hidden tests and checker tracebacks removed)
 	$(GRADING) -m autograder feedback
+
+similarity: venv  ## after grading: which answers look copied, from a classmate or from similarity-references/ (artifacts/grading/similarity.html, .csv; THRESHOLD=6)
+	$(GRADING) -m autograder similarity $(if $(THRESHOLD),--threshold $(THRESHOLD),)
 
 export: venv  ## write grades.csv: per student the status, total and each exercise; blank where a person must decide
 	$(GRADING) -m autograder export

@@ -29,7 +29,7 @@ from autograder.course import ASSIGNMENT, CODE_ROOT
 from autograder.grading import grade_class, on_dask
 from autograder.grading.options import GradingOptions, course_root
 from autograder.reports import canvas as canvas_file
-from autograder.reports import export_grades
+from autograder.reports import export_grades, similarity
 from autograder.reports import moodle as moodle_file
 
 Options = TypeVar("Options", GradingOptions, canvas_file.CanvasOptions, moodle_file.MoodleOptions)
@@ -72,6 +72,16 @@ def _memory(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of GB") from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"{value:g} GB: give 0 (no limit) or more")
+    return value
+
+
+def _threshold(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of spreads") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{value:g} spreads: give a number above 0")
     return value
 
 
@@ -178,6 +188,8 @@ SUMMARIES = {
     "canvas": "Fill Canvas's gradebook export with the grades, for Canvas's import "
     "(artifacts/grading/canvas-import.csv).",
     "moodle": "Write artifacts/grading/moodle-import.csv for Moodle's CSV grade import.",
+    "similarity": "Rank each exercise's pairs of answers (and answers against references) by how "
+    "much more they share than the class does (artifacts/grading/similarity.html and .csv).",
     "check-class": "List made-up student ids in the gradebook, submitted/ and feedback/, and "
     "other accounts' Dask folders in /tmp.",
     "scheduler": "Start a Dask scheduler for grading, with TLS and the course's certificate "
@@ -243,6 +255,20 @@ def parser() -> _Parser:
         help="the grade item's maximum (default: the assignment's maximum in the gradebook)",
     )
     moodle.add_argument("--feedback", action="store_true", help="add a feedback column")
+    sub["similarity"].add_argument(
+        "--threshold",
+        type=_threshold,
+        default=similarity.DEFAULT_THRESHOLD,
+        help="list a pair when its score stands this many robust spreads above the class's "
+        f"median pair (default: {similarity.DEFAULT_THRESHOLD:g}; lower shows more)",
+    )
+    sub["similarity"].add_argument(
+        "--references",
+        type=Path,
+        default=similarity.REFERENCES,
+        help="folder of known answers (.py, .ipynb) to compare with, besides the course's "
+        f"solutions (default: {similarity.REFERENCES}/ in the course folder)",
+    )
     sub["scheduler"].add_argument(
         "--port",
         type=int,
@@ -311,6 +337,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "export": lambda args: export_grades.run(args.root, args.out),
     "canvas": lambda args: canvas_file.run(_flags_as(canvas_file.CanvasOptions, args)),
     "moodle": lambda args: moodle_file.run(_flags_as(moodle_file.MoodleOptions, args)),
+    "similarity": lambda args: similarity.run(args.root, args.threshold, args.references),
     "check-class": lambda args: grade_class.check_class(args.root),
     "scheduler": lambda args: on_dask.run_scheduler(args.root, args.port, args.host),
     "worker": lambda args: on_dask.run_workers(args.root, args.address, args.nworkers),

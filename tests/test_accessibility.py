@@ -127,6 +127,35 @@ def test_every_lesson_plot_has_its_description_as_alt(site):
     assert bad == []
 
 
+# --- the similarity report -------------------------------------------------------------------
+
+
+@pytest.mark.browser
+def test_the_similarity_report_passes_axe_offline_and_opens_by_keyboard(page, tmp_path):
+    from autograder import cli
+    from course_fixtures import similarity_class
+
+    root = tmp_path / "course"
+    similarity_class.build_class(root, similarity_class.REPO / "notebooks")
+    assert cli.main(["similarity", "--root", str(root), "--threshold", "3"]) == 0
+    outside: list[str] = []
+    page.on("request", lambda r: outside.append(r.url) if not r.url.startswith("file:") else None)
+    page.goto((root / "artifacts" / "grading" / "similarity.html").as_uri())
+    # The first pair opens from the keyboard: Tab to its summary, Enter.
+    summary = page.locator("details summary").first
+    for _ in range(60):
+        page.keyboard.press("Tab")
+        if summary.evaluate("node => node === document.activeElement"):
+            break
+    page.keyboard.press("Enter")
+    assert page.locator("details").first.evaluate("node => node.open")
+    page.locator("details").evaluate_all("nodes => nodes.forEach(n => { n.open = true; })")
+    problems = axe_problems(page)
+    assert problems == [], "\n".join(problems)
+    assert page.locator("mark").count() > 0
+    assert outside == []
+
+
 # --- a feedback page with failures ------------------------------------------------------------
 
 feedback_page = fb.feedback_page  # real autograde and generate_feedback of a wrong answer

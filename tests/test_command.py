@@ -25,6 +25,7 @@ SUBCOMMANDS = (
     "export",
     "canvas",
     "moodle",
+    "similarity",
     "check-class",
     "scheduler",
     "worker",
@@ -73,6 +74,8 @@ def test_each_command_says_what_it_takes(name: str, capsys: pytest.CaptureFixtur
         (["canvas", "no-such-export.csv"], "download the gradebook from Canvas"),
         (["worker", "127.0.0.1:8786"], "must start with tls:// (got '127.0.0.1:8786')"),
         (["moodle", "--identifier", "name"], "argument --identifier: invalid choice: 'name'"),
+        (["similarity", "--threshold", "-1"], "-1 spreads: give a number above 0"),
+        (["similarity", "--threshold", "six"], "'six' is not a number of spreads"),
     ],
 )
 def test_a_wrong_command_or_value_is_named_exit_2_no_traceback(
@@ -99,6 +102,7 @@ RECIPES = {
     "canvas": (["CANVAS=export.csv"], "canvas"),
     "moodle": ([], "moodle"),
     "check-class": ([], "check-class"),
+    "similarity": ([], "similarity"),
     "scheduler": ([], "scheduler"),
     "worker": (["SCHEDULER=tls://127.0.0.1:8786"], "worker"),
     "student-bundle": ([], "bundle"),

@@ -95,16 +95,17 @@ def _new_file_mode(target: Path) -> int:
 
 
 @contextlib.contextmanager
-def replacing(target: Path) -> Iterator[IO[str]]:
+def replacing(target: Path, mode: int | None = None) -> Iterator[IO[str]]:
     """A text handle to a temporary file beside ``target``, moved over ``target`` when the
     block ends without an error and removed when it raises: readers never see half a file,
-    a failed run leaves the earlier one, and a link at ``target`` is replaced, not followed."""
+    a failed run leaves the earlier one, and a link at ``target`` is replaced, not followed.
+    ``mode`` (e.g. 0o600) is the new file's, else the old file's or the umask's."""
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", newline="", encoding="utf-8") as handle:
             yield handle
-        os.chmod(temp, _new_file_mode(target))
+        os.chmod(temp, _new_file_mode(target) if mode is None else mode)
         os.replace(temp, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -112,9 +113,11 @@ def replacing(target: Path) -> Iterator[IO[str]]:
         raise
 
 
-def write_csv(path: Path, header: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
+def write_csv(
+    path: Path, header: Sequence[str], rows: Iterable[Sequence[Any]], mode: int | None = None
+) -> None:
     """Write ``header`` and ``rows`` to ``path`` safely (see ``writer`` and ``replacing``)."""
-    with replacing(path) as handle:
+    with replacing(path, mode) as handle:
         out = writer(handle)
         out.writerow(header)
         out.writerows(rows)
