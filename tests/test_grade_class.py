@@ -1,11 +1,11 @@
 """Class grading end to end: bad submissions and tampering, through parallel nbgrader.
 
 One scratch course, six synthetic students, graded by ``autograder.grading.grade_class`` with two
-workers. Students who must keep full marks are graded with the production limits (10 s a cell,
-10 s a sandbox group), since lesson 4's demonstrations alone take 3-7 s on a loaded machine;
-only the students whose cells loop or freeze get short limits (3 s a cell, 2 s a sandbox
-group), in a run of their own. Each student carries several problems that do not interfere
-with one another:
+workers, lean as ``make autograde`` grades (one test grades ``good`` again with every lesson
+cell run, as ``FULL=1`` does). Students who must keep full marks are graded with the production
+limits (10 s a cell, 10 s a sandbox group); only the students whose cells loop or freeze get
+short limits (3 s a cell, 2 s a sandbox group), in a run of their own. Each student carries
+several problems that do not interfere with one another:
 
 - ``good``: correct answers everywhere (the control);
 - ``crashy``: an edited locked test cell and an extra file (01), a ``merge_pair`` that loops
@@ -180,7 +180,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory):
     # Production limits for everyone who must keep marks; short ones only where cells loop.
     steady, looping = ["good", "broken", "tamper", "delegate"], ["crashy", "frozen"]
     for students, limits in ((steady, []), (looping, ["--timeout", "3"])):
-        command = ["--root", str(root), "--jobs", "2", "--no-progress", *limits]
+        command = ["--root", str(root), "--jobs", "2", "--lean", "--no-progress", *limits]
         code = cli.main(["grade", *command, *[arg for s in students for arg in ("--student", s)]])
         assert code == 0
     rows = {row.student: row for row in summary.report(root, quiet=True)}
@@ -337,30 +337,27 @@ def test_summary_csv_and_figure_never_show_ungraded_as_zero(graded) -> None:
     assert (root / "artifacts" / "grading" / "scores.png").stat().st_size > 1000
 
 
-def test_lean_grading_gives_the_same_grades_without_running_lesson_demos(graded) -> None:
+def test_lean_grading_gives_the_same_grades_as_running_lesson_demos(graded) -> None:
     import shutil
-    from dataclasses import replace
 
     from autograder.grading import grade_class
     from autograder.grading.options import GradingOptions
 
     root, rows = graded
-    for student in ("good", "crashy"):
-        shutil.copytree(root / "submitted" / student, root / "submitted" / f"{student}-lean")
-    # good-lean with the production timeout (it must keep full marks), crashy-lean with the
-    # short one its loop was graded with.
-    lean = GradingOptions(root, progress=False, lean=True)
-    good_lean = grade_class.grade_class(lean, ["good-lean"])
-    crashy_lean = grade_class.grade_class(replace(lean, timeout=3), ["crashy-lean"])
-    assert [r.graded for r in good_lean + crashy_lean] == [True, True]
-    for student in ("good", "crashy"):
-        lean = _grades(root, f"{student}-lean")
-        full = _grades(root, student)
-        assert {c: g[0] for c, g in lean.items()} == {c: g[0] for c, g in full.items()}, student
-    # The lesson's demonstration cells did not run: no output under them.
-    notebook = nbformat.read(root / "autograded" / "good-lean" / "bpe" / NB4, as_version=4)
-    lesson = [c for c in notebook.cells if c.cell_type == "code" and "nbgrader" not in c.metadata]
-    assert lesson and all(not c.outputs for c in lesson)
+    shutil.copytree(root / "submitted" / "good", root / "submitted" / "good-full")
+    # Every lesson cell run whole (lesson 4's demonstrations alone take 3-7 s on a loaded
+    # machine), with the production timeout. The other students' faults are all in their
+    # own cells, which lean grading runs whole too.
+    (result,) = grade_class.grade_class(GradingOptions(root, progress=False), ["good-full"])
+    assert result.graded
+    lean, whole = _grades(root, "good"), _grades(root, "good-full")
+    assert {c: g[0] for c, g in lean.items()} == {c: g[0] for c, g in whole.items()}
+    # Lean grading ran no demonstration cell of the lesson: no output under them.
+    for student, ran in (("good", False), ("good-full", True)):
+        notebook = nbformat.read(root / "autograded" / student / "bpe" / NB4, as_version=4)
+        cells = notebook.cells
+        lesson = [c for c in cells if c.cell_type == "code" and "nbgrader" not in c.metadata]
+        assert lesson and any(c.outputs for c in lesson) == ran, student
 
 
 def test_nbgrader_export_carries_the_judged_score(graded) -> None:
