@@ -52,12 +52,17 @@ def train_on_files(
     """
     check_training_args({}, num_merges)
     counts = count_files(paths, workers, progress)
-    return train_counts(counts, num_merges, progress)
+    trainer = ArrayTrainer(counts)
+    del counts  # the table of strings is the larger part of memory; the arrays hold it all
+    return _train(trainer, num_merges, progress)
 
 
 def train_counts(counts: Counter[str], num_merges: int, progress: bool = True) -> list[Pair]:
     """Learn up to ``num_merges`` merges on counted chunks, with a progress bar of merges."""
-    trainer = ArrayTrainer(counts)
+    return _train(ArrayTrainer(counts), num_merges, progress)
+
+
+def _train(trainer: ArrayTrainer, num_merges: int, progress: bool) -> list[Pair]:
     with progress_bar(num_merges, "merges", "merge", enabled=progress) as bar:
         while len(trainer.merges) < num_merges and trainer.step() is not None:
             bar.update()

@@ -254,3 +254,23 @@ def test_a_worker_that_fails_or_dies_is_one_plain_error(monkeypatch: pytest.Monk
     monkeypatch.setattr(bpe_course.parallel, "_count", _die)
     with pytest.raises(RuntimeError, match="a counting worker died"):
         count_pieces(["a b", "c d"], workers=2)
+
+
+def test_the_array_engine_runs_to_the_end_through_every_lowered_floor() -> None:
+    # The heap holds only pairs counted at least 1/64 as often as the top one; running a
+    # text to its last merge empties it several times, and each refill must lose no pair.
+    # Counts scaled up keep the merges (ties included) and make the floors many and large.
+    counts = {chunk: 4096 * n for chunk, n in chunk_counts(COURSE_TEXT).items()}
+    trainer = ArrayTrainer(counts)
+    floors = set()
+    while trainer.step() is not None:
+        floors.add(trainer._floor)
+    assert len(floors) >= 2  # refilled at least once
+    assert trainer.merges == learn_merges(counts, len(trainer.merges) + 1)
+
+
+def test_an_alphabet_past_65536_characters_trains_alike() -> None:
+    # Past 2**16 characters a pair no longer packs into 32 bits; the engine sorts otherwise.
+    counts = {chr(0x4E00 + i % 300) + chr(0x20000 + i): 1 + i % 7 for i in range(70_000)}
+    counts |= {"ab" * 3: 50, "ba": 40}
+    assert learn_merges_arrays(counts, 30) == learn_merges(counts, 30)
