@@ -3,8 +3,9 @@
 :func:`train_on_files` reads a file, a folder of ``.txt`` files or a list of files in pieces
 (``bpe_course.shards``), counts each piece's chunks in worker processes and adds the counts
 up (``bpe_course.parallel``), then learns merges with the course's array engine
-(``bpe_course.arrays``). :func:`file_curve` does the same for the overfitting curve: it
-trains on the first part of the text and replays every merge on the rest. Memory follows
+(``bpe_course.arrays``); given a Dask client, the cluster's workers count it instead
+(``bpe_course.dask_counting``). :func:`file_curve` does the same for the overfitting curve:
+it trains on the first part of the text and replays every merge on the rest. Memory follows
 the number of distinct chunks, not the size of the text; progress bars count the bytes read
 and the merges learned.
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 from itertools import chain
+from typing import Any
 
 from bpe_course.arrays import ArrayTrainer, Pair
 from bpe_course.compression import CompressionCurve, follow_merges
@@ -33,8 +35,14 @@ def count_files(
     workers: int | None = None,
     progress: bool = True,
     piece_bytes: int = PIECE_BYTES,
+    client: Any = None,
 ) -> Counter[str]:
-    """``chunk_counts`` of the whole text of ``paths``, counted piece by piece in parallel."""
+    """``chunk_counts`` of the whole text of ``paths``, counted piece by piece in parallel:
+    by ``workers`` processes here, or by the workers of a Dask ``client`` if one is given."""
+    if client is not None:
+        from bpe_course.dask_counting import count_on_dask  # Dask only when asked for
+
+        return count_on_dask(paths, client, progress)
     return count_pieces(read_pieces(paths, piece_bytes, progress=progress), workers)
 
 
@@ -43,15 +51,18 @@ def train_on_files(
     num_merges: int = DEFAULT_MERGES,
     workers: int | None = None,
     progress: bool = True,
+    client: Any = None,
 ) -> list[Pair]:
     """The first ``num_merges`` merges learned on a file, a folder of ``.txt`` files or a list.
 
-    ``workers`` processes count the text (default: one per core). Stops early once every
-    distinct chunk is a single token. Errors name the file that is missing, unreadable or
-    not UTF-8.
+    ``workers`` processes count the text (default: one per core), or, given a Dask
+    ``client`` (``distributed.Client``, of a cluster of your own), its workers do, each
+    reading a shard of the files; the merges are the same either way. Stops early once
+    every distinct chunk is a single token. Errors name the file that is missing,
+    unreadable or not UTF-8.
     """
     check_training_args({}, num_merges)
-    counts = count_files(paths, workers, progress)
+    counts = count_files(paths, workers, progress, client=client)
     trainer = ArrayTrainer(counts)
     del counts  # the table of strings is the larger part of memory; the arrays hold it all
     return _train(trainer, num_merges, progress)
