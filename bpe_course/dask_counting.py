@@ -7,7 +7,8 @@ The total is exactly ``chunk_counts`` of the whole text, so training on it learn
 merges as one machine. A progress bar counts the bytes of the shards counted so far.
 
 The cluster is the caller's: a ``distributed.Client`` they made, for a ``LocalCluster`` or
-their own scheduler. Dask is imported only here, and this module only when a client is given.
+their own scheduler (:func:`dask_client` makes one, as ``make train SCHEDULER=…`` does). Dask
+is imported only here, and this module only when a client or a scheduler is given.
 
 But: every worker must read the files at the same paths (one machine, or a shared folder),
 and have this package installed; the course's grading cluster, with its certificate and
@@ -16,8 +17,14 @@ limits, is not meant for it. It counts; training is ``bpe_course.large``'s.
 
 from __future__ import annotations
 
+import contextlib
+import tempfile
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
+
+import dask
+from distributed import Client, LocalCluster, as_completed
 
 from bpe_course.parallel import PathArg
 from bpe_course.pretokenize import pretokenize
@@ -43,8 +50,6 @@ def count_on_dask(
 
     Errors a worker meets (a file not UTF-8, one it cannot read) come back naming the file.
     """
-    from distributed import as_completed
-
     files = text_files(paths)
     shards = plan_shards(files, shard_bytes)
     sizes = [sum(end - start for _, start, end in shard) + len(shard) - 1 for shard in shards]
@@ -62,3 +67,27 @@ def count_on_dask(
             client.cancel(futures)
             raise
     return total
+
+
+@contextlib.contextmanager
+def dask_client(scheduler: str, workers: int | None) -> Iterator[Any]:
+    """A client of the scheduler at ``scheduler``, or with ``local`` of a cluster of
+    ``workers`` processes (2 by default) made on this machine, its folders in a temporary
+    one; closed, with the cluster, on leaving."""
+    if scheduler != "local":
+        with Client(scheduler, timeout="10s") as client:
+            yield client
+        return
+    with (
+        tempfile.TemporaryDirectory(prefix="bpe-train-dask-") as folder,
+        dask.config.set({"temporary-directory": folder}),
+        LocalCluster(
+            n_workers=workers or 2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            local_directory=folder,
+        ) as cluster,
+        Client(cluster) as client,
+    ):
+        yield client

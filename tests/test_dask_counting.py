@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe_course import COURSE_TEXT, chunk_counts, learn_merges, load_text
-from bpe_course.dask_counting import count_on_dask, count_shard
+from bpe_course.dask_counting import count_on_dask, count_shard, dask_client
 from bpe_course.large import train_on_files
 from bpe_course.shards import plan_shards, read_segments, text_files
 
@@ -52,21 +52,10 @@ def test_a_file_that_is_not_utf8_is_named_by_the_worker(tmp_path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def client(tmp_path_factory: pytest.TempPathFactory):
-    dask = pytest.importorskip("dask")
-    distributed = pytest.importorskip("distributed")
-    folder = tmp_path_factory.mktemp("dask")
-    with (
-        dask.config.set({"temporary-directory": str(folder)}),
-        distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-            local_directory=str(folder),
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
+def client():
+    # Two worker processes on this machine, Dask's folders in a temporary one, all closed
+    # at the end: what make train SCHEDULER=local makes.
+    with dask_client("local", 2) as client:
         yield client
 
 
