@@ -233,8 +233,8 @@ def run_job(kind: str, path: str, merges: int, workers: int, alphabet: int, out:
                 client = stack.enter_context(dask_client("local", workers))
             counts = count_files(path, workers, False, piece_bytes=PIECE, client=client)
         distinct = len(counts)
-        trainer = ArrayTrainer(counts)
-        del counts  # as train_on_files does: the arrays hold all training needs
+        trainer = ArrayTrainer(counts, take=True)  # as train_on_files does
+        del counts
         while len(trainer.merges) < merges and trainer.step() is not None:
             pass
         learned = trainer.merges

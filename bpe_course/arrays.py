@@ -18,7 +18,8 @@ plain Python, and the widget and the curve use ``Trainer``.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from itertools import islice
 
 import numpy as np
 
@@ -29,6 +30,7 @@ _SHIFT = 32  # a pair of ids (a, b) is the one integer a << 32 | b
 _LOW = (1 << _SHIFT) - 1
 _FLOOR_SHIFT = 6  # the heap leaves out pairs counted under 1/64 of the most frequent one
 _BLOCK = 1 << 20  # positions handled at a time where a whole-text temporary would be large
+_BATCH = 1 << 16  # chunks read from the table at a time
 
 
 class ArrayTrainer:
@@ -39,17 +41,29 @@ class ArrayTrainer:
     training one. ``total_tokens`` is the running length of the whole text in tokens.
     """
 
-    def __init__(self, chunk_counts: Mapping[str, int]) -> None:
-        chunks = [chunk for chunk in chunk_counts if chunk]
-        lengths = np.fromiter(map(len, chunks), dtype=np.int64, count=len(chunks))
-        weights = np.fromiter((chunk_counts[c] for c in chunks), dtype=np.int64, count=len(chunks))
-        codes = np.frombuffer("".join(chunks).encode("utf-32-le"), dtype=np.uint32)
-        del chunks  # the caller may drop its table now: nothing here refers to its strings
-        size = len(codes)
+    def __init__(self, chunk_counts: Mapping[str, int], take: bool = False) -> None:
+        """Lay out ``chunk_counts``. With ``take``, empty it (a dict) while reading it, a
+        batch of chunks at a time, so that its strings are freed as the arrays fill up
+        rather than held beside them to the end."""
+        size = sum(map(len, chunk_counts))
         if size >= 1 << 31:
             raise ValueError(f"{size:,} characters of distinct chunks are more than 2**31")
+        codes = np.empty(size, dtype=np.uint32)
+        lengths = np.empty(len(chunk_counts), dtype=np.int64)
+        weights = np.empty(len(chunk_counts), dtype=np.int64)
+        filled = done = 0
+        for chunks, counts in _batches(chunk_counts, take):
+            batch = np.frombuffer("".join(chunks).encode("utf-32-le"), dtype=np.uint32)
+            codes[filled : filled + len(batch)] = batch
+            lengths[done : done + len(chunks)] = [len(chunk) for chunk in chunks]
+            weights[done : done + len(chunks)] = counts
+            filled, done = filled + len(batch), done + len(chunks)
+        lengths, weights = lengths[:done], weights[:done]  # empty chunks left out
         # Ids number the characters in code-point order, so comparing strings is unchanged.
-        alphabet = np.unique(codes)
+        present = np.zeros(0x110000, dtype=bool)
+        present[codes] = True
+        alphabet = np.flatnonzero(present)
+        del present
         self.strings: list[str] = [chr(code) for code in alphabet.tolist()]
         self.ids: dict[str, int] = {s: i for i, s in enumerate(self.strings)}
         lookup = np.zeros(int(alphabet[-1]) + 1 if len(alphabet) else 1, dtype=np.int32)
@@ -296,6 +310,21 @@ class ArrayTrainer:
                 where[key] = np.append(found, part)
             else:
                 where[key] = int(part[0]) if len(part) == 1 else part
+
+
+def _batches(chunk_counts: Mapping[str, int], take: bool) -> Iterator[tuple[list[str], list[int]]]:
+    """``chunk_counts``'s non-empty chunks and their counts, a batch at a time; with ``take``
+    each batch is removed from it (it must then be a dict) before it is handed out."""
+    if take:
+        if not isinstance(chunk_counts, dict):
+            raise TypeError(f"take needs a dict to empty, got {type(chunk_counts).__name__}")
+        while chunk_counts:
+            items = [chunk_counts.popitem() for _ in range(min(_BATCH, len(chunk_counts)))]
+            yield [c for c, _ in items if c], [n for c, n in items if c]
+        return
+    pairs = iter(chunk_counts.items())
+    while items := list(islice(pairs, _BATCH)):
+        yield [c for c, _ in items if c], [n for c, n in items if c]
 
 
 def learn_merges_arrays(chunk_counts: Mapping[str, int], num_merges: int) -> list[Pair]:

@@ -63,8 +63,8 @@ def train_on_files(
     """
     check_training_args({}, num_merges)
     counts = count_files(paths, workers, progress, client=client)
-    trainer = ArrayTrainer(counts)
-    del counts  # the table of strings is the larger part of memory; the arrays hold it all
+    trainer = ArrayTrainer(counts, take=True)  # empties the table of strings as it reads it
+    del counts
     return _train(trainer, num_merges, progress)
 
 

@@ -38,8 +38,8 @@ def train(
     text_bytes = sum(len(chunk.encode("utf-8")) * n for chunk, n in counts.items())
     if not text_bytes:
         raise ValueError(f"{', '.join(paths)} holds no text; give a file with some in it")
-    trainer = ArrayTrainer(counts)
-    del counts  # the arrays hold all training needs
+    trainer = ArrayTrainer(counts, take=True)  # empties the table of strings as it reads it
+    del counts
     alphabet = list(trainer.strings)
     rho = [text_bytes / trainer.total_tokens]
     with progress_bar(num_merges, "merges", "merge", enabled=progress) as bar:

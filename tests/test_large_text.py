@@ -274,3 +274,15 @@ def test_an_alphabet_past_65536_characters_trains_alike() -> None:
     counts = {chr(0x4E00 + i % 300) + chr(0x20000 + i): 1 + i % 7 for i in range(70_000)}
     counts |= {"ab" * 3: 50, "ba": 40}
     assert learn_merges_arrays(counts, 30) == learn_merges(counts, 30)
+
+
+def test_taking_a_table_empties_it_and_learns_the_same() -> None:
+    counts = chunk_counts(COURSE_TEXT + " naïve 中文 😀")
+    counts[""] = 3  # an empty chunk has no symbol: left out either way
+    expected = learn_merges_arrays(counts, 200)
+    taken = Counter(counts)
+    trainer = ArrayTrainer(taken, take=True)
+    assert not taken
+    while len(trainer.merges) < 200 and trainer.step() is not None:
+        pass
+    assert trainer.merges == expected == learn_merges(counts, 200)
