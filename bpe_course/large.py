@@ -141,16 +141,20 @@ def curve_from_counts(
     heldout_counts: Counter[str],
     num_merges: int | None = None,
     progress: bool = True,
+    take: bool = False,
 ) -> CompressionCurve:
     """ρ on both parts after every merge learned on ``train_counts`` (``None``: to the end).
 
     The held-out table replays each merge as it is learned, which encodes it as ``Encoder``
-    would (the precondition in ``bpe_course.engine.ChunkTable``).
+    would (the precondition in ``bpe_course.engine.ChunkTable``). ``take`` empties both
+    tables as the arrays are laid out (``ArrayTrainer``'s ``take``), to spare memory.
     """
-    trainer, heldout = ArrayTrainer(train_counts), ArrayTrainer(heldout_counts)
     train_bytes = sum(len(chunk.encode("utf-8")) * n for chunk, n in train_counts.items())
     heldout_bytes = sum(len(chunk.encode("utf-8")) * n for chunk, n in heldout_counts.items())
-    bound = int(trainer.weight.size - len(train_counts))  # each merge removes a symbol
+    distinct = len(train_counts)
+    trainer = ArrayTrainer(train_counts, take=take)
+    heldout = ArrayTrainer(heldout_counts, take=take)
+    bound = int(trainer.weight.size - distinct)  # each merge removes a symbol
 
     def next_merge() -> Pair | None:
         learned = trainer.step()
@@ -176,4 +180,4 @@ def file_curve(
             f"the text of {paths} is too short to hold part of it out; "
             "give it a few sentences at least"
         )
-    return curve_from_counts(train_counts, heldout_counts, num_merges, progress)
+    return curve_from_counts(train_counts, heldout_counts, num_merges, progress, take=True)
