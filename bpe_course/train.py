@@ -21,6 +21,7 @@ import contextlib
 import csv
 import json
 import sys
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -31,13 +32,13 @@ from bpe_course.progress import finish_at_count, progress_bar
 
 
 def train(
-    paths: Sequence[str], num_merges: int, workers: int | None, client: Any, progress: bool
+    counts: Counter[str], num_merges: int, progress: bool
 ) -> tuple[list[Pair], list[str], list[float]]:
-    """The merges, the vocabulary (tokens in id order) and ρ after 0, 1, … merges."""
-    counts = count_files(list(paths), workers, progress, client=client)
+    """The merges, the vocabulary (tokens in id order) and ρ after 0, 1, … merges, learned
+    on ``counts``, which it empties as the arrays take them over."""
     text_bytes = sum(len(chunk.encode("utf-8")) * n for chunk, n in counts.items())
     if not text_bytes:
-        raise ValueError(f"{', '.join(paths)} holds no text; give a file with some in it")
+        raise ValueError("the text is empty; give a file with some text in it")
     trainer = ArrayTrainer(counts, take=True)  # empties the table of strings as it reads it
     del counts
     alphabet = list(trainer.strings)
@@ -121,9 +122,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--workers must be 1 or more, got {options.workers}")
     try:
         with _client(options.scheduler, options.workers) as client:
-            merges, vocabulary, rho = train(
-                options.text, options.merges, options.workers, client, not options.quiet
-            )
+            counts = count_files(options.text, options.workers, not options.quiet, client=client)
+        # the cluster is closed by now: its workers' memory is free for training
+        merges, vocabulary, rho = train(counts, options.merges, not options.quiet)
     except (OSError, ValueError) as error:  # a missing, unreadable or non-UTF-8 file
         print(f"error: {error}", file=sys.stderr)
         return 2

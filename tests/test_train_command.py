@@ -46,6 +46,9 @@ def test_bad_input_is_named_with_what_to_do(tmp_path: Path, capsys) -> None:
     (tmp_path / "latin.txt").write_bytes(b"caf\xe9 au lait")
     assert main([str(tmp_path / "latin.txt"), "--quiet", "--out", str(tmp_path)]) == 2
     assert "latin.txt is not UTF-8 text (byte 3" in capsys.readouterr().err
+    (tmp_path / "empty.txt").write_text("", encoding="utf-8")
+    assert main([str(tmp_path / "empty.txt"), "--quiet", "--out", str(tmp_path)]) == 2
+    assert "the text is empty; give a file with some text" in capsys.readouterr().err
     assert not (tmp_path / "merges.json").exists()
 
 
