@@ -52,17 +52,25 @@ def train_on_files(
     workers: int | None = None,
     progress: bool = True,
     client: Any = None,
+    min_count: int = 1,
 ) -> list[Pair]:
     """The first ``num_merges`` merges learned on a file, a folder of ``.txt`` files or a list.
 
     ``workers`` processes count the text (default: one per core), or, given a Dask
     ``client`` (``distributed.Client``, of a cluster of your own), its workers do, each
-    reading a shard of the files; the merges are the same either way. Stops early once
-    every distinct chunk is a single token. Errors name the file that is missing,
-    unreadable or not UTF-8.
+    reading a shard of the files; the merges are the same either way. ``min_count`` leaves
+    out chunks seen fewer times than that before training, as real trainers offer: less
+    memory, and the merges of the text without its rarest words (from the first merge a
+    rare chunk's pairs would have changed on). Stops early once every distinct chunk is a
+    single token. Errors name the file that is missing, unreadable or not UTF-8.
     """
     check_training_args({}, num_merges)
+    if not isinstance(min_count, int) or isinstance(min_count, bool) or min_count < 1:
+        raise ValueError(f"min_count must be a whole number of 1 or more, got {min_count!r}")
     counts = count_files(paths, workers, progress, client=client)
+    if min_count > 1:
+        for chunk in [chunk for chunk, n in counts.items() if n < min_count]:
+            del counts[chunk]
     trainer = ArrayTrainer(counts, take=True)  # empties the table of strings as it reads it
     del counts
     return _train(trainer, num_merges, progress)

@@ -114,16 +114,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="count on Dask: 'local' (a cluster on this machine) or a scheduler's address",
     )
     parser.add_argument("--workers", type=int, default=None, help="counting processes")
+    parser.add_argument(
+        "--min-count",
+        type=int,
+        default=1,
+        help="leave out chunks seen fewer times than this (less memory, other merges)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     options = parser.parse_args(argv)
     if options.merges < 1:
         parser.error(f"--merges must be 1 or more, got {options.merges}")
+    if options.min_count < 1:
+        parser.error(f"--min-count must be 1 or more, got {options.min_count}")
     if options.workers is not None and options.workers < 1:
         parser.error(f"--workers must be 1 or more, got {options.workers}")
     try:
         with _client(options.scheduler, options.workers) as client:
             counts = count_files(options.text, options.workers, not options.quiet, client=client)
         # the cluster is closed by now: its workers' memory is free for training
+        for chunk in [chunk for chunk, n in counts.items() if n < options.min_count]:
+            del counts[chunk]
         merges, vocabulary, rho = train(counts, options.merges, not options.quiet)
     except (OSError, ValueError) as error:  # a missing, unreadable or non-UTF-8 file
         print(f"error: {error}", file=sys.stderr)

@@ -286,3 +286,13 @@ def test_taking_a_table_empties_it_and_learns_the_same() -> None:
     while len(trainer.merges) < 200 and trainer.step() is not None:
         pass
     assert trainer.merges == expected == learn_merges(counts, 200)
+
+
+def test_a_floor_on_chunk_counts_trains_on_the_chunks_above_it(tmp_path: Path) -> None:
+    path = write(tmp_path, COURSE_TEXT)
+    frequent = {chunk: n for chunk, n in chunk_counts(COURSE_TEXT).items() if n >= 3}
+    floored = train_on_files(path, 100, workers=1, progress=False, min_count=3)
+    assert floored == learn_merges(frequent, 100)
+    assert floored != train_on_files(path, 100, workers=1, progress=False)
+    with pytest.raises(ValueError, match="min_count must be a whole number of 1 or more"):
+        train_on_files(path, 5, progress=False, min_count=0)
