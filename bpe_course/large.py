@@ -60,9 +60,10 @@ def train_on_files(
     ``client`` (``distributed.Client``, of a cluster of your own), its workers do, each
     reading a shard of the files; the merges are the same either way. ``min_count`` leaves
     out chunks seen fewer times than that before training, as real trainers offer: less
-    memory, and the merges of the text without its rarest words (from the first merge a
-    rare chunk's pairs would have changed on). Stops early once every distinct chunk is a
-    single token. Errors name the file that is missing, unreadable or not UTF-8.
+    memory, and the merges of the text without its rarest chunks, the same as without the
+    floor until the first choice of a pair those chunks' counts would have tipped. Stops
+    early once every distinct chunk is a single token. Errors name the file that is missing,
+    unreadable or not UTF-8.
     """
     check_training_args({}, num_merges)
     if not isinstance(min_count, int) or isinstance(min_count, bool) or min_count < 1:

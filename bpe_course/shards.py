@@ -7,6 +7,9 @@ pre-tokenizing the pieces one by one gives exactly the chunks of the whole text.
 falls inside a word or inside a multi-byte character. Several files (or a folder's ``.txt``
 files, sorted) are read as one text joined by newlines, as ``load_text`` joins them. Only one
 piece and one block are held at a time, and a progress bar can count the bytes read.
+:func:`plan_shards` cuts the same text into shards of many pieces, as byte ranges of the
+files, so that workers elsewhere (``bpe_course.dask_counting``) read their own shard with
+:func:`read_segments`; the shards in turn are the text again, cut where chunks end.
 
 But: it neither pre-tokenizes nor counts (``bpe_course.parallel`` does), and a stretch of text
 with no whitespace in it (one enormous word) stays whole, however long it is.
