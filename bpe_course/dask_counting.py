@@ -18,6 +18,7 @@ limits, is not meant for it. It counts; training is ``bpe_course.large``'s.
 from __future__ import annotations
 
 import contextlib
+import logging
 import tempfile
 from collections import Counter
 from collections.abc import Iterator
@@ -31,6 +32,12 @@ from bpe_course.pretokenize import pretokenize
 from bpe_course.progress import progress_bar
 from bpe_course.shards import Segment, plan_shards, read_segments, text_files, total_bytes
 
+# Dask serves pages about the cluster over HTTP, dashboard or not; a local cluster for one
+# learner's training needs none of them.
+_NO_PAGES: dict[str, list[str]] = {
+    "distributed.scheduler.http.routes": [],
+    "distributed.worker.http.routes": [],
+}
 SHARD_BYTES = 32 << 20  # per task: small enough to spread, large enough to pay for a task
 PIECE_BYTES = 1 << 16  # a worker pre-tokenizes this much at a time
 
@@ -80,12 +87,14 @@ def dask_client(scheduler: str, workers: int | None) -> Iterator[Any]:
         return
     with (
         tempfile.TemporaryDirectory(prefix="bpe-train-dask-") as folder,
-        dask.config.set({"temporary-directory": folder}),
+        dask.config.set({"temporary-directory": folder, **_NO_PAGES}),
         LocalCluster(
             n_workers=workers or 2,
             threads_per_worker=1,
             processes=True,
+            host="127.0.0.1",  # this machine only
             dashboard_address=None,
+            silence_logs=logging.ERROR,
             local_directory=folder,
         ) as cluster,
         Client(cluster) as client,
