@@ -21,10 +21,10 @@ GRADING := PYTHONPATH=$(CURDIR) $(BIN)/python
 
 .PHONY: help venv lab test lint format notebooks bench clean clean-class widget autograde scheduler worker check-class \
   feedback export export-nbgrader canvas moodle similarity check student-bundle mutants regrade solutions release-solutions hub hub-venv \
-  hub-down
+  hub-down train
 
 # make help's groups, by who runs each target; a target in none is listed under "Other".
-HELP_GROUPS := Students:venv,lab,check,widget,torch \
+HELP_GROUPS := Students:venv,lab,check,widget,torch,train \
   Instructors:notebooks,autograde,check-class,scheduler,worker,regrade,feedback,similarity,export,export-nbgrader,canvas,moodle,student-bundle,solutions,release-solutions,hub,hub-venv,hub-down,clean-class \
   Developers:help,test,test-fast,lint,format,bench,docs,mutants,clean
 
@@ -120,6 +120,12 @@ notebooks: venv  ## regenerate release/bpe/ and notebooks/ from source/ (nbgrade
 # (an index or wheel folder pip already knows, as on a machine set up offline, needs none).
 TORCH_VERSION := 2.13.0
 TORCH_INDEX ?=
+MERGES ?= 10000
+OUT ?= artifacts/train
+train: $(STUDENT_VENV)  ## train BPE on your own text: TEXT=file, folder or "a.txt b.txt", MERGES=10000, OUT=artifacts/train; SCHEDULER=local (or a Dask scheduler of your own) counts on Dask
+	@test -n "$(TEXT)" || { echo "say which text: make train TEXT=path/to/text.txt MERGES=10000"; exit 1; }
+	$(BIN)/python -m bpe_course.train $(TEXT) --merges $(MERGES) --out $(OUT) $(if $(SCHEDULER),--scheduler $(SCHEDULER),)
+
 torch: $(STUDENT_VENV)  ## install PyTorch (torch==2.13.0) for lesson 4's PyTorch cell; TORCH_INDEX=URL of the CPU build's index
 	$(BIN)/pip install --quiet $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX),) \
 	  "torch==$(TORCH_VERSION)"

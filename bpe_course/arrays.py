@@ -18,7 +18,8 @@ plain Python, and the widget and the curve use ``Trainer``.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from itertools import islice
 
 import numpy as np
 
@@ -27,6 +28,9 @@ from bpe_course.validate import check_training_args
 Pair = tuple[str, str]
 _SHIFT = 32  # a pair of ids (a, b) is the one integer a << 32 | b
 _LOW = (1 << _SHIFT) - 1
+_FLOOR_SHIFT = 6  # the heap leaves out pairs counted under 1/64 of the most frequent one
+_BLOCK = 1 << 20  # positions handled at a time where a whole-text temporary would be large
+_BATCH = 1 << 16  # chunks read from the table at a time
 
 
 class ArrayTrainer:
@@ -37,41 +41,106 @@ class ArrayTrainer:
     training one. ``total_tokens`` is the running length of the whole text in tokens.
     """
 
-    def __init__(self, chunk_counts: Mapping[str, int]) -> None:
-        chunks = [chunk for chunk in chunk_counts if chunk]
-        lengths = np.fromiter(map(len, chunks), dtype=np.int64, count=len(chunks))
-        weights = np.fromiter((chunk_counts[c] for c in chunks), dtype=np.int64, count=len(chunks))
-        codes = np.frombuffer("".join(chunks).encode("utf-32-le"), dtype=np.uint32)
-        size = len(codes)
+    def __init__(self, chunk_counts: Mapping[str, int], take: bool = False) -> None:
+        """Lay out ``chunk_counts``. With ``take``, empty it (a dict) while reading it, a
+        batch of chunks at a time, so that its strings are freed as the arrays fill up
+        rather than held beside them to the end."""
+        size = sum(map(len, chunk_counts))
+        if size >= 1 << 31:
+            raise ValueError(f"{size:,} characters of distinct chunks are more than 2**31")
+        codes = np.empty(size, dtype=np.uint32)
+        lengths = np.empty(len(chunk_counts), dtype=np.int64)
+        weights = np.empty(len(chunk_counts), dtype=np.int64)
+        filled = done = 0
+        for chunks, counts in _batches(chunk_counts, take):
+            batch = np.frombuffer("".join(chunks).encode("utf-32-le"), dtype=np.uint32)
+            codes[filled : filled + len(batch)] = batch
+            lengths[done : done + len(chunks)] = [len(chunk) for chunk in chunks]
+            weights[done : done + len(chunks)] = counts
+            filled, done = filled + len(batch), done + len(chunks)
+        lengths, weights = lengths[:done], weights[:done]  # empty chunks left out
         # Ids number the characters in code-point order, so comparing strings is unchanged.
-        alphabet = np.unique(codes)
+        present = np.zeros(0x110000, dtype=bool)
+        present[codes] = True
+        alphabet = np.flatnonzero(present)
+        del present
         self.strings: list[str] = [chr(code) for code in alphabet.tolist()]
         self.ids: dict[str, int] = {s: i for i, s in enumerate(self.strings)}
-        self.symbol = np.searchsorted(alphabet, codes).astype(np.int32)
-        self.weight = np.repeat(weights, lengths)
+        lookup = np.zeros(int(alphabet[-1]) + 1 if len(alphabet) else 1, dtype=np.int32)
+        lookup[alphabet] = np.arange(len(alphabet), dtype=np.int32)
+        self.symbol = lookup[codes]  # int32 straight away: searchsorted's int64 is twice this
+        del codes
+        # Positions fit 32 bits (checked above), and so do counts below 2**31: half the
+        # memory of int64 for the arrays that have one entry per character. Sums of weights
+        # are taken in int64 (here and in _join), so a pair's count never overflows.
+        small = not len(weights) or int(weights.max()) < 1 << 31
+        self.weight = np.repeat(weights.astype(np.int32 if small else np.int64), lengths)
         ends = np.cumsum(lengths) - 1  # the last position of each chunk
+        del lengths, weights
         self.next = np.arange(1, size + 1, dtype=np.int32)
         self.next[ends] = -1
         self.prev = np.arange(-1, size - 1, dtype=np.int32)
         self.prev[ends[:-1] + 1] = -1
+        del ends
         self._mark = np.zeros(size, dtype=np.int8)  # scratch: 1 left halves, 2 right halves
-        self.total_tokens = int(self.weight.sum())
+        self.total_tokens = int(self.weight.sum(dtype=np.int64))
 
-        starts = np.flatnonzero(self.next >= 0)  # every position that has a right neighbour
-        keys = self._keys(self.symbol[starts], self.symbol[starts + 1])
-        order = np.argsort(keys, kind="stable")
-        keys, starts = keys[order], starts[order]
-        firsts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if len(keys) else keys
-        totals = np.add.reduceat(self.weight[starts], firsts) if len(keys) else keys
-        pair_keys = keys[firsts].tolist()
+        starts, firsts, keys = self._pairs_in_order()
+        totals = np.add.reduceat(self.weight[starts], firsts, dtype=np.int64) if len(keys) else keys
+        pair_keys = keys.tolist()
         # where[key]: positions that held the pair when they were filed; some may be stale.
-        self.where: dict[int, list[np.ndarray]] = {
-            key: [part] for key, part in zip(pair_keys, np.split(starts, firsts[1:]))
-        }
+        # Most pairs born in training occur once: one int, not an array (a tenth the memory).
+        self.where: dict[int, np.ndarray | int] = dict(zip(pair_keys, np.split(starts, firsts[1:])))
         self.pair_counts: dict[int, int] = dict(zip(pair_keys, totals.tolist()))
-        self._heap = [(-n, *self._pair(k), k) for k, n in self.pair_counts.items()]
-        heapq.heapify(self._heap)
+        self._heap: list[tuple[int, str, str, int]] = []
+        self._floor = 0  # the heap holds every pair counted at least this often
+        self._refill()
         self.merges: list[Pair] = []
+
+    def _pairs_in_order(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every position with a right neighbour (int32), sorted by the pair that starts there;
+        where each run of one pair starts in that order; and the run's pair key.
+
+        With at most 65,536 characters a pair numbers below 2**32 (a * alphabet + b), so the
+        pair and the position pack into one uint64 sorted in place: no int64 index array
+        beside it, the larger part of this step's memory.
+        """
+        size = len(self.strings)
+        if size > 1 << 16:  # rare: a pair does not fit 32 bits
+            starts = np.flatnonzero(self.next >= 0)
+            keys = self._keys(self.symbol[starts], self.symbol[self.next[starts]])
+            order = np.argsort(keys, kind="stable")
+            keys, starts = keys[order], starts[order].astype(np.int32)
+            firsts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if len(keys) else keys
+            return starts, firsts, keys[firsts]
+        packed = self._pack_pairs(size)
+        packed.sort()  # by pair, then by position: what a stable sort by pair gives
+        starts = np.empty(len(packed), dtype=np.int32)
+        for lo in range(0, len(packed), _BLOCK):
+            starts[lo : lo + _BLOCK] = packed[lo : lo + _BLOCK] & np.uint64(_LOW)
+        packed >>= np.uint64(32)
+        if not len(packed):
+            return starts, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        firsts = np.flatnonzero(np.r_[True, packed[1:] != packed[:-1]])
+        left, right = np.divmod(packed[firsts], np.uint64(size))
+        return starts, firsts, self._keys(left, right)
+
+    def _pack_pairs(self, size: int) -> np.ndarray:
+        """``(a * size + b) << 32 | position`` for each pair (a, b), in order of position; made
+        a block at a time, so the temporaries are a block's, not the whole text's."""
+        has_next = self.next >= 0
+        packed = np.empty(int(np.count_nonzero(has_next)), dtype=np.uint64)
+        filled = 0
+        for lo in range(0, len(self.next), _BLOCK):
+            here = np.flatnonzero(has_next[lo : lo + _BLOCK]) + lo
+            block = self.symbol[here].astype(np.uint64)
+            block *= np.uint64(size)
+            block += self.symbol[self.next[here]].astype(np.uint64)
+            block <<= np.uint64(32)
+            block |= here.astype(np.uint64)
+            packed[filled : filled + len(block)] = block
+            filled += len(block)
+        return packed
 
     @staticmethod
     def _keys(left: np.ndarray, right: np.ndarray) -> np.ndarray:
@@ -80,19 +149,37 @@ class ArrayTrainer:
     def _pair(self, key: int) -> Pair:
         return self.strings[key >> _SHIFT], self.strings[key & _LOW]
 
+    def _refill(self) -> bool:
+        """Make the heap hold the pairs counted at least 1/64 as often as the most frequent.
+
+        Most pairs born in training are rare and would never be merged in the run; leaving
+        them out of the heap saves a tuple each (a third of the training's memory at a
+        gigabyte). Any pair counted at least ``_floor`` times has an entry, so the heap's
+        top is the most frequent pair overall while the heap lasts; once it empties, this
+        lowers the floor and refills. False when no pair is left at all.
+        """
+        counts = self.pair_counts
+        if not counts:
+            return False
+        self._floor = max(counts.values()) >> _FLOOR_SHIFT
+        self._heap = [(-n, *self._pair(k), k) for k, n in counts.items() if n >= self._floor]
+        heapq.heapify(self._heap)
+        return True
+
     def step(self) -> tuple[Pair, int] | None:
         """Learn the next merge (most frequent pair, ties to the smallest); ``None`` at the end."""
-        heap, counts = self._heap, self.pair_counts
-        while heap:
-            negative, left, right, key = heapq.heappop(heap)
+        counts = self.pair_counts
+        while self._heap or self._refill():
+            negative, left, right, key = heapq.heappop(self._heap)
             count = counts.get(key)
             if count == -negative:
                 self._join(key, left + right)
                 self.merges.append((left, right))
                 return (left, right), count
-            if count is not None and count < -negative:
-                heapq.heappush(heap, (-count, left, right, key))  # it fell: file it again
-            # otherwise a newer entry, pushed when the count rose, is already ahead
+            if count is not None and self._floor <= count < -negative:
+                heapq.heappush(self._heap, (-count, left, right, key))  # it fell: file it again
+            # otherwise a newer entry, pushed when the count rose, is already ahead, or the
+            # count fell below the floor: _refill files it again when the floor comes down
         return None
 
     def apply(self, pair: Pair) -> int:
@@ -114,12 +201,12 @@ class ArrayTrainer:
         if new == len(self.strings):
             self.strings.append(merged)
         self.pair_counts.pop(key, None)
-        parts = self.where.pop(key, None)
-        if not parts:
+        filed = self.where.pop(key, None)
+        if filed is None:
             return 0
         a, b = key >> _SHIFT, key & _LOW
         symbol, nxt, prv, mark = self.symbol, self.next, self.prev, self._mark
-        at = parts[0] if len(parts) == 1 else np.concatenate(parts)
+        at = np.array([filed], dtype=np.int32) if isinstance(filed, int) else filed
         at = at[symbol[at] == a]  # positions merged away since were set to -1
         right = nxt[at]
         keep = right >= 0
@@ -130,7 +217,7 @@ class ArrayTrainer:
             at, right = self._left_to_right(at)
         if not len(at):
             return 0
-        weight = self.weight[at]
+        weight = self.weight[at].astype(np.int64)
         before, after = prv[at], nxt[right]
         mark[at] = 1
         mark[right] = 2
@@ -196,17 +283,18 @@ class ArrayTrainer:
         keys, changes = keys[order], changes[order]
         firsts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
         sums = np.add.reduceat(changes, firsts)
-        counts, heap, strings = self.pair_counts, self._heap, self.strings
+        counts, heap, strings, floor = self.pair_counts, self._heap, self.strings, self._floor
         for key, change in zip(keys[firsts].tolist(), sums.tolist()):
             if not change or key == merged:
                 continue
             count = counts.get(key, 0) + change
             if count:
                 counts[key] = count
-                if change > 0:
+                if change > 0 and count >= floor:
                     heapq.heappush(heap, (-count, strings[key >> _SHIFT], strings[key & _LOW], key))
             else:
                 del counts[key]
+                self.where.pop(key, None)  # no occurrence left: every filed position is stale
 
     def _file(self, keys: np.ndarray, positions: np.ndarray) -> None:
         """Note each new pair at the position of its left half."""
@@ -218,10 +306,25 @@ class ArrayTrainer:
         where = self.where
         for key, part in zip(keys[firsts].tolist(), np.split(positions, firsts[1:])):
             found = where.get(key)
-            if found is None:
-                where[key] = [part]
+            if found is not None:  # filed before: by the merge that made its other half
+                where[key] = np.append(found, part)
             else:
-                found.append(part)
+                where[key] = int(part[0]) if len(part) == 1 else part
+
+
+def _batches(chunk_counts: Mapping[str, int], take: bool) -> Iterator[tuple[list[str], list[int]]]:
+    """``chunk_counts``'s non-empty chunks and their counts, a batch at a time; with ``take``
+    each batch is removed from it (it must then be a dict) before it is handed out."""
+    if take:
+        if not isinstance(chunk_counts, dict):
+            raise TypeError(f"take needs a dict to empty, got {type(chunk_counts).__name__}")
+        while chunk_counts:
+            items = [chunk_counts.popitem() for _ in range(min(_BATCH, len(chunk_counts)))]
+            yield [c for c, _ in items if c], [n for c, n in items if c]
+        return
+    pairs = iter(chunk_counts.items())
+    while items := list(islice(pairs, _BATCH)):
+        yield [c for c, _ in items if c], [n for c, n in items if c]
 
 
 def learn_merges_arrays(chunk_counts: Mapping[str, int], num_merges: int) -> list[Pair]:

@@ -3,8 +3,9 @@
 :func:`train_on_files` reads a file, a folder of ``.txt`` files or a list of files in pieces
 (``bpe_course.shards``), counts each piece's chunks in worker processes and adds the counts
 up (``bpe_course.parallel``), then learns merges with the course's array engine
-(``bpe_course.arrays``). :func:`file_curve` does the same for the overfitting curve: it
-trains on the first part of the text and replays every merge on the rest. Memory follows
+(``bpe_course.arrays``); given a Dask client, the cluster's workers count it instead
+(``bpe_course.dask_counting``). :func:`file_curve` does the same for the overfitting curve:
+it trains on the first part of the text and replays every merge on the rest. Memory follows
 the number of distinct chunks, not the size of the text; progress bars count the bytes read
 and the merges learned.
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 from itertools import chain
+from typing import Any
 
 from bpe_course.arrays import ArrayTrainer, Pair
 from bpe_course.compression import CompressionCurve, follow_merges
@@ -33,8 +35,14 @@ def count_files(
     workers: int | None = None,
     progress: bool = True,
     piece_bytes: int = PIECE_BYTES,
+    client: Any = None,
 ) -> Counter[str]:
-    """``chunk_counts`` of the whole text of ``paths``, counted piece by piece in parallel."""
+    """``chunk_counts`` of the whole text of ``paths``, counted piece by piece in parallel:
+    by ``workers`` processes here, or by the workers of a Dask ``client`` if one is given."""
+    if client is not None:
+        from bpe_course.dask_counting import count_on_dask  # Dask only when asked for
+
+        return count_on_dask(paths, client, progress)
     return count_pieces(read_pieces(paths, piece_bytes, progress=progress), workers)
 
 
@@ -43,21 +51,38 @@ def train_on_files(
     num_merges: int = DEFAULT_MERGES,
     workers: int | None = None,
     progress: bool = True,
+    client: Any = None,
+    min_count: int = 1,
 ) -> list[Pair]:
     """The first ``num_merges`` merges learned on a file, a folder of ``.txt`` files or a list.
 
-    ``workers`` processes count the text (default: one per core). Stops early once every
-    distinct chunk is a single token. Errors name the file that is missing, unreadable or
-    not UTF-8.
+    ``workers`` processes count the text (default: one per core), or, given a Dask
+    ``client`` (``distributed.Client``, of a cluster of your own), its workers do, each
+    reading a shard of the files; the merges are the same either way. ``min_count`` leaves
+    out chunks seen fewer times than that before training, as real trainers offer: less
+    memory, and the merges of the text without its rarest chunks, the same as without the
+    floor until the first choice of a pair those chunks' counts would have tipped. Stops
+    early once every distinct chunk is a single token. Errors name the file that is missing,
+    unreadable or not UTF-8.
     """
     check_training_args({}, num_merges)
-    counts = count_files(paths, workers, progress)
-    return train_counts(counts, num_merges, progress)
+    if not isinstance(min_count, int) or isinstance(min_count, bool) or min_count < 1:
+        raise ValueError(f"min_count must be a whole number of 1 or more, got {min_count!r}")
+    counts = count_files(paths, workers, progress, client=client)
+    if min_count > 1:
+        for chunk in [chunk for chunk, n in counts.items() if n < min_count]:
+            del counts[chunk]
+    trainer = ArrayTrainer(counts, take=True)  # empties the table of strings as it reads it
+    del counts
+    return _train(trainer, num_merges, progress)
 
 
 def train_counts(counts: Counter[str], num_merges: int, progress: bool = True) -> list[Pair]:
     """Learn up to ``num_merges`` merges on counted chunks, with a progress bar of merges."""
-    trainer = ArrayTrainer(counts)
+    return _train(ArrayTrainer(counts), num_merges, progress)
+
+
+def _train(trainer: ArrayTrainer, num_merges: int, progress: bool) -> list[Pair]:
     with progress_bar(num_merges, "merges", "merge", enabled=progress) as bar:
         while len(trainer.merges) < num_merges and trainer.step() is not None:
             bar.update()
@@ -125,16 +150,20 @@ def curve_from_counts(
     heldout_counts: Counter[str],
     num_merges: int | None = None,
     progress: bool = True,
+    take: bool = False,
 ) -> CompressionCurve:
     """ρ on both parts after every merge learned on ``train_counts`` (``None``: to the end).
 
     The held-out table replays each merge as it is learned, which encodes it as ``Encoder``
-    would (the precondition in ``bpe_course.engine.ChunkTable``).
+    would (the precondition in ``bpe_course.engine.ChunkTable``). ``take`` empties both
+    tables as the arrays are laid out (``ArrayTrainer``'s ``take``), to spare memory.
     """
-    trainer, heldout = ArrayTrainer(train_counts), ArrayTrainer(heldout_counts)
     train_bytes = sum(len(chunk.encode("utf-8")) * n for chunk, n in train_counts.items())
     heldout_bytes = sum(len(chunk.encode("utf-8")) * n for chunk, n in heldout_counts.items())
-    bound = int(trainer.weight.size - len(train_counts))  # each merge removes a symbol
+    distinct = len(train_counts)
+    trainer = ArrayTrainer(train_counts, take=take)
+    heldout = ArrayTrainer(heldout_counts, take=take)
+    bound = int(trainer.weight.size - distinct)  # each merge removes a symbol
 
     def next_merge() -> Pair | None:
         learned = trainer.step()
@@ -160,4 +189,4 @@ def file_curve(
             f"the text of {paths} is too short to hold part of it out; "
             "give it a few sentences at least"
         )
-    return curve_from_counts(train_counts, heldout_counts, num_merges, progress)
+    return curve_from_counts(train_counts, heldout_counts, num_merges, progress, take=True)

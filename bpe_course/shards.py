@@ -7,6 +7,9 @@ pre-tokenizing the pieces one by one gives exactly the chunks of the whole text.
 falls inside a word or inside a multi-byte character. Several files (or a folder's ``.txt``
 files, sorted) are read as one text joined by newlines, as ``load_text`` joins them. Only one
 piece and one block are held at a time, and a progress bar can count the bytes read.
+:func:`plan_shards` cuts the same text into shards of many pieces, as byte ranges of the
+files, so that workers elsewhere (``bpe_course.dask_counting``) read their own shard with
+:func:`read_segments`; the shards in turn are the text again, cut where chunks end.
 
 But: it neither pre-tokenizes nor counts (``bpe_course.parallel`` does), and a stretch of text
 with no whitespace in it (one enormous word) stays whole, however long it is.
@@ -22,7 +25,7 @@ from __future__ import annotations
 
 import codecs
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 import regex
@@ -73,18 +76,23 @@ def total_bytes(files: Sequence[Path]) -> int:
     return size
 
 
-def _blocks(files: Sequence[Path], block_bytes: int, bar: tqdm) -> Iterator[str]:
-    """The decoded text of ``files`` in blocks, a newline between files; errors name the file."""
+def _blocks(
+    files: Sequence[Path], block_bytes: int, bar: tqdm, start: int = 0, end: int | None = None
+) -> Iterator[str]:
+    """The decoded text of ``files`` in blocks, a newline between files; errors name the file.
+    ``start`` and ``end`` (bytes, at character boundaries) bound the reading of each file."""
     for number, file in enumerate(files):
         if number:
             bar.update(1)
             yield "\n"
         decoder = codecs.getincrementaldecoder("utf-8")()
-        offset = 0
+        offset = start
         try:
             with open(file, "rb") as stream:
+                stream.seek(start)
                 while True:
-                    block = stream.read(block_bytes)
+                    wanted = block_bytes if end is None else min(block_bytes, end - offset)
+                    block = stream.read(max(wanted, 0))
                     yield decoder.decode(block, final=not block)
                     bar.update(len(block))
                     if not block:
@@ -116,17 +124,107 @@ def read_pieces(
     if piece_bytes < 1:
         raise ValueError(f"piece_bytes must be 1 or more, got {piece_bytes}")
     files = text_files(paths)
-    pending = ""
     with progress_bar(total_bytes(files), "reading", "B", enabled=progress, unit_scale=True) as bar:
-        for block in _blocks(files, block_bytes or piece_bytes, bar):
-            pending += block
-            if len(pending) < piece_bytes:
-                continue
-            found = _LAST_CUT.search(pending)
-            if found is None:
-                continue  # no place to cut yet: read on
-            cut = found.start() + 1
-            yield pending[:cut]
-            pending = pending[cut:]
+        yield from cut_pieces(_blocks(files, block_bytes or piece_bytes, bar), piece_bytes)
+
+
+def cut_pieces(blocks: Iterable[str], piece_bytes: int) -> Iterator[str]:
+    """The text of ``blocks`` again, as pieces of at least ``piece_bytes`` characters (the
+    last may be shorter), each ending where a chunk ends."""
+    pending = ""
+    for block in blocks:
+        pending += block
+        if len(pending) < piece_bytes:
+            continue
+        found = _LAST_CUT.search(pending)
+        if found is None:
+            continue  # no place to cut yet: read on
+        cut = found.start() + 1
+        yield pending[:cut]
+        pending = pending[cut:]
     if pending:
         yield pending
+
+
+# A stretch of a file: its path, the first byte and the byte after the last.
+Segment = tuple[str, int, int]
+
+
+def plan_shards(files: Sequence[Path], shard_bytes: int) -> list[list[Segment]]:
+    """The text of ``files`` cut into shards of about ``shard_bytes``, each cut where a chunk
+    ends, as lists of segments; a shard's segments are read with a newline between them,
+    so the shards in turn are exactly ``read_pieces``'s text. Reads a few bytes at each cut.
+    """
+    if shard_bytes < 1:
+        raise ValueError(f"shard_bytes must be 1 or more, got {shard_bytes}")
+    shards: list[list[Segment]] = []
+    current: list[Segment] = []
+    room = shard_bytes  # bytes the current shard may still take
+    for file, size in zip(files, _sizes(files)):
+        start = 0
+        while size - start > room:
+            cut = _chunk_end_after(file, start + max(room, 0))
+            if cut is None or cut >= size:
+                break  # no cut before the end: the rest of the file joins this shard
+            current.append((str(file), start, cut))
+            shards.append(current)
+            current, room, start = [], shard_bytes, cut
+        current.append((str(file), start, size))
+        # and the newline before the next file: a shard never ends at a file's end, where
+        # the newline may belong to a chunk with the whitespace before or after it
+        room -= size - start + 1
+    if current:
+        shards.append(current)
+    return shards
+
+
+def _sizes(files: Sequence[Path]) -> list[int]:
+    sizes = []
+    for file in files:
+        try:
+            sizes.append(file.stat().st_size)
+        except OSError as error:
+            raise OSError(f"cannot read {file}: {error.strerror or error}") from None
+    return sizes
+
+
+_FIRST_CUT = regex.compile(r"\S\s")
+
+
+def _chunk_end_after(file: Path, offset: int, window: int = 1 << 16) -> int | None:
+    """The first byte offset at or after ``offset`` where a chunk ends (a non-space character
+    followed by whitespace), or None if there is none before the end of the file."""
+    with open(file, "rb") as stream:
+        stream.seek(offset)
+        data = b""
+        while True:
+            block = stream.read(window)
+            data += block
+            start = 0
+            while start < min(len(data), 4) and 0x80 <= data[start] < 0xC0:
+                start += 1  # inside a character: begin at the next one
+            text = data[start:].decode("utf-8", "ignore")  # a cut-off last character is dropped
+            found = _FIRST_CUT.search(text)
+            if found is not None:
+                return offset + start + len(text[: found.start() + 1].encode("utf-8"))
+            if not block:
+                return None
+
+
+def read_segments(
+    segments: Sequence[Segment], piece_bytes: int = PIECE_BYTES, block_bytes: int = 1 << 20
+) -> Iterator[str]:
+    """The text of a shard (``plan_shards``) as pieces that each end where a chunk ends.
+
+    Raises ValueError naming a file that is not UTF-8 and OSError naming one that cannot be
+    read.
+    """
+    bar = tqdm(disable=True)  # _blocks counts bytes on a bar; no one watches this one
+    return cut_pieces(_segment_blocks(segments, block_bytes, bar), piece_bytes)
+
+
+def _segment_blocks(segments: Sequence[Segment], block_bytes: int, bar: tqdm) -> Iterator[str]:
+    for number, (name, start, end) in enumerate(segments):
+        if number:
+            yield "\n"
+        yield from _blocks([Path(name)], block_bytes, bar, start, end)

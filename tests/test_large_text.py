@@ -254,3 +254,45 @@ def test_a_worker_that_fails_or_dies_is_one_plain_error(monkeypatch: pytest.Monk
     monkeypatch.setattr(bpe_course.parallel, "_count", _die)
     with pytest.raises(RuntimeError, match="a counting worker died"):
         count_pieces(["a b", "c d"], workers=2)
+
+
+def test_the_array_engine_runs_to_the_end_through_every_lowered_floor() -> None:
+    # The heap holds only pairs counted at least 1/64 as often as the top one; running a
+    # text to its last merge empties it several times, and each refill must lose no pair.
+    # Counts scaled up keep the merges (ties included) and make the floors many and large.
+    counts = {chunk: 4096 * n for chunk, n in chunk_counts(COURSE_TEXT).items()}
+    trainer = ArrayTrainer(counts)
+    floors = set()
+    while trainer.step() is not None:
+        floors.add(trainer._floor)
+    assert len(floors) >= 2  # refilled at least once
+    assert trainer.merges == learn_merges(counts, len(trainer.merges) + 1)
+
+
+def test_an_alphabet_past_65536_characters_trains_alike() -> None:
+    # Past 2**16 characters a pair no longer packs into 32 bits; the engine sorts otherwise.
+    counts = {chr(0x4E00 + i % 300) + chr(0x20000 + i): 1 + i % 7 for i in range(70_000)}
+    counts |= {"ab" * 3: 50, "ba": 40}
+    assert learn_merges_arrays(counts, 30) == learn_merges(counts, 30)
+
+
+def test_taking_a_table_empties_it_and_learns_the_same() -> None:
+    counts = chunk_counts(COURSE_TEXT + " naïve 中文 😀")
+    counts[""] = 3  # an empty chunk has no symbol: left out either way
+    expected = learn_merges_arrays(counts, 200)
+    taken = Counter(counts)
+    trainer = ArrayTrainer(taken, take=True)
+    assert not taken
+    while len(trainer.merges) < 200 and trainer.step() is not None:
+        pass
+    assert trainer.merges == expected == learn_merges(counts, 200)
+
+
+def test_a_floor_on_chunk_counts_trains_on_the_chunks_above_it(tmp_path: Path) -> None:
+    path = write(tmp_path, COURSE_TEXT)
+    frequent = {chunk: n for chunk, n in chunk_counts(COURSE_TEXT).items() if n >= 3}
+    floored = train_on_files(path, 100, workers=1, progress=False, min_count=3)
+    assert floored == learn_merges(frequent, 100)
+    assert floored != train_on_files(path, 100, workers=1, progress=False)
+    with pytest.raises(ValueError, match="min_count must be a whole number of 1 or more"):
+        train_on_files(path, 5, progress=False, min_count=0)

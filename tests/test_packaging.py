@@ -50,10 +50,17 @@ def _top_names(source: str, where: str) -> set[str]:
     return names - set(sys.stdlib_module_names) - {"bpe_course", "__future__"}
 
 
-def _imported_top_names() -> set[str]:
+# Modules of bpe_course imported only when asked for, each with the extra that declares
+# what it needs beyond the dependencies (bpe_course.large imports it given a Dask client).
+OPTIONAL_MODULES = {"dask_counting.py": "dask"}
+
+
+def _imported_top_names(only: str | None = None) -> set[str]:
+    """What bpe_course's modules import: every one but the optional ones, or ``only``."""
     names = set()
     for path in (ROOT / "bpe_course").glob("*.py"):
-        names |= _top_names(path.read_text(), str(path))
+        if (path.name == only) if only else (path.name not in OPTIONAL_MODULES):
+            names |= _top_names(path.read_text(), str(path))
     return names
 
 
@@ -124,6 +131,14 @@ def test_every_package_bpe_course_imports_is_a_declared_dependency() -> None:
     missing = {name: dists for name, dists in needed.items() if not dists & declared}
     assert not missing, f"bpe_course imports these, pyproject.toml does not declare them: {missing}"
     assert "ipykernel" in declared  # the self-check runs its notebook on a python3 kernel
+    for module, extra in OPTIONAL_MODULES.items():
+        with_extra = declared | {
+            canonicalize_name(Requirement(text).name)
+            for text in PROJECT["optional-dependencies"][extra]
+        }
+        needed = _providers(_imported_top_names(only=module))
+        missing = {name: dists for name, dists in needed.items() if not dists & with_extra}
+        assert not missing, f"{module} imports these, [{extra}] does not declare them: {missing}"
 
 
 def test_every_declared_requirement_is_pinned_at_a_version_it_allows() -> None:
@@ -137,7 +152,7 @@ def test_every_declared_requirement_is_pinned_at_a_version_it_allows() -> None:
         assert requirement.specifier.contains(pins[name], prereleases=True), (
             f"requirements.txt pins {name}=={pins[name]}, which {requirement} excludes"
         )
-    assert set(PROJECT["optional-dependencies"]) == {"grading", "hub", "dev"}
+    assert set(PROJECT["optional-dependencies"]) == {"grading", "hub", "dev", "dask"}
 
 
 def test_the_students_list_pins_bpe_course_and_the_lessons_needs_and_no_instructor_tool() -> None:
