@@ -41,8 +41,8 @@ from autograder.sandbox.bwrap import UNCONFINED_FLAG
 from course_fixtures.catalogue import CORRECT, WRONG
 from course_fixtures.scratch_course import SCRATCH_SECRET
 from course_fixtures.synthetic import answer_cells, write_submission
-from tests.conftest import ROOT
 
+ROOT = Path(__file__).resolve().parents[2]  # the course, this clone
 NBGRADER = str(Path(ROOT) / ".venv" / "bin" / "nbgrader")
 
 
