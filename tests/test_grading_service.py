@@ -1,0 +1,178 @@
+"""The grading service grades each submission as it arrives, and survives being killed.
+
+A scratch course with the course's exchange (``.exchange``, as ``nbgrader_config.py`` sets
+it); entries are filed in inbound as the course's submit leaves them (a whole folder renamed
+in, ``timestamp.txt`` in it, no part writable by others). Three students submit lesson 1,
+two of them twice (the second time better), and a forged entry in a classmate's name is
+filed with a name that is no student's. ``python -m autograder serve`` runs as ``make
+grading-service`` runs it; it is killed (SIGKILL) as soon as the first grading has been
+merged and started again with ``--idle-exit``. Then every student's newest entry is graded
+exactly once, every older entry is superseded, the forged one refused with its reason, and the
+gradebook holds what ``make autograde`` gives for the same submissions in a second copy of
+the course. ``make grading-status`` prints the line and the refusal.
+
+But: no hub and no Unix accounts (the owner checks of the collect rules are
+``test_exchange_collect``'s); a worker killed mid-grade is ``test_dask_grading``'s.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from nbgrader.api import Gradebook
+
+from autograder.grading.service import STATE_FOLDER, Store, entry_parts
+from course_fixtures.catalogue import CORRECT, WRONG
+from course_fixtures.scratch_course import make_scratch_course
+from course_fixtures.synthetic import write_submission
+from tests.conftest import ROOT
+from tests.test_exchange_collect import COURSE_ID
+from tests.test_regrade import _make
+
+pytestmark = [pytest.mark.nbgrader, pytest.mark.slow]
+
+LESSON = "01_bpe_by_hand.ipynb"
+RIGHT = {name: next(iter(CORRECT[name].values())) for name in ("pair_counts", "merge_pair")}
+FIRST = {**RIGHT, "merge_pair": WRONG["merge_pair"]["right-to-left merges"]}
+SERVE = [sys.executable, "-m", "autograder", "serve", "--jobs", "2", "--lean"]
+ENV = dict(os.environ, PYTHONPATH=str(ROOT))
+
+
+def file_entry(root: Path, student: str, answers: dict[str, str], when: datetime.datetime) -> str:
+    """An entry of ``student``'s lesson 1 with ``answers``, dated ``when``, renamed whole into
+    the course's inbound as the course's submit does; returns its name."""
+    drafts = root.parent / "drafts"
+    if not (drafts / "release").exists():
+        shutil.copytree(root / "release", drafts / "release")
+    written = write_submission(drafts, student, answers, [LESSON])
+    stamp = when.strftime("%Y-%m-%d %H:%M:%S.%f UTC")
+    (written / "timestamp.txt").write_text(stamp)
+    for path in [written, *written.iterdir()]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    inbound = root / ".exchange" / COURSE_ID / "inbound"
+    inbound.mkdir(parents=True, exist_ok=True)
+    name = f"{student}+bpe+{stamp}+{when.microsecond:06x}"
+    written.rename(inbound / name)
+    shutil.rmtree(drafts / "submitted")
+    return name
+
+
+def start_service(root: Path, *flags: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [*SERVE, *flags],
+        cwd=root,
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,  # its Dask processes in its group, stopped by it below
+    )
+
+
+def stop_group(process: subprocess.Popen[str]) -> str:
+    """Kill the process and every process of its group (its Dask cluster); its output."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    out, _ = process.communicate(timeout=60)
+    return out
+
+
+def store_rows(root: Path) -> dict[str, tuple[str, str, int]]:
+    """Each entry's (state, reason, gradings) in the service's store."""
+    store = Store(root / STATE_FOLDER / "queue.db", read_only=True)
+    try:
+        return {e.name: (e.state, e.reason, e.gradings) for e in store.entries()}
+    finally:
+        store.close()
+
+
+def scores(root: Path) -> dict[str, tuple[float, str]]:
+    """Every student's score and submission time in the course's gradebook."""
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}", COURSE_ID) as gradebook:
+        return {
+            s.student_id: (float(s.score), str(s.timestamp))
+            for s in gradebook.assignment_submissions("bpe")
+        }
+
+
+def wait_for_state(root: Path, service: subprocess.Popen[str], where: str, seconds: float) -> None:
+    """Return once the service's store holds an entry ``where`` (SQL) says."""
+    deadline = time.monotonic() + seconds
+    queue = root / STATE_FOLDER / "queue.db"
+    while time.monotonic() < deadline:
+        assert service.poll() is None, stop_group(service)
+        if queue.exists():
+            with sqlite3.connect(f"file:{queue}?mode=ro", uri=True) as db:
+                found = db.execute(f"SELECT COUNT(*) FROM entry WHERE {where}").fetchone()
+            if found[0]:
+                return
+        time.sleep(0.2)
+    raise AssertionError(f"no entry {where} in {seconds} s: {stop_group(service)}")
+
+
+def test_killed_mid_rush_and_restarted_every_newest_entry_is_graded_once(
+    tmp_path: Path,
+) -> None:
+    root = make_scratch_course(tmp_path / "course")
+    for name in ("Makefile", "requirements.txt", "pyproject.toml"):
+        shutil.copy2(ROOT / name, root / name)  # copy2: the venv's stamp stays newer
+    # Entries dated in the past hour: the collect refuses one dated later than its clock.
+    start = datetime.datetime.now(datetime.UTC).replace(tzinfo=None) - datetime.timedelta(hours=1)
+    minute = datetime.timedelta(minutes=1)
+    first = {s: file_entry(root, s, FIRST, start + i * minute) for i, s in enumerate("ab")}
+    newest = {"c": file_entry(root, "c", RIGHT, start + 2 * minute)}
+    forged = file_entry(root, "not a student", RIGHT, start + 3 * minute)
+
+    service = start_service(root)
+    try:
+        wait_for_state(root, service, "gradings > 0", 180)
+        later = {
+            s: file_entry(root, s, RIGHT, start + (5 + i) * minute) for i, s in enumerate("ab")
+        }
+        newest |= later
+        names = ", ".join(f"'{name}'" for name in later.values())
+        wait_for_state(root, service, f"state = 'grading' AND name IN ({names})", 120)
+    finally:
+        before = stop_group(service)  # killed while it grades a second entry
+    service = start_service(root, "--idle-exit", "3")
+    try:
+        said, _ = service.communicate(timeout=600)
+    finally:
+        stop_group(service)
+    assert service.returncode == 0, before + said
+
+    rows = store_rows(root)
+    for name in newest.values():
+        assert rows[name][0] == "graded" and rows[name][2] == 1, (name, rows, said)
+    for name in first.values():  # graded before the second came, or superseded
+        assert rows[name][0] in ("graded", "superseded"), (name, rows)
+        assert rows[name][2] <= 1, (name, rows)
+    assert rows[forged][0] == "refused" and "not a safe student id" in rows[forged][1], rows
+    assert {entry_parts(n)[0] for n in rows} == {"a", "b", "c", "not a student"}
+
+    # The same submission through make autograde, in a copy of the course: every newest entry
+    # holds the same answers, so each must be graded as this one is.
+    twin = make_scratch_course(tmp_path / "twin")
+    for name in ("Makefile", "requirements.txt", "pyproject.toml"):
+        shutil.copy2(ROOT / name, twin / name)
+    shutil.copytree(root / "submitted" / "c" / "bpe", twin / "submitted" / "c" / "bpe")
+    _make(twin, "autograde")
+    served, alone = scores(root), scores(twin)
+    assert served["c"] == alone["c"], (served, alone)
+    assert {score for score, _ in served.values()} == {alone["c"][0]}, (served, alone)
+
+    status = _make(root, "grading-status").stdout
+    graded = sum(state == "graded" for state, _, _ in rows.values())
+    assert f"{graded} graded" in status and "1 refused" in status, status
+    assert "nothing waits" in status, status
+    assert "not a student" in status, status
