@@ -2,17 +2,18 @@
 
 A scratch course with the course's exchange (``.exchange``, as ``nbgrader_config.py`` sets
 it); entries are filed in inbound as the course's submit leaves them (a whole folder renamed
-in, ``timestamp.txt`` in it, no part writable by others). Three students submit lesson 1,
-two of them twice (the second time better), and a forged entry in a classmate's name is
-filed with a name that is no student's. ``python -m autograder serve`` runs as ``make
-grading-service`` runs it; it is killed (SIGKILL) as soon as the first grading has been
-merged and started again with ``--idle-exit``. Then every student's newest entry is graded
-exactly once, every older entry is superseded, the forged one refused with its reason, and the
-gradebook holds what ``make autograde`` gives for the same submissions in a second copy of
-the course. ``make grading-status`` prints the line and the refusal.
+in, ``timestamp.txt`` in it, no part writable by others). Three students submit lesson 1, and
+an entry is filed in a name that is no student's. The README's ``make grading-service`` runs
+as written; once a first grading is merged, two students submit again (right, this time), and
+the service is killed (SIGKILL, with its Dask cluster) while it grades one of those, then
+started again with the README's ``IDLE_EXIT`` line. Then every student's newest entry has been
+graded exactly once, each older one graded at most once or superseded, the made-up one
+refused with its reason; every student's grade is what ``make autograde`` gives for the same
+submission in a second copy of the course, and the class summary was written. The README's
+``make grading-status`` prints the counts and the refusal.
 
 But: no hub and no Unix accounts (the owner checks of the collect rules are
-``test_exchange_collect``'s); a worker killed mid-grade is ``test_dask_grading``'s.
+``test_exchange_collect``'s); a grading worker killed mid-grade is ``test_dask_grading``'s.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ import shutil
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -36,16 +36,19 @@ from course_fixtures.catalogue import CORRECT, WRONG
 from course_fixtures.scratch_course import make_scratch_course
 from course_fixtures.synthetic import write_submission
 from tests.conftest import ROOT
+from tests.support import doc_text
 from tests.test_exchange_collect import COURSE_ID
 from tests.test_regrade import _make
 
 pytestmark = [pytest.mark.nbgrader, pytest.mark.slow]
 
 LESSON = "01_bpe_by_hand.ipynb"
+GUIDE = "docs/guides/instructors.md"
 RIGHT = {name: next(iter(CORRECT[name].values())) for name in ("pair_counts", "merge_pair")}
 FIRST = {**RIGHT, "merge_pair": WRONG["merge_pair"]["right-to-left merges"]}
-SERVE = [sys.executable, "-m", "autograder", "serve", "--jobs", "2", "--lean"]
-ENV = dict(os.environ, PYTHONPATH=str(ROOT))
+# The README's lines (the instructors' guide shows the same), run as written.
+SERVE, STATUS = doc_text.commands("README.md", "**Grading during the term.**")
+RESTART = doc_text.inline("README.md", "make grading-service IDLE_EXIT=")
 
 
 def file_entry(root: Path, student: str, answers: dict[str, str], when: datetime.datetime) -> str:
@@ -67,11 +70,14 @@ def file_entry(root: Path, student: str, answers: dict[str, str], when: datetime
     return name
 
 
-def start_service(root: Path, *flags: str) -> subprocess.Popen[str]:
+def start_service(root: Path, line: str) -> subprocess.Popen[str]:
+    """The make line, in the scratch course with this clone's venv and grading code."""
+    grading = f"PYTHONPATH={ROOT} {ROOT / '.venv' / 'bin' / 'python'}"
+    make = ["make", "-s", "-C", str(root), f"VENV={ROOT / '.venv'}", f"GRADING={grading}"]
     return subprocess.Popen(
-        [*SERVE, *flags],
+        [*make, "JOBS=2", *line.split()[1:]],
         cwd=root,
-        env=ENV,
+        stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -133,7 +139,8 @@ def test_killed_mid_rush_and_restarted_every_newest_entry_is_graded_once(
     newest = {"c": file_entry(root, "c", RIGHT, start + 2 * minute)}
     forged = file_entry(root, "not a student", RIGHT, start + 3 * minute)
 
-    service = start_service(root)
+    assert doc_text.commands(GUIDE, "**Grading as submissions arrive.**") == [SERVE, STATUS]
+    service = start_service(root, SERVE)
     try:
         wait_for_state(root, service, "gradings > 0", 180)
         later = {
@@ -144,7 +151,7 @@ def test_killed_mid_rush_and_restarted_every_newest_entry_is_graded_once(
         wait_for_state(root, service, f"state = 'grading' AND name IN ({names})", 120)
     finally:
         before = stop_group(service)  # killed while it grades a second entry
-    service = start_service(root, "--idle-exit", "3")
+    service = start_service(root, RESTART)
     try:
         said, _ = service.communicate(timeout=600)
     finally:
@@ -171,7 +178,8 @@ def test_killed_mid_rush_and_restarted_every_newest_entry_is_graded_once(
     assert served["c"] == alone["c"], (served, alone)
     assert {score for score, _ in served.values()} == {alone["c"][0]}, (served, alone)
 
-    status = _make(root, "grading-status").stdout
+    assert (root / "artifacts" / "grading" / "summary.csv").is_file()  # the queue emptied
+    status = _make(root, *STATUS.split()[1:]).stdout
     graded = sum(state == "graded" for state, _, _ in rows.values())
     assert f"{graded} graded" in status and "1 refused" in status, status
     assert "nothing waits" in status, status

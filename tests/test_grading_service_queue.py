@@ -6,7 +6,8 @@ student, as ``step`` runs them) must queue each student's newest entry by the co
 rules, supersede a queued older one, refuse a made-up name and an entry dated ahead of the
 clock without touching anyone's queue, refuse an account's entries past the bound, and take
 nothing before an entry has settled. A restart puts an entry left grading back in the queue
-unless the gradebook already holds its copy. ``make grading-status`` reads it all.
+unless the gradebook already holds its copy. With nbgrader's ``before_duedate``, the newest
+entry on time is the one queued. ``grading-status`` reads it all.
 
 But: nothing is graded (``test_grading_service`` grades, is killed and restarts).
 """
@@ -21,6 +22,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from nbgrader.api import Gradebook
 from traitlets.config import Config
 
 from autograder.course import course_config
@@ -79,9 +81,11 @@ def file_entry(root: Path, student: str, minutes_ago: float, text: str = "{}") -
     return name
 
 
-def service(root: Path, **settings: float) -> Service:
+def service(root: Path, before_duedate: bool = False, **settings: float) -> Service:
+    """The service's steps on ``root``, taking entries at once, with ``settings``."""
     config = course_config(root)
     config.merge(Config({"GradingService": {"settle_seconds": 0, **settings}}))
+    config.merge(Config({"ExchangeCollect": {"before_duedate": before_duedate}}))
     store = Store(state_folder(root, root / ".exchange") / "queue.db")
     return Service(GradingOptions(course_root=root), store, config)
 
@@ -167,3 +171,16 @@ def test_the_status_says_when_there_is_no_queue(
 ) -> None:
     assert grading_service.status(tmp_path) == 0
     assert "no queue yet (make grading-service starts one)" in capsys.readouterr().out
+
+
+def test_with_before_duedate_the_newest_entry_on_time_is_the_one_queued(root: Path) -> None:
+    due = NOW - datetime.timedelta(minutes=20)
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}", COURSE_ID) as gradebook:
+        gradebook.update_or_create_assignment("bpe", duedate=due)
+    run = service(root, before_duedate=True)
+    on_time = file_entry(root, "di", 30, '{"v": 1}')
+    late = file_entry(root, "di", 10, '{"v": 2}')
+    states = look(run)
+    assert states[on_time] == (QUEUED, "") and states[late][0] == SUPERSEDED, states
+    copy = root / "submitted" / "di" / "bpe" / "01_bpe_by_hand.ipynb"
+    assert copy.read_text() == '{"v": 1}'
