@@ -54,6 +54,7 @@ from traitlets.config import Config, Configurable
 
 from autograder.course import ASSIGNMENT, RECORDS, class_db_path, course_config
 from autograder.grading.grade_class import merge_result, save_grading_results, start_grading
+from autograder.grading.grade_one import put_alembic_on_path
 from autograder.grading.gradebook_rows import StudentResult
 from autograder.grading.on_dask import grade_task, result_of
 from autograder.grading.options import GradingOptions
@@ -460,9 +461,7 @@ def serve(options: GradingOptions, idle_exit: int | None = None) -> int:
     root = options.course_root.resolve()
     options = replace(options, course_root=root, progress=False)
     refuse_untrusted("the grading service")
-    # nbgrader runs `alembic` from PATH when the collect opens a gradebook that is new.
-    tools = str(Path(sys.executable).parent)
-    os.environ["PATH"] = os.pathsep.join([tools, os.environ.get("PATH", "")])
+    put_alembic_on_path()  # the collect makes a gradebook where there is none
     config = course_config(root)
     exchange_root, inbound = inbound_of(config)
     if not inbound.is_dir():
