@@ -9,7 +9,9 @@ the service is killed (SIGKILL, with its Dask cluster) while it grades one of th
 started again with the README's ``IDLE_EXIT`` line. Then every student's newest entry has been
 graded exactly once, each older one graded at most once or superseded, the made-up one
 refused with its reason; every student's grade is what ``make autograde`` gives for the same
-submission in a second copy of the course, and the class summary was written. The README's
+submission in a second copy of the course, and the class summary was written. The course
+sets ``GradingService.feedback = "at once"``: each newest entry's feedback was released
+through the exchange. The README's
 ``make grading-status`` prints the counts and the refusal.
 
 But: no hub and no Unix accounts (the owner checks of the collect rules are
@@ -31,7 +33,7 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder.grading.service import STATE_FOLDER, Store, entry_parts
+from autograder.grading.service import STATE_FOLDER, entry_parts
 from course_fixtures.catalogue import CORRECT, WRONG
 from course_fixtures.scratch_course import make_scratch_course
 from course_fixtures.synthetic import write_submission
@@ -60,6 +62,7 @@ def file_entry(root: Path, student: str, answers: dict[str, str], when: datetime
     written = write_submission(drafts, student, answers, [LESSON])
     stamp = when.strftime("%Y-%m-%d %H:%M:%S.%f UTC")
     (written / "timestamp.txt").write_text(stamp)
+    (written / "submission_secret.txt").write_text(f"{student}-{when:%f}")  # as submit writes
     for path in [written, *written.iterdir()]:
         path.chmod(0o755 if path.is_dir() else 0o644)
     inbound = root / ".exchange" / COURSE_ID / "inbound"
@@ -93,13 +96,12 @@ def stop_group(process: subprocess.Popen[str]) -> str:
     return out
 
 
-def store_rows(root: Path) -> dict[str, tuple[str, str, int]]:
-    """Each entry's (state, reason, gradings) in the service's store."""
-    store = Store(root / STATE_FOLDER / "queue.db", read_only=True)
-    try:
-        return {e.name: (e.state, e.reason, e.gradings) for e in store.entries()}
-    finally:
-        store.close()
+def store_rows(root: Path) -> dict[str, tuple[str, str, int, str]]:
+    """Each entry's (state, reason, gradings, feedback) in the service's store."""
+    queue = root / STATE_FOLDER / "queue.db"
+    with sqlite3.connect(f"file:{queue}?mode=ro", uri=True) as db:
+        rows = db.execute("SELECT name, state, reason, gradings, feedback FROM entry")
+        return {name: tuple(rest) for name, *rest in rows}
 
 
 def scores(root: Path) -> dict[str, tuple[float, str]]:
@@ -132,6 +134,8 @@ def test_killed_mid_rush_and_restarted_every_newest_entry_is_graded_once(
     root = make_scratch_course(tmp_path / "course")
     for name in ("Makefile", "requirements.txt", "pyproject.toml"):
         shutil.copy2(ROOT / name, root / name)  # copy2: the venv's stamp stays newer
+    with (root / "nbgrader_config.py").open("a") as settings:
+        settings.write('\nc.GradingService.feedback = "at once"\n')
     # Entries dated in the past hour: the collect refuses one dated later than its clock.
     start = datetime.datetime.now(datetime.UTC).replace(tzinfo=None) - datetime.timedelta(hours=1)
     minute = datetime.timedelta(minutes=1)
@@ -161,6 +165,9 @@ def test_killed_mid_rush_and_restarted_every_newest_entry_is_graded_once(
     rows = store_rows(root)
     for name in newest.values():
         assert rows[name][0] == "graded" and rows[name][2] == 1, (name, rows, said)
+        assert rows[name][3] == "released", (name, rows, said)
+    pages = list((root / ".exchange" / COURSE_ID / "feedback").iterdir())
+    assert len(pages) >= len(newest), (pages, said)
     for name in first.values():  # graded before the second came, or superseded
         assert rows[name][0] in ("graded", "superseded"), (name, rows)
         assert rows[name][2] <= 1, (name, rows)
@@ -180,7 +187,7 @@ def test_killed_mid_rush_and_restarted_every_newest_entry_is_graded_once(
 
     assert (root / "artifacts" / "grading" / "summary.csv").is_file()  # the queue emptied
     status = _make(root, *STATUS.split()[1:]).stdout
-    graded = sum(state == "graded" for state, _, _ in rows.values())
+    graded = sum(row[0] == "graded" for row in rows.values())
     assert f"{graded} graded" in status and "1 refused" in status, status
     assert "nothing waits" in status, status
     assert "not a student" in status, status

@@ -23,8 +23,12 @@ But: an entry is collected only while no grading of its student runs, so a newer
 for a running one to finish rather than cancelling it (a queued one it does cancel). A forged
 entry refused by the collect rules cancels nothing. More than
 ``max_entries_per_account`` entries from one account in one student's name are refused and
-never collected. It releases no feedback (``make feedback`` does), limits no student's
-gradings per hour, opens no port and is no JupyterHub service yet.
+never collected. Students see nothing of a grading until the instructor releases feedback,
+unless ``GradingService.feedback`` is ``'at once'``: then each graded entry's feedback is
+generated and released through the exchange, one a look at inbound; one whose release
+failed is recorded, not retried, and a service stopped before releasing it releases it
+when started again. No student's gradings per hour are limited yet. It opens no port and is
+no JupyterHub service yet.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ import fcntl
 import os
 import sqlite3
 import stat
+import subprocess
 import sys
 import time
 import uuid
@@ -49,10 +54,10 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.exchange import ExchangeError
 from nbgrader.exchange.default.collect import ExchangeCollect
 from nbgrader.utils import parse_utc
-from traitlets import Float, Integer
+from traitlets import Enum, Float, Integer
 from traitlets.config import Config, Configurable
 
-from autograder.course import ASSIGNMENT, RECORDS, class_db_path, course_config
+from autograder.course import ASSIGNMENT, CODE_ROOT, RECORDS, class_db_path, course_config
 from autograder.grading.grade_class import merge_result, save_grading_results, start_grading
 from autograder.grading.grade_one import put_alembic_on_path
 from autograder.grading.gradebook_rows import StudentResult
@@ -69,6 +74,8 @@ WAITING, QUEUED, GRADING, GRADED = "waiting", "queued", "grading", "graded"
 REFUSED, SUPERSEDED, PERSON = "refused", "superseded", "needs a person"
 STATES = (WAITING, QUEUED, GRADING, GRADED, REFUSED, SUPERSEDED, PERSON)
 IN_FLIGHT = (WAITING, QUEUED, GRADING)
+BY_INSTRUCTOR, AT_ONCE = "when released", "at once"  # GradingService.feedback
+PENDING = "pending"  # an entry's feedback, to be released at once
 
 
 class GradingService(Configurable):
@@ -81,6 +88,13 @@ class GradingService(Configurable):
         1.0,
         help="seconds an entry's timestamp.txt must have existed before the entry is taken "
         "(nbgrader's own submit writes files into an entry for a while)",
+    ).tag(config=True)
+    feedback = Enum(
+        (BY_INSTRUCTOR, AT_ONCE),
+        BY_INSTRUCTOR,
+        help="what students see of a grading: 'when released' (nothing until the instructor "
+        "runs make feedback and releases it, or uses the Formgrader), or 'at once' (each "
+        "graded submission's feedback generated and released through the exchange)",
     ).tag(config=True)
     max_entries_per_account = Integer(
         30,
@@ -123,7 +137,7 @@ class Store:
                 "CREATE TABLE IF NOT EXISTS entry (name TEXT PRIMARY KEY, student TEXT NOT "
                 "NULL, account INTEGER NOT NULL, state TEXT NOT NULL, reason TEXT NOT NULL, "
                 "seen REAL NOT NULL, copy_stamp TEXT NOT NULL DEFAULT '', gradings INTEGER "
-                "NOT NULL DEFAULT 0, changed REAL NOT NULL)"
+                "NOT NULL DEFAULT 0, changed REAL NOT NULL, feedback TEXT NOT NULL DEFAULT '')"
             )
 
     def close(self) -> None:
@@ -151,6 +165,15 @@ class Store:
             "WHERE name = ?",
             (state, reason, time.time(), int(state == GRADED), name),
         )
+
+    def set_feedback(self, name: str, feedback: str) -> None:
+        """The entry's feedback: ``PENDING``, released, or why it could not be."""
+        self.db.execute("UPDATE entry SET feedback = ? WHERE name = ?", (feedback, name))
+
+    def feedback_pending(self) -> list[tuple[str, str]]:
+        """(entry, student) of each entry whose feedback waits to be released, oldest first."""
+        query = "SELECT name, student FROM entry WHERE feedback = ? ORDER BY changed, name"
+        return [(name, student) for name, student in self.db.execute(query, (PENDING,))]
 
     def known(self, name: str) -> bool:
         return self.db.execute("SELECT 1 FROM entry WHERE name = ?", (name,)).fetchone() is not None
@@ -435,6 +458,8 @@ class Service:
             print(f"not graded {result.student}: {why}", file=sys.stderr, flush=True)
         else:
             self.store.graded(name, GRADED, "")
+            if self.settings.feedback == AT_ONCE:
+                self.store.set_feedback(name, PENDING)
             print(
                 f"graded {result.student} in {result.seconds:.1f} s, {waited:.1f} s after its "
                 "entry was found",
@@ -442,7 +467,9 @@ class Service:
             )
 
     def idle(self) -> bool:
-        return not self.running and not self.store.entries(*IN_FLIGHT)
+        """Nothing waits, is queued or grading, and no feedback waits to be released."""
+        busy = self.running or self.store.entries(*IN_FLIGHT) or self.store.feedback_pending()
+        return not busy
 
     def step(self, client: Client | None, template: Path) -> None:
         """One look at inbound: record, collect, grade, merge."""
@@ -453,6 +480,35 @@ class Service:
             self.take(student)
         self.grade(client, template)
         self.collect_results()
+        pending = self.store.feedback_pending()
+        if pending:  # one a look, so that merges never wait long behind feedback
+            self.release(*pending[0])
+
+    def release(self, name: str, student: str) -> None:
+        """Generate the student's feedback and release it through the exchange
+        (``GradingService.feedback = 'at once'``); a failure is recorded, never retried."""
+        why = release_feedback(self.root, student)
+        self.store.set_feedback(name, f"not released: {why}" if why else "released")
+        if why:
+            print(f"feedback of {student} not released: {why}", file=sys.stderr, flush=True)
+
+
+def release_feedback(course_root: Path, student: str) -> str | None:
+    """nbgrader's generate_feedback then release_feedback for ``student`` alone, as their own
+    programs with the course's settings (as ``make feedback`` runs them); None, or why not."""
+    tools = str(Path(sys.executable).parent)  # nbgrader runs `alembic` from PATH
+    env = dict(os.environ, PYTHONPATH=str(CODE_ROOT))
+    env["PATH"] = os.pathsep.join([tools, env["PATH"]]) if env.get("PATH") else tools
+    for step in ("generate_feedback", "release_feedback"):
+        command = [sys.executable, "-m", "nbgrader", step, ASSIGNMENT, f"--student={student}"]
+        command += ["--force", "--log-level=WARN"] if step == "generate_feedback" else []
+        done = subprocess.run(
+            command, cwd=course_root, env=env, capture_output=True, text=True, timeout=600
+        )
+        if done.returncode:
+            said = " ".join((done.stdout + done.stderr).split())[-300:]
+            return f"nbgrader {step} failed: {said}"
+    return None
 
 
 def serve(options: GradingOptions, idle_exit: int | None = None) -> int:
