@@ -408,7 +408,8 @@ class Service:
             self.store.add(chosen, student, account, WAITING)
         current = self.store.entries(student=student)
         chosen_entry = next(e for e in current if e.name == chosen)
-        if chosen_entry.state in (WAITING, SUPERSEDED):
+        # submitted/ holds it now: graded, even if refused before (dated ahead of the clock then).
+        if chosen_entry.state in (WAITING, SUPERSEDED, REFUSED):
             for older in self.store.entries(QUEUED, student=student):
                 self.store.set(older.name, SUPERSEDED, f"a newer entry came: {chosen}")
             stamp = collected.copy_stamp.isoformat()
@@ -534,20 +535,31 @@ def serve(options: GradingOptions, idle_exit: int | None = None) -> int:
         service.resume()
         client, template = start_grading(options, stack)
         print(f"grading each submission in {inbound} as it arrives; Ctrl-C stops", flush=True)
-        poll = service.settings.poll_seconds
-        quiet_since, worked = time.monotonic(), False
-        while True:
-            service.step(client, template)
-            if not service.idle():
-                quiet_since, worked = time.monotonic(), True
-            elif worked:  # the queue has just emptied
-                summary.report(root, quiet=True)
-                print(status_line(store), flush=True)
-                worked = False
-            if idle_exit is not None and time.monotonic() - quiet_since >= idle_exit:
-                print(f"nothing to grade for {idle_exit} s: stopping", flush=True)
-                return 0
-            time.sleep(poll)
+        with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: the queue stays for next time
+            return _watch(service, store, client, template, idle_exit)
+        print("stopped; make grading-service resumes the queue", flush=True)
+        return 0
+
+
+def _watch(
+    service: Service, store: Store, client: Client | None, template: Path, idle_exit: int | None
+) -> int:
+    """Look at inbound every ``poll_seconds`` until ``idle_exit`` seconds with nothing to do."""
+    root = service.root
+    poll = service.settings.poll_seconds
+    quiet_since, worked = time.monotonic(), False
+    while True:
+        service.step(client, template)
+        if not service.idle():
+            quiet_since, worked = time.monotonic(), True
+        elif worked:  # the queue has just emptied
+            summary.report(root, quiet=True)
+            print(status_line(store), flush=True)
+            worked = False
+        if idle_exit is not None and time.monotonic() - quiet_since >= idle_exit:
+            print(f"nothing to grade for {idle_exit} s: stopping", flush=True)
+            return 0
+        time.sleep(poll)
 
 
 def status_line(store: Store) -> str:
