@@ -36,6 +36,7 @@ WRITERS = {
     "bench_class.py": "class",
     "bench_install.py": "install",
     "bench_selfcheck.py": "selfcheck",
+    "bench_service.py": "service",
 }
 
 
