@@ -6,8 +6,9 @@ student, as ``step`` runs them) must queue each student's newest entry by the co
 rules, supersede a queued older one, refuse a made-up name and an entry dated ahead of the
 clock without touching anyone's queue, refuse an account's entries past the bound, and take
 nothing before an entry has settled. A restart puts an entry left grading back in the queue
-unless the gradebook already holds its copy. With nbgrader's ``before_duedate``, the newest
-entry on time is the one queued. ``grading-status`` reads it all.
+unless the gradebook already holds its copy (then it counts as graded, once). With
+nbgrader's ``before_duedate``, the newest entry on time is the one queued.
+``grading-status`` reads it all.
 
 But: nothing is graded (``test_grading_service`` grades, is killed and restarts).
 """
@@ -157,6 +158,16 @@ def test_a_restart_queues_again_an_entry_left_grading(
     again = service(root)
     again.resume()  # the gradebook holds no copy of it: graded again, not skipped
     assert [(e.name, e.state, e.gradings) for e in again.store.entries()] == [(name, QUEUED, 0)]
+    # Stopped again after its merge, before its state was written: not graded a second time.
+    again.store.set(name, GRADING, copy_stamp=copy_stamp)
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}", COURSE_ID) as gradebook:
+        gradebook.add_assignment("bpe")
+        gradebook.add_student("cy")
+        when = datetime.datetime.fromisoformat(copy_stamp)
+        gradebook.add_submission("bpe", "cy", timestamp=when)
+    again.resume()
+    assert [(e.state, e.gradings) for e in again.store.entries()] == [("graded", 1)]
+    again.store.set(name, QUEUED)  # for the status line below
     again.store.close()
 
     capsys.readouterr()
