@@ -6,7 +6,8 @@ in, ``timestamp.txt`` in it, no part writable by others). Three students submit 
 an entry is filed in a name that is no student's. The README's ``make grading-service`` runs
 as written; once a first grading is merged, two students submit again (right, this time), and
 the service is killed (SIGKILL, with its Dask cluster) while it grades one of those, then
-started again with the README's ``IDLE_EXIT`` line. Then every student's newest entry has been
+started again with the README's ``IDLE_EXIT`` line, and its Dask workers are killed while
+it grades again. Then every student's newest entry has been
 graded exactly once, each older one graded at most once or superseded, the made-up one
 refused with its reason; every student's grade is what ``make autograde`` gives for the same
 submission in a second copy of the course, and the class summary was written. The course
@@ -15,7 +16,7 @@ through the exchange. The README's
 ``make grading-status`` prints the counts and the refusal.
 
 But: no hub and no Unix accounts (the owner checks of the collect rules are
-``test_exchange_collect``'s); a grading worker killed mid-grade is ``test_dask_grading``'s.
+``test_exchange_collect``'s).
 """
 
 from __future__ import annotations
@@ -96,6 +97,25 @@ def stop_group(process: subprocess.Popen[str]) -> str:
     return out
 
 
+def kill_workers(group: int) -> int:
+    """SIGKILL every Dask worker process of the process group ``group`` (the service's, which
+    this test started), each named so by Dask. How many were killed."""
+    killed = 0
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            pgid = os.getpgid(int(proc.name))
+            command = (proc / "cmdline").read_bytes()
+        except (OSError, ProcessLookupError):
+            continue
+        if pgid == group and command.startswith(b"dask worker"):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(proc.name), signal.SIGKILL)
+                killed += 1
+    return killed
+
+
 def store_rows(root: Path) -> dict[str, tuple[str, str, int, str]]:
     """Each entry's (state, reason, gradings, feedback) in the service's store."""
     queue = root / STATE_FOLDER / "queue.db"
@@ -120,10 +140,11 @@ def wait_for_state(root: Path, service: subprocess.Popen[str], where: str, secon
     while time.monotonic() < deadline:
         assert service.poll() is None, stop_group(service)
         if queue.exists():
-            with sqlite3.connect(f"file:{queue}?mode=ro", uri=True) as db:
-                found = db.execute(f"SELECT COUNT(*) FROM entry WHERE {where}").fetchone()
-            if found[0]:
-                return
+            with contextlib.suppress(sqlite3.OperationalError):  # its table not made yet
+                with sqlite3.connect(f"file:{queue}?mode=ro", uri=True) as db:
+                    found = db.execute(f"SELECT COUNT(*) FROM entry WHERE {where}").fetchone()
+                if found[0]:
+                    return
         time.sleep(0.2)
     raise AssertionError(f"no entry {where} in {seconds} s: {stop_group(service)}")
 
@@ -155,8 +176,11 @@ def test_killed_mid_rush_and_restarted_every_newest_entry_is_graded_once(
         wait_for_state(root, service, f"state = 'grading' AND name IN ({names})", 120)
     finally:
         before = stop_group(service)  # killed while it grades a second entry
+    restarted = time.time()
     service = start_service(root, RESTART)
-    try:
+    try:  # graded again by the new service (the killed one left its entry 'grading')
+        wait_for_state(root, service, f"state = 'grading' AND changed > {restarted}", 180)
+        assert kill_workers(service.pid) >= 1  # mid-grade: their nannies start new ones
         said, _ = service.communicate(timeout=600)
     finally:
         stop_group(service)
