@@ -21,11 +21,11 @@ GRADING := PYTHONPATH=$(CURDIR) $(BIN)/python
 
 .PHONY: help venv lab test lint format notebooks bench clean clean-class widget autograde scheduler worker check-class \
   feedback export export-nbgrader canvas moodle similarity check student-bundle mutants regrade solutions release-solutions hub hub-venv \
-  hub-down train
+  hub-down train grading-service grading-status
 
 # make help's groups, by who runs each target; a target in none is listed under "Other".
 HELP_GROUPS := Students:venv,lab,check,widget,torch,train \
-  Instructors:notebooks,autograde,check-class,scheduler,worker,regrade,feedback,similarity,export,export-nbgrader,canvas,moodle,student-bundle,solutions,release-solutions,hub,hub-venv,hub-down,clean-class \
+  Instructors:notebooks,autograde,grading-service,grading-status,check-class,scheduler,worker,regrade,feedback,similarity,export,export-nbgrader,canvas,moodle,student-bundle,solutions,release-solutions,hub,hub-venv,hub-down,clean-class \
   Developers:help,test,test-fast,lint,format,bench,docs,mutants,clean
 
 help:  ## list every target with what it does, grouped by who uses it
@@ -142,6 +142,12 @@ docs: venv  ## build the course's website into site/, offline: lessons run once 
 
 autograde: venv  ## grade submitted/ (STUDENT=a,b for some) on a local Dask cluster of JOBS workers (SCHEDULER=tls://host:8786: one make scheduler started), in the sandbox; FULL=1 runs lesson demos; UNCONFINED=1 grades without bubblewrap
 	$(GRADING) -m autograder grade --jobs $(JOBS) $(if $(FULL),,--lean) $(if $(SCHEDULER),--scheduler $(SCHEDULER),) $(if $(UNCONFINED),--unconfined,) $(foreach s,$(subst $(comma), ,$(STUDENT)),--student $(s))
+
+grading-service: venv  ## grade each submission as it arrives in the exchange's inbound, in the foreground (IDLE_EXIT=N: stop after N idle seconds; JOBS, SCHEDULER, FULL, UNCONFINED as for autograde)
+	$(GRADING) -m autograder serve --jobs $(JOBS) $(if $(FULL),,--lean) $(if $(SCHEDULER),--scheduler $(SCHEDULER),) $(if $(UNCONFINED),--unconfined,) $(if $(IDLE_EXIT),--idle-exit $(IDLE_EXIT),)
+
+grading-status: venv  ## the grading service's queue in one line (waiting, queued, grading, graded, refused, oldest wait), then each failure and why
+	$(GRADING) -m autograder grading-status
 
 check-class: venv  ## list made-up student ids in the gradebook, submitted/ and feedback/, and other accounts' Dask folders in /tmp (make autograde runs it too)
 	$(GRADING) -m autograder check-class

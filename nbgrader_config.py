@@ -45,6 +45,18 @@ c.GradingSandbox.judge_memory_gb = 2.0
 c.GradingSandbox.grader_memory_gb = 4.0
 c.GradingSandbox.unconfined = False
 
+# The grading service (make grading-service), which grades each submission as it arrives.
+# What students see of it: "when released" shows them nothing until you run `make feedback`
+# and release it (or use the Formgrader); "at once" releases each graded submission's
+# feedback through the exchange as soon as it is graded (docs/guides/sandbox.md says what a
+# student can learn by submitting again and again).
+c.GradingService.feedback = "when released"
+# Seconds between two looks at inbound; seconds an entry's timestamp.txt must have been there;
+# entries one account may file in one student's name before the rest are refused.
+c.GradingService.poll_seconds = 1.0
+c.GradingService.settle_seconds = 1.0
+c.GradingService.max_entries_per_account = 30
+
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 
 # Autograde: nbgrader's own steps, with the hidden tests set aside before the student's kernel

@@ -12,7 +12,11 @@ from __future__ import annotations
 import sys
 
 # What each grading process is called in its refusal.
-GUARDED = {"grade": "the grading process", "regrade": "the regrading process"}
+GUARDED = {
+    "grade": "the grading process",
+    "regrade": "the regrading process",
+    "serve": "the grading service",
+}
 
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] in GUARDED:

@@ -103,17 +103,19 @@ def _canvas_export(text: str) -> Path:
     return path
 
 
-def _grading(parser: argparse.ArgumentParser) -> None:
-    """How to grade: the options ``grade`` and ``regrade`` share."""
+def _grading(parser: argparse.ArgumentParser, some_students: bool = True) -> None:
+    """How to grade: the options ``grade``, ``regrade`` and ``serve`` share (the first two
+    with ``--student``)."""
     parser.add_argument(
         "--jobs",
         type=_count("worker processes"),
         default=os.cpu_count() or 1,
         help="worker processes of the local cluster (default: one a core)",
     )
-    parser.add_argument(
-        "--student", action="append", help="grade only this student (give it again for more)"
-    )
+    if some_students:
+        parser.add_argument(
+            "--student", action="append", help="grade only this student (give it again for more)"
+        )
     parser.add_argument(
         "--memory-gb",
         type=_memory,
@@ -181,6 +183,10 @@ SUMMARIES = {
     "grade": "Grade every submission in submitted/ (or --student's), then print the class summary.",
     "regrade": "After a test changed: regrade the whole class and report whose grade moved "
     "(artifacts/grading/regrade-<time>.csv and .md).",
+    "serve": "Grade each submission as it arrives in the exchange's inbound, by the course's "
+    "collect rules, into the gradebook; Ctrl-C stops it.",
+    "grading-status": "One line from the grading service's queue: how many wait, are graded and "
+    "failed, the oldest wait; then each failure with its reason.",
     "feedback": "Write feedback/<student>/bpe/*.html from autograded/, hidden tests and checker "
     "tracebacks removed (nbgrader's generate_feedback).",
     "export": "Write grades.csv: per student the status, total and each exercise; blank where a "
@@ -230,6 +236,14 @@ def parser() -> _Parser:
             )
     _grading(sub["grade"])
     _grading(sub["regrade"])
+    _grading(sub["serve"], some_students=False)
+    sub["serve"].add_argument(
+        "--idle-exit",
+        type=_count("seconds"),
+        metavar="SECONDS",
+        help="stop once nothing has been waiting or grading for this many seconds (default: "
+        "run until Ctrl-C)",
+    )
     sub["export"].add_argument("--out", type=Path, default=Path("grades.csv"), help="CSV to write")
     canvas = sub["canvas"]
     canvas.add_argument("export", type=_canvas_export, help="the CSV from Canvas's Grades, Export")
@@ -293,6 +307,20 @@ def options_from(args: argparse.Namespace) -> GradingOptions:
     return _flags_as(GradingOptions, args, course_root=args.root, progress=not args.no_progress)
 
 
+def _serve(args: argparse.Namespace) -> int:
+    """The grading service, imported only now (it loads nbgrader's exchange)."""
+    from autograder.grading import service
+
+    options = _flags_as(GradingOptions, args, course_root=args.root, progress=False)
+    return service.serve(options, args.idle_exit)
+
+
+def _grading_status(args: argparse.Namespace) -> int:
+    from autograder.grading import service
+
+    return service.status(args.root)
+
+
 def _regrade(args: argparse.Namespace) -> int:
     if args.student is not None:
         print(
@@ -333,6 +361,8 @@ def _release(args: argparse.Namespace) -> int:
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "grade": lambda args: grade_class.run(options_from(args), args.student),
     "regrade": _regrade,
+    "serve": _serve,
+    "grading-status": _grading_status,
     "feedback": _feedback,
     "export": lambda args: export_grades.run(args.root, args.out),
     "canvas": lambda args: canvas_file.run(_flags_as(canvas_file.CanvasOptions, args)),

@@ -37,6 +37,7 @@ WRITERS = {
     "bench_install.py": "install",
     "bench_selfcheck.py": "selfcheck",
     "bench_similarity.py": "similarity",
+    "bench_service.py": "service",
 }
 
 

@@ -21,6 +21,8 @@ from tests.conftest import ROOT
 SUBCOMMANDS = (
     "grade",
     "regrade",
+    "serve",
+    "grading-status",
     "feedback",
     "export",
     "canvas",
@@ -97,6 +99,8 @@ def test_regrade_still_refuses_some_students(capsys: pytest.CaptureFixture[str])
 RECIPES = {
     "autograde": ([], "grade"),
     "regrade": ([], "regrade"),
+    "grading-service": (["IDLE_EXIT=5"], "serve"),
+    "grading-status": ([], "grading-status"),
     "feedback": ([], "feedback"),
     "export": ([], "export"),
     "canvas": (["CANVAS=export.csv"], "canvas"),

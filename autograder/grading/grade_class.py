@@ -38,6 +38,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from distributed import Client
 from nbgrader.api import Gradebook, MissingEntry
 
 from autograder.course import (
@@ -207,6 +208,60 @@ def log_error(course_root: Path, result: StudentResult) -> None:
         log.write(f"== {stamp} {result.student}\n{result.log}\n")
 
 
+def merge_result(course_root: Path, result: StudentResult) -> StudentResult:
+    """Merge one student's rows into the class gradebook (this process is its one writer), or
+    log why their grading stopped; the result without its rows, with the merge's time."""
+    start = time.perf_counter()
+    if result.stopped:  # not the student's doing: their earlier grades stay
+        log_error(course_root, result)
+    elif result.rows:
+        merge_student(class_db_path(course_root), ASSIGNMENT, result.student, result.rows)
+    return replace(result, rows={}, merge_seconds=time.perf_counter() - start)
+
+
+def start_grading(
+    options: GradingOptions, stack: contextlib.ExitStack
+) -> tuple[Client | None, Path]:
+    """Everything before the first student is graded, closed by ``stack``: the cluster (None
+    with ``in_process``), every process proved able to grade, the term's cases checked fair,
+    the assignment in the gradebook; returns the client and the empty gradebook each student
+    is graded into. Stops the command (``SystemExit``) saying why when grading cannot start."""
+    course_root = options.course_root
+    class_db = class_db_path(course_root)
+    if not (options.unconfined or bwrap.available()):
+        raise SystemExit(
+            f"refusing to grade: {bwrap.why_unavailable()}. Without the sandbox a student's code "
+            "runs as you, beside everyone's files; to grade anyway, say UNCONFINED=1 (make) or "
+            "--unconfined, and every grade will say so."
+        )
+    client = None
+    if options.in_process:
+        problem = ready_to_grade(options, "this grading process")
+        if problem:
+            raise SystemExit(problem)
+    else:
+        log_path = course_root / RECORDS / "workers.log"
+        client = stack.enter_context(open_cluster(options, log_path))
+        blind = blind_workers(client, course_root)
+        if blind:
+            raise SystemExit(
+                f"{len(blind)} Dask worker(s) do not see {course_root / 'submitted'} "
+                f"({', '.join(blind[:3])}): the course folder must be at the same path on "
+                "every worker's machine. Nothing was graded."
+            )
+    # Every student meets these same cases. Checked once the cluster answers: a scheduler
+    # that cannot be reached stops the run before anything (the term's secret) is written.
+    unfair = why_unfair(term_secret(course_root))
+    if unfair:
+        raise SystemExit(unfair)
+    ensure_assignment(course_root, class_db)
+    scratch = Path(tempfile.mkdtemp(prefix="grade-class-", dir=scratch_root(course_root)))
+    stack.callback(shutil.rmtree, scratch, ignore_errors=True)
+    template = scratch / "template.db"
+    make_template(class_db, template)
+    return client, template
+
+
 def grade_class(options: GradingOptions, students: list[str] | None = None) -> list[StudentResult]:
     """Grade ``students`` (default: all in submitted/) into the class gradebook, where
     ``options`` say, and record what was found in ``artifacts/grading/results.json``; return
@@ -217,7 +272,6 @@ def grade_class(options: GradingOptions, students: list[str] | None = None) -> l
     options = replace(options, course_root=course_root)
     refuse_untrusted("the grading process")
     strangers_report(course_root)  # strangers from before: a person removes them
-    class_db = class_db_path(course_root)
     roster = read_roster(course_root)
     found = find_students(course_root) if students is None else students
     # Only students of the class are graded: a made-up id never reaches the gradebook.
@@ -228,38 +282,8 @@ def grade_class(options: GradingOptions, students: list[str] | None = None) -> l
     if not students:
         print(f"nothing to grade: no folder submitted/<student>/{ASSIGNMENT} in {course_root}")
         return results
-    if not (options.unconfined or bwrap.available()):
-        raise SystemExit(
-            f"refusing to grade: {bwrap.why_unavailable()}. Without the sandbox a student's code "
-            "runs as you, beside everyone's files; to grade anyway, say UNCONFINED=1 (make) or "
-            "--unconfined, and every grade will say so."
-        )
     with contextlib.ExitStack() as stack:
-        client = None
-        if options.in_process:
-            problem = ready_to_grade(options, "this grading process")
-            if problem:
-                raise SystemExit(problem)
-        else:
-            log_path = course_root / RECORDS / "workers.log"
-            client = stack.enter_context(open_cluster(options, log_path))
-            blind = blind_workers(client, course_root)
-            if blind:
-                raise SystemExit(
-                    f"{len(blind)} Dask worker(s) do not see {course_root / 'submitted'} "
-                    f"({', '.join(blind[:3])}): the course folder must be at the same path on "
-                    "every worker's machine. Nothing was graded."
-                )
-        # Every student meets these same cases. Checked once the cluster answers: a scheduler
-        # that cannot be reached stops the run before anything (the term's secret) is written.
-        unfair = why_unfair(term_secret(course_root))
-        if unfair:
-            raise SystemExit(unfair)
-        ensure_assignment(course_root, class_db)
-        scratch = Path(tempfile.mkdtemp(prefix="grade-class-", dir=scratch_root(course_root)))
-        stack.callback(shutil.rmtree, scratch, ignore_errors=True)
-        template = scratch / "template.db"
-        make_template(class_db, template)
+        client, template = start_grading(options, stack)
         bar = tqdm(
             total=len(students), unit="student", disable=not options.progress, file=sys.stderr
         )
@@ -267,13 +291,7 @@ def grade_class(options: GradingOptions, students: list[str] | None = None) -> l
         stack.callback(bar.close)
 
         def on_result(result: StudentResult) -> None:
-            start = time.perf_counter()
-            if result.stopped:  # not the student's doing: their earlier grades stay
-                log_error(course_root, result)
-            elif result.rows:
-                merge_student(class_db, ASSIGNMENT, result.student, result.rows)
-            merged = time.perf_counter() - start
-            results.append(replace(result, rows={}, merge_seconds=merged))
+            results.append(merge_result(course_root, result))
             bar.set_postfix_str(result.student[-20:])
             bar.update(1)
 

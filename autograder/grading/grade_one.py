@@ -260,6 +260,14 @@ def command_config(options: GradingOptions) -> Config:
     return config
 
 
+def put_alembic_on_path() -> None:
+    """Put this Python's folder first on PATH: nbgrader runs `alembic` from its own
+    process's PATH when it creates a gradebook, and takes no setting for it."""
+    bin_dir = str(Path(sys.executable).parent)
+    if bin_dir not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
+
+
 def prepare_worker(memory_gb: float = 0.0) -> None:
     """Set up a grading process once, before :func:`grade_submission`: its memory limit
     (``GradingSandbox.grader_memory_gb``; 0: none), ``alembic`` on its path, quiet logs, and
@@ -271,11 +279,7 @@ def prepare_worker(memory_gb: float = 0.0) -> None:
         _, hard = resource.getrlimit(resource.RLIMIT_AS)
         soft = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
-    # nbgrader runs `alembic` from its own process's PATH when it creates a gradebook, and
-    # takes no setting for it: find it next to this Python.
-    bin_dir = str(Path(sys.executable).parent)
-    if bin_dir not in os.environ.get("PATH", "").split(os.pathsep):
-        os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
+    put_alembic_on_path()
     logging.getLogger().setLevel(logging.CRITICAL)
     # What a worker killed mid-student left on this machine: its kernels' homes, its caps.
     # Tidying up never stops grading.

@@ -40,7 +40,7 @@ from typing import Any, NamedTuple
 
 import dask
 import nbformat
-from distributed import Client, LocalCluster, WorkerPlugin, as_completed
+from distributed import Client, Future, LocalCluster, WorkerPlugin, as_completed
 from distributed.comm.addressing import parse_address, parse_host_port
 from distributed.scheduler import KilledWorker
 from distributed.security import Security
@@ -424,18 +424,23 @@ def grade_on_cluster(
     }
     try:
         for future in as_completed(futures, loop=client.loop):
-            student = futures[future]
-            try:
-                result = future.result()
-            except KilledWorker:
-                result = failed(student, "its grading worker died every time it was tried")
-            except WorkerCannotGradeError as error:
-                result = failed(student, str(error))
-            except Exception as error:  # a bug in grading, a task no worker could read
-                why = " ".join(f"{type(error).__name__}: {error}".split())[:300]
-                trace = "".join(traceback.format_exception(error))
-                result = failed(student, why, f"{trace}{future.traceback() or ''}")
+            result = result_of(future, futures[future])
             future.release()
             on_result(result)
     finally:
         client.cancel(list(futures))
+
+
+def result_of(future: Future[StudentResult], student: str) -> StudentResult:
+    """The finished grading task's result; a task that killed its workers too often, or
+    raised, as a failed result that says why (nothing of it reaches the gradebook)."""
+    try:
+        return future.result()
+    except KilledWorker:
+        return failed(student, "its grading worker died every time it was tried")
+    except WorkerCannotGradeError as error:
+        return failed(student, str(error))
+    except Exception as error:  # a bug in grading, a task no worker could read
+        why = " ".join(f"{type(error).__name__}: {error}".split())[:300]
+        trace = "".join(traceback.format_exception(error))
+        return failed(student, why, f"{trace}{future.traceback() or ''}")

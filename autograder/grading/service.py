@@ -1,0 +1,588 @@
+"""Grading on submit: a service that grades each submission as it arrives in the exchange.
+
+``serve`` (``make grading-service``) polls the exchange's inbound every
+``GradingService.poll_seconds``. An entry counts once its ``timestamp.txt`` has been there
+``settle_seconds`` (the course's submit renames a finished entry into inbound, so it is whole).
+Each new entry is then taken through the course's own collect rules (``OwnedCollect``, for its
+student alone), and the student's newest accepted entry is graded on a warm Dask cluster by
+the same task as ``make autograde`` (``grade_task``) and merged into ``gradebook.db`` by this
+process, the gradebook's one writer (hand grades are kept). Where each entry stands (waiting,
+queued, grading, graded, refused, superseded, needs a person) is kept in SQLite
+(``Store``) in ``artifacts/grading/service/``, a folder of mode 0700 outside the exchange, so
+that a restarted service resumes: an entry that was being graded is graded again unless the
+gradebook already holds its copy, so nothing is merged twice and nothing is skipped. Whenever
+the queue empties, the class summary is written as ``make autograde`` writes it.
+``status`` (``make grading-status``) prints one line from the store, and each failure.
+
+>>> entry_parts("ada+bpe+2026-12-05 03:00:00.000001 UTC+a1b2")
+('ada', 'bpe', '2026-12-05 03:00:00.000001 UTC')
+>>> entry_parts("../x") is None
+True
+
+But: an entry is collected only while no grading of its student runs, so a newer entry waits
+for a running one to finish rather than cancelling it (a queued one it does cancel). A forged
+entry refused by the collect rules cancels nothing. More than
+``max_entries_per_account`` entries from one account in one student's name are refused and
+never collected. Students see nothing of a grading until the instructor releases feedback,
+unless ``GradingService.feedback`` is ``'at once'``: then each graded entry's feedback is
+generated and released through the exchange, one a look at inbound; one whose release
+failed is recorded, not retried, and a service stopped before releasing it releases it
+when started again. No student's gradings per hour are limited yet. It opens no port and is
+no JupyterHub service yet.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import fcntl
+import os
+import sqlite3
+import stat
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from distributed import Client, Future
+from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.auth import Authenticator
+from nbgrader.coursedir import CourseDirectory
+from nbgrader.exchange import ExchangeError
+from nbgrader.exchange.default.collect import ExchangeCollect
+from nbgrader.utils import parse_utc
+from traitlets import Enum, Float, Integer
+from traitlets.config import Config, Configurable
+
+from autograder.course import ASSIGNMENT, CODE_ROOT, RECORDS, class_db_path, course_config
+from autograder.grading.grade_class import merge_result, save_grading_results, start_grading
+from autograder.grading.grade_one import put_alembic_on_path
+from autograder.grading.gradebook_rows import StudentResult
+from autograder.grading.on_dask import grade_task, result_of
+from autograder.grading.options import GradingOptions
+from autograder.plugins.owned_collect import OwnedCollect
+from autograder.problems import printable
+from autograder.reports import summary
+from autograder.roster import read_roster, why_not_a_student
+from autograder.sandbox.trusted_paths import refuse_untrusted
+
+STATE_FOLDER = RECORDS / "service"  # relative to the course root; mode 0700
+WAITING, QUEUED, GRADING, GRADED = "waiting", "queued", "grading", "graded"
+REFUSED, SUPERSEDED, PERSON = "refused", "superseded", "needs a person"
+STATES = (WAITING, QUEUED, GRADING, GRADED, REFUSED, SUPERSEDED, PERSON)
+IN_FLIGHT = (WAITING, QUEUED, GRADING)
+BY_INSTRUCTOR, AT_ONCE = "when released", "at once"  # GradingService.feedback
+PENDING = "pending"  # an entry's feedback, to be released at once
+
+
+class GradingService(Configurable):
+    """How the grading service watches inbound, set in ``nbgrader_config.py``."""
+
+    poll_seconds = Float(
+        1.0, help="seconds between two looks at the exchange's inbound for new entries"
+    ).tag(config=True)
+    settle_seconds = Float(
+        1.0,
+        help="seconds an entry's timestamp.txt must have existed before the entry is taken "
+        "(nbgrader's own submit writes files into an entry for a while)",
+    ).tag(config=True)
+    feedback = Enum(
+        (BY_INSTRUCTOR, AT_ONCE),
+        BY_INSTRUCTOR,
+        help="what students see of a grading: 'when released' (nothing until the instructor "
+        "runs make feedback and releases it, or uses the Formgrader), or 'at once' (each "
+        "graded submission's feedback generated and released through the exchange)",
+    ).tag(config=True)
+    max_entries_per_account = Integer(
+        30,
+        help="entries one account may file in one student's name; later ones are refused, "
+        "never collected or graded",
+    ).tag(config=True)
+
+
+def entry_parts(name: str) -> tuple[str, str, str] | None:
+    """An inbound entry's (student, assignment, time text), or None for a name that is no
+    entry (a submit's own scratch folder starts with a dot)."""
+    parts = name.rsplit("+", 3)
+    if name.startswith(".") or len(parts) < 3:
+        return None
+    return parts[0], parts[1], parts[2]
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One inbound entry as the store holds it."""
+
+    name: str
+    student: str
+    account: int  # the uid that owns the entry
+    state: str
+    reason: str
+    seen: float  # when the service first found it whole (seconds since the epoch)
+    copy_stamp: str  # the submitted copy's time once queued, ISO format
+    gradings: int  # how often its grading was merged into the gradebook
+
+
+class Store:
+    """Where each entry stands, in SQLite; this service is its one writer."""
+
+    def __init__(self, path: Path, read_only: bool = False) -> None:
+        uri = f"file:{path}?mode=ro" if read_only else f"file:{path}"
+        self.db = sqlite3.connect(uri, uri=True, timeout=30, isolation_level=None)
+        if not read_only:
+            self.db.execute(
+                "CREATE TABLE IF NOT EXISTS entry (name TEXT PRIMARY KEY, student TEXT NOT "
+                "NULL, account INTEGER NOT NULL, state TEXT NOT NULL, reason TEXT NOT NULL, "
+                "seen REAL NOT NULL, copy_stamp TEXT NOT NULL DEFAULT '', gradings INTEGER "
+                "NOT NULL DEFAULT 0, changed REAL NOT NULL, feedback TEXT NOT NULL DEFAULT '')"
+            )
+
+    def close(self) -> None:
+        self.db.close()
+
+    def add(self, name: str, student: str, account: int, state: str, reason: str = "") -> None:
+        now = time.time()
+        self.db.execute(
+            "INSERT INTO entry (name, student, account, state, reason, seen, changed) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (name, student, account, state, reason, now, now),
+        )
+
+    def set(self, name: str, state: str, reason: str = "", copy_stamp: str | None = None) -> None:
+        self.db.execute(
+            "UPDATE entry SET state = ?, reason = ?, changed = ?, "
+            "copy_stamp = COALESCE(?, copy_stamp) WHERE name = ?",
+            (state, reason, time.time(), copy_stamp, name),
+        )
+
+    def graded(self, name: str, state: str, reason: str) -> None:
+        """The entry's grading was merged (or, ``PERSON``, stopped): counted once."""
+        self.db.execute(
+            "UPDATE entry SET state = ?, reason = ?, changed = ?, gradings = gradings + ? "
+            "WHERE name = ?",
+            (state, reason, time.time(), int(state == GRADED), name),
+        )
+
+    def set_feedback(self, name: str, feedback: str) -> None:
+        """The entry's feedback: ``PENDING``, released, or why it could not be."""
+        self.db.execute("UPDATE entry SET feedback = ? WHERE name = ?", (feedback, name))
+
+    def feedback_pending(self) -> list[tuple[str, str]]:
+        """(entry, student) of each entry whose feedback waits to be released, oldest first."""
+        query = "SELECT name, student FROM entry WHERE feedback = ? ORDER BY changed, name"
+        return [(name, student) for name, student in self.db.execute(query, (PENDING,))]
+
+    def known(self, name: str) -> bool:
+        return self.db.execute("SELECT 1 FROM entry WHERE name = ?", (name,)).fetchone() is not None
+
+    def count(self, account: int, student: str) -> int:
+        query = "SELECT COUNT(*) FROM entry WHERE account = ? AND student = ?"
+        return int(self.db.execute(query, (account, student)).fetchone()[0])
+
+    def entries(self, *states: str, student: str | None = None) -> list[Entry]:
+        """Entries in any of ``states`` (all, with none), oldest first, then by name."""
+        query = (
+            "SELECT name, student, account, state, reason, seen, copy_stamp, gradings FROM entry"
+        )
+        where, values = [], []
+        if states:
+            where.append(f"state IN ({', '.join('?' * len(states))})")
+            values += list(states)
+        if student is not None:
+            where.append("student = ?")
+            values.append(student)
+        if where:
+            query += " WHERE " + " AND ".join(where)
+        return [Entry(*row) for row in self.db.execute(query + " ORDER BY seen, name", values)]
+
+    def left_out(self, student: str) -> frozenset[str]:
+        """The student's entries refused before any collect (past the bound)."""
+        rows = self.db.execute(
+            "SELECT name FROM entry WHERE student = ? AND state = ? AND copy_stamp = 'bound'",
+            (student, REFUSED),
+        )
+        return frozenset(row[0] for row in rows)
+
+
+def state_folder(course_root: Path, exchange_root: Path) -> Path:
+    """The service's folder, mode 0700, made on first use; never inside the exchange, whose
+    inbound every student may write to."""
+    folder = course_root / STATE_FOLDER
+    if folder.resolve().is_relative_to(exchange_root.resolve()):
+        raise SystemExit(
+            f"the grading service keeps its queue in {folder}, which is inside the exchange "
+            f"({exchange_root}) where students write: set Exchange.root outside the course's "
+            "artifacts/ folder in nbgrader_config.py"
+        )
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(mode=0o700, exist_ok=True)
+    info = os.lstat(folder)
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
+        raise SystemExit(f"{folder} is not a folder of this account: move it aside and start again")
+    folder.chmod(0o700)
+    return folder
+
+
+@contextlib.contextmanager
+def only_service(folder: Path) -> Iterator[None]:
+    """Hold the service's lock: two services on one course would grade entries twice."""
+    descriptor = os.open(folder / "lock", os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise SystemExit(
+                f"another grading service runs on this course (it holds {folder / 'lock'}); "
+                "stop it first"
+            ) from None
+        yield
+    finally:
+        os.close(descriptor)
+
+
+def inbound_of(config: Config) -> tuple[Path, Path]:
+    """The exchange's root and the course's inbound, as ``nbgrader_config.py`` sets them."""
+    coursedir = CourseDirectory(config=config)
+    root = Path(ExchangeCollect(coursedir=coursedir, config=config).root)
+    return root, root / coursedir.course_id / "inbound"
+
+
+class ServiceCollect(OwnedCollect):
+    """The course's collect, leaving out the entries the service refused before it (past the
+    per-account bound), as the course's collect leaves out a refused one."""
+
+    def __init__(self, left_out: frozenset[str] = frozenset(), **kwargs: object) -> None:
+        super().__init__(**kwargs)
+        self.left_out = left_out
+
+    def _path_to_record(self, path: str) -> dict[str, object]:
+        name = os.path.basename(path)
+        if name in self.left_out:
+            return {"username": None, "filename": name, "timestamp": datetime.datetime.min}
+        return super()._path_to_record(path)
+
+
+@dataclass(frozen=True)
+class Collected:
+    """What collecting one student's entries did: the entry chosen (None: none), the copy's
+    time in ``submitted/`` (None: no copy), and each refused entry with why."""
+
+    chosen: str | None
+    copy_stamp: datetime.datetime | None
+    refused: dict[str, str]
+
+
+def collect_student(config: Config, student: str, left_out: frozenset[str]) -> Collected:
+    """Run the course's collect (``OwnedCollect``) for ``student``'s entries alone."""
+    coursedir = CourseDirectory(config=config, assignment_id=ASSIGNMENT, student_id=student)
+    collector = ServiceCollect(
+        left_out=left_out,
+        coursedir=coursedir,
+        authenticator=Authenticator(config=config),
+        config=config,
+    )
+    with contextlib.suppress(ExchangeError):  # it fails naming the refused: kept below
+        collector.start()
+    chosen = [r["filename"] for r in getattr(collector, "src_records", [])]
+    submitted = Path(coursedir.format_path(coursedir.submitted_directory, student, ASSIGNMENT))
+    return Collected(
+        chosen[0] if chosen else None,
+        copy_time(submitted),
+        {name: why for name, why in getattr(collector, "refused", [])},
+    )
+
+
+def copy_time(submitted: Path) -> datetime.datetime | None:
+    """The time in a submitted copy's ``timestamp.txt`` (None: no copy, or none readable)."""
+    try:
+        return parse_utc((submitted / "timestamp.txt").read_text()[:200].strip())
+    except (OSError, ValueError, OverflowError, TypeError):
+        return None
+
+
+def gradebook_time(course_root: Path, student: str) -> datetime.datetime | None:
+    """The time of the student's submission that the class gradebook holds (None: none)."""
+    path = class_db_path(course_root)
+    if not path.exists():
+        return None
+    with Gradebook(f"sqlite:///{path}") as gradebook:
+        try:
+            return gradebook.find_submission(ASSIGNMENT, student).timestamp
+        except MissingEntry:
+            return None
+
+
+class Service:
+    """One run of the grading service: its store, its settings and what is being graded."""
+
+    def __init__(self, options: GradingOptions, store: Store, config: Config) -> None:
+        self.options = options
+        self.root = options.course_root
+        self.store = store
+        self.config = config
+        self.settings = GradingService(config=config)
+        self.inbound = inbound_of(config)[1]
+        self.roster = read_roster(self.root)
+        self.running: dict[Future[StudentResult], str] = {}  # grading task -> entry name
+        self.started: dict[str, float] = {}  # entry name -> when its grading started
+
+    def resume(self) -> None:
+        """After a stop: an entry left grading is graded if the gradebook holds its copy
+        (merged just before the stop), else queued again."""
+        for entry in self.store.entries(GRADING):
+            held = gradebook_time(self.root, entry.student)
+            if held is not None and held.isoformat() == entry.copy_stamp:
+                self.store.graded(entry.name, GRADED, "merged before the service stopped")
+            else:
+                self.store.set(entry.name, QUEUED, "queued again: the service had stopped")
+
+    def scan(self) -> None:
+        """Record each new whole entry of the assignment in inbound (``WAITING``), or refuse
+        it when its account has filed too many in that student's name."""
+        try:
+            names = sorted(entry.name for entry in os.scandir(self.inbound))
+        except OSError as error:
+            raise SystemExit(
+                f"cannot read the exchange's inbound {self.inbound}: {error}"
+            ) from None
+        now = time.time()
+        for name in names:
+            parts = entry_parts(name)
+            if parts is None or parts[1] != ASSIGNMENT or self.store.known(name):
+                continue
+            try:
+                info = os.lstat(self.inbound / name)
+                stamp = os.lstat(self.inbound / name / "timestamp.txt")
+            except OSError:  # not whole yet (or gone): looked at again next time
+                continue
+            if now - max(stamp.st_mtime, stamp.st_ctime) < self.settings.settle_seconds:
+                continue
+            student, bound = parts[0], self.settings.max_entries_per_account
+            if self.store.count(info.st_uid, student) >= bound:
+                why = (
+                    f"more than {bound} entries of this account in {student!r}'s name: not "
+                    "collected or graded (GradingService.max_entries_per_account)"
+                )
+                self.store.add(name, student, info.st_uid, REFUSED, why)
+                self.store.set(name, REFUSED, why, copy_stamp="bound")
+                print(f"refused {printable(name)[:120]}: {why}", flush=True)
+            else:
+                self.store.add(name, student, info.st_uid, WAITING)
+
+    def busy(self) -> set[str]:
+        """Students whose grading runs now."""
+        return {self.student_of(name) for name in self.running.values()}
+
+    def student_of(self, name: str) -> str:
+        parts = entry_parts(name)
+        return parts[0] if parts else name
+
+    def take(self, student: str) -> None:
+        """Collect ``student``'s waiting entries by the course's rules; queue the one the
+        collect chose, superseding the student's queued older one."""
+        waiting = self.store.entries(WAITING, student=student)
+        why = why_not_a_student(student, self.roster)
+        if why:
+            for entry in waiting:
+                self.store.set(entry.name, REFUSED, f"{why}, so it is no student of the class")
+            return
+        collected = collect_student(self.config, student, self.store.left_out(student))
+        for entry in waiting:
+            if entry.name in collected.refused:
+                self.store.set(entry.name, REFUSED, collected.refused[entry.name])
+                print(f"refused {printable(entry.name)[:120]}: {collected.refused[entry.name]}")
+        chosen = collected.chosen
+        if chosen is None or collected.copy_stamp is None or chosen in collected.refused:
+            self._supersede(student, waiting, "the collect kept none of the student's entries")
+            return
+        name_time = entry_parts(chosen)
+        if name_time is None or parse_utc(name_time[2]) != collected.copy_stamp:
+            # submitted/ holds a newer copy than the collect's choice: nothing new to grade.
+            self._supersede(student, waiting, "submitted/ already holds a newer entry")
+            return
+        if not self.store.known(chosen):  # an entry taken before it looked whole to the scan
+            account = os.lstat(self.inbound / chosen).st_uid
+            self.store.add(chosen, student, account, WAITING)
+        current = self.store.entries(student=student)
+        chosen_entry = next(e for e in current if e.name == chosen)
+        # submitted/ holds it now: graded, even if refused before (dated ahead of the clock then).
+        if chosen_entry.state in (WAITING, SUPERSEDED, REFUSED):
+            for older in self.store.entries(QUEUED, student=student):
+                self.store.set(older.name, SUPERSEDED, f"a newer entry came: {chosen}")
+            stamp = collected.copy_stamp.isoformat()
+            self.store.set(chosen, QUEUED, "", copy_stamp=stamp)
+            print(f"queued {student} ({printable(chosen)[:120]})", flush=True)
+        self._supersede(student, waiting, f"not the student's entry the collect chose ({chosen})")
+
+    def _supersede(self, student: str, waiting: list[Entry], why: str) -> None:
+        left = {e.name for e in self.store.entries(WAITING, student=student)}
+        for entry in waiting:
+            if entry.name in left:
+                self.store.set(entry.name, SUPERSEDED, why)
+
+    def grade(self, client: Client | None, template: Path) -> None:
+        """Start the grading of each queued entry whose student is not being graded."""
+        busy = self.busy()
+        for entry in self.store.entries(QUEUED):
+            if entry.student in busy:
+                continue
+            busy.add(entry.student)
+            self.store.set(entry.name, GRADING, "", copy_stamp=entry.copy_stamp)
+            self.started[entry.name] = time.time()
+            if client is None:  # in this process: the result comes at once
+                self.finish(entry.name, grade_task(self.options, entry.student, template))
+                continue
+            key = f"serve-{entry.student}-{uuid.uuid4().hex[:8]}"
+            future = client.submit(grade_task, self.options, entry.student, template, key=key)
+            self.running[future] = entry.name
+
+    def collect_results(self) -> None:
+        """Merge every finished grading into the gradebook."""
+        for future in [f for f in self.running if f.done()]:
+            name = self.running.pop(future)
+            result = result_of(future, self.student_of(name))
+            future.release()
+            self.finish(name, result)
+
+    def finish(self, name: str, result: StudentResult) -> None:
+        """Merge one grading (this process is the gradebook's one writer); record it."""
+        merged = merge_result(self.root, result)
+        save_grading_results(self.root, [merged])
+        entry_seen = next(e.seen for e in self.store.entries(GRADING) if e.name == name)
+        waited = time.time() - entry_seen
+        if result.stopped:
+            why = "; ".join(p.detail for p in result.problems)[:300]
+            self.store.graded(name, PERSON, why)
+            print(f"not graded {result.student}: {why}", file=sys.stderr, flush=True)
+        else:
+            self.store.graded(name, GRADED, "")
+            if self.settings.feedback == AT_ONCE:
+                self.store.set_feedback(name, PENDING)
+            print(
+                f"graded {result.student} in {result.seconds:.1f} s, {waited:.1f} s after its "
+                "entry was found",
+                flush=True,
+            )
+
+    def idle(self) -> bool:
+        """Nothing waits, is queued or grading, and no feedback waits to be released."""
+        busy = self.running or self.store.entries(*IN_FLIGHT) or self.store.feedback_pending()
+        return not busy
+
+    def step(self, client: Client | None, template: Path) -> None:
+        """One look at inbound: record, collect, grade, merge."""
+        self.scan()
+        busy = self.busy()
+        waiting = {e.student for e in self.store.entries(WAITING)}
+        for student in sorted(waiting - busy):
+            self.take(student)
+        self.grade(client, template)
+        self.collect_results()
+        pending = self.store.feedback_pending()
+        if pending:  # one a look, so that merges never wait long behind feedback
+            self.release(*pending[0])
+
+    def release(self, name: str, student: str) -> None:
+        """Generate the student's feedback and release it through the exchange
+        (``GradingService.feedback = 'at once'``); a failure is recorded, never retried."""
+        why = release_feedback(self.root, student)
+        self.store.set_feedback(name, f"not released: {why}" if why else "released")
+        if why:
+            print(f"feedback of {student} not released: {why}", file=sys.stderr, flush=True)
+
+
+def release_feedback(course_root: Path, student: str) -> str | None:
+    """nbgrader's generate_feedback then release_feedback for ``student`` alone, as their own
+    programs with the course's settings (as ``make feedback`` runs them); None, or why not."""
+    tools = str(Path(sys.executable).parent)  # nbgrader runs `alembic` from PATH
+    env = dict(os.environ, PYTHONPATH=str(CODE_ROOT))
+    env["PATH"] = os.pathsep.join([tools, env["PATH"]]) if env.get("PATH") else tools
+    for step in ("generate_feedback", "release_feedback"):
+        command = [sys.executable, "-m", "nbgrader", step, ASSIGNMENT, f"--student={student}"]
+        command += ["--force", "--log-level=WARN"] if step == "generate_feedback" else []
+        done = subprocess.run(
+            command, cwd=course_root, env=env, capture_output=True, text=True, timeout=600
+        )
+        if done.returncode:
+            said = " ".join((done.stdout + done.stderr).split())[-300:]
+            return f"nbgrader {step} failed: {said}"
+    return None
+
+
+def serve(options: GradingOptions, idle_exit: int | None = None) -> int:
+    """Grade each entry as it arrives until stopped (Ctrl-C), or ``idle_exit`` seconds with
+    nothing to grade."""
+    root = options.course_root.resolve()
+    options = replace(options, course_root=root, progress=False)
+    refuse_untrusted("the grading service")
+    put_alembic_on_path()  # the collect makes a gradebook where there is none
+    config = course_config(root)
+    exchange_root, inbound = inbound_of(config)
+    if not inbound.is_dir():
+        raise SystemExit(
+            f"no inbound folder {inbound}: release the assignment first (nbgrader "
+            "release_assignment bpe), or set Exchange.root in nbgrader_config.py"
+        )
+    folder = state_folder(root, exchange_root)
+    (root / "submitted").mkdir(exist_ok=True)  # where the workers are checked to see it
+    with only_service(folder), contextlib.ExitStack() as stack:
+        store = Store(folder / "queue.db")
+        stack.callback(store.close)
+        service = Service(options, store, config)
+        service.resume()
+        client, template = start_grading(options, stack)
+        print(f"grading each submission in {inbound} as it arrives; Ctrl-C stops", flush=True)
+        with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: the queue stays for next time
+            return _watch(service, store, client, template, idle_exit)
+        print("stopped; make grading-service resumes the queue", flush=True)
+        return 0
+
+
+def _watch(
+    service: Service, store: Store, client: Client | None, template: Path, idle_exit: int | None
+) -> int:
+    """Look at inbound every ``poll_seconds`` until ``idle_exit`` seconds with nothing to do."""
+    root = service.root
+    poll = service.settings.poll_seconds
+    quiet_since, worked = time.monotonic(), False
+    while True:
+        service.step(client, template)
+        if not service.idle():
+            quiet_since, worked = time.monotonic(), True
+        elif worked:  # the queue has just emptied
+            summary.report(root, quiet=True)
+            print(status_line(store), flush=True)
+            worked = False
+        if idle_exit is not None and time.monotonic() - quiet_since >= idle_exit:
+            print(f"nothing to grade for {idle_exit} s: stopping", flush=True)
+            return 0
+        time.sleep(poll)
+
+
+def status_line(store: Store) -> str:
+    """How many entries stand where, and the oldest wait, in one line."""
+    entries = store.entries()
+    counts = {state: sum(e.state == state for e in entries) for state in STATES}
+    waiting = [e.seen for e in entries if e.state in IN_FLIGHT]
+    oldest = f"oldest wait {time.time() - min(waiting):.0f} s" if waiting else "nothing waits"
+    shown = ", ".join(f"{counts[state]} {state}" for state in STATES)
+    return f"grading service: {shown}; {oldest}"
+
+
+def status(course_root: Path) -> int:
+    """Print the status line and each entry that failed or was refused, with why."""
+    path = course_root / STATE_FOLDER / "queue.db"
+    if not path.exists():
+        print("grading service: no queue yet (make grading-service starts one)")
+        return 0
+    store = Store(path, read_only=True)
+    try:
+        print(status_line(store))
+        for entry in store.entries(PERSON, REFUSED):
+            print(f"  {entry.state}: {printable(entry.name)[:120]}: {printable(entry.reason)}")
+    finally:
+        store.close()
+    return 0

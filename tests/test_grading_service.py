@@ -1,0 +1,217 @@
+"""The grading service grades each submission as it arrives, and survives being killed.
+
+A scratch course with the course's exchange (``.exchange``, as ``nbgrader_config.py`` sets
+it); entries are filed in inbound as the course's submit leaves them (a whole folder renamed
+in, ``timestamp.txt`` in it, no part writable by others). Three students submit lesson 1, and
+an entry is filed in a name that is no student's. The README's ``make grading-service`` runs
+as written; once a first grading is merged, two students submit again (right, this time), and
+the service is killed (SIGKILL, with its Dask cluster) while it grades one of those, then
+started again with the README's ``IDLE_EXIT`` line, and its Dask workers are killed while
+it grades again. Then every student's newest entry has been
+graded exactly once, each older one graded at most once or superseded, the made-up one
+refused with its reason; every student's grade is what ``make autograde`` gives for the same
+submission in a second copy of the course, and the class summary was written. The course
+sets ``GradingService.feedback = "at once"``: each newest entry's feedback was released
+through the exchange. The README's
+``make grading-status`` prints the counts and the refusal.
+
+But: no hub and no Unix accounts (the owner checks of the collect rules are
+``test_exchange_collect``'s).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from nbgrader.api import Gradebook
+
+from autograder.grading.service import STATE_FOLDER, entry_parts
+from course_fixtures.catalogue import CORRECT, WRONG
+from course_fixtures.scratch_course import make_scratch_course
+from course_fixtures.synthetic import write_submission
+from tests.conftest import ROOT
+from tests.support import doc_text
+from tests.test_exchange_collect import COURSE_ID
+from tests.test_regrade import _make
+
+pytestmark = [pytest.mark.nbgrader, pytest.mark.slow]
+
+LESSON = "01_bpe_by_hand.ipynb"
+GUIDE = "docs/guides/instructors.md"
+RIGHT = {name: next(iter(CORRECT[name].values())) for name in ("pair_counts", "merge_pair")}
+FIRST = {**RIGHT, "merge_pair": WRONG["merge_pair"]["right-to-left merges"]}
+# The README's lines (the instructors' guide shows the same), run as written.
+SERVE, STATUS = doc_text.commands("README.md", "**Grading during the term.**")
+RESTART = doc_text.inline("README.md", "make grading-service IDLE_EXIT=")
+
+
+def file_entry(root: Path, student: str, answers: dict[str, str], when: datetime.datetime) -> str:
+    """An entry of ``student``'s lesson 1 with ``answers``, dated ``when``, renamed whole into
+    the course's inbound as the course's submit does; returns its name."""
+    drafts = root.parent / "drafts"
+    if not (drafts / "release").exists():
+        shutil.copytree(root / "release", drafts / "release")
+    written = write_submission(drafts, student, answers, [LESSON])
+    stamp = when.strftime("%Y-%m-%d %H:%M:%S.%f UTC")
+    (written / "timestamp.txt").write_text(stamp)
+    (written / "submission_secret.txt").write_text(f"{student}-{when:%f}")  # as submit writes
+    for path in [written, *written.iterdir()]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    inbound = root / ".exchange" / COURSE_ID / "inbound"
+    inbound.mkdir(parents=True, exist_ok=True)
+    name = f"{student}+bpe+{stamp}+{when.microsecond:06x}"
+    written.rename(inbound / name)
+    shutil.rmtree(drafts / "submitted")
+    return name
+
+
+def start_service(root: Path, line: str) -> subprocess.Popen[str]:
+    """The make line, in the scratch course with this clone's venv and grading code."""
+    grading = f"PYTHONPATH={ROOT} {ROOT / '.venv' / 'bin' / 'python'}"
+    make = ["make", "-s", "-C", str(root), f"VENV={ROOT / '.venv'}", f"GRADING={grading}"]
+    return subprocess.Popen(
+        [*make, "JOBS=2", *line.split()[1:]],
+        cwd=root,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,  # its Dask processes in its group, stopped by it below
+    )
+
+
+def stop_group(process: subprocess.Popen[str]) -> str:
+    """Kill the process and every process of its group (its Dask cluster); its output."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    out, _ = process.communicate(timeout=60)
+    return out
+
+
+def kill_workers(group: int) -> int:
+    """SIGKILL every Dask worker process of the process group ``group`` (the service's, which
+    this test started), each named so by Dask. How many were killed."""
+    killed = 0
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            pgid = os.getpgid(int(proc.name))
+            command = (proc / "cmdline").read_bytes()
+        except (OSError, ProcessLookupError):
+            continue
+        if pgid == group and command.startswith(b"dask worker"):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(proc.name), signal.SIGKILL)
+                killed += 1
+    return killed
+
+
+def store_rows(root: Path) -> dict[str, tuple[str, str, int, str]]:
+    """Each entry's (state, reason, gradings, feedback) in the service's store."""
+    queue = root / STATE_FOLDER / "queue.db"
+    with sqlite3.connect(f"file:{queue}?mode=ro", uri=True) as db:
+        rows = db.execute("SELECT name, state, reason, gradings, feedback FROM entry")
+        return {name: tuple(rest) for name, *rest in rows}
+
+
+def scores(root: Path) -> dict[str, tuple[float, str]]:
+    """Every student's score and submission time in the course's gradebook."""
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}", COURSE_ID) as gradebook:
+        return {
+            s.student_id: (float(s.score), str(s.timestamp))
+            for s in gradebook.assignment_submissions("bpe")
+        }
+
+
+def wait_for_state(root: Path, service: subprocess.Popen[str], where: str, seconds: float) -> None:
+    """Return once the service's store holds an entry ``where`` (SQL) says."""
+    deadline = time.monotonic() + seconds
+    queue = root / STATE_FOLDER / "queue.db"
+    while time.monotonic() < deadline:
+        assert service.poll() is None, stop_group(service)
+        if queue.exists():
+            with contextlib.suppress(sqlite3.OperationalError):  # its table not made yet
+                with sqlite3.connect(f"file:{queue}?mode=ro", uri=True) as db:
+                    found = db.execute(f"SELECT COUNT(*) FROM entry WHERE {where}").fetchone()
+                if found[0]:
+                    return
+        time.sleep(0.2)
+    raise AssertionError(f"no entry {where} in {seconds} s: {stop_group(service)}")
+
+
+def test_killed_mid_rush_and_restarted_every_newest_entry_is_graded_once(
+    tmp_path: Path,
+) -> None:
+    root = make_scratch_course(tmp_path / "course")
+    for name in ("Makefile", "requirements.txt", "pyproject.toml"):
+        shutil.copy2(ROOT / name, root / name)  # copy2: the venv's stamp stays newer
+    with (root / "nbgrader_config.py").open("a") as settings:
+        settings.write('\nc.GradingService.feedback = "at once"\n')
+    # Entries dated in the past hour: the collect refuses one dated later than its clock.
+    start = datetime.datetime.now(datetime.UTC).replace(tzinfo=None) - datetime.timedelta(hours=1)
+    minute = datetime.timedelta(minutes=1)
+    first = {s: file_entry(root, s, FIRST, start + i * minute) for i, s in enumerate("ab")}
+    newest = {"c": file_entry(root, "c", RIGHT, start + 2 * minute)}
+    forged = file_entry(root, "not a student", RIGHT, start + 3 * minute)
+
+    assert doc_text.commands(GUIDE, "**Grading as submissions arrive.**") == [SERVE, STATUS]
+    service = start_service(root, SERVE)
+    try:
+        wait_for_state(root, service, "gradings > 0", 180)
+        later = {
+            s: file_entry(root, s, RIGHT, start + (5 + i) * minute) for i, s in enumerate("ab")
+        }
+        newest |= later
+        names = ", ".join(f"'{name}'" for name in later.values())
+        wait_for_state(root, service, f"state = 'grading' AND name IN ({names})", 120)
+    finally:
+        before = stop_group(service)  # killed while it grades a second entry
+    restarted = time.time()
+    service = start_service(root, RESTART)
+    try:  # graded again by the new service (the killed one left its entry 'grading')
+        wait_for_state(root, service, f"state = 'grading' AND changed > {restarted}", 180)
+        assert kill_workers(service.pid) >= 1  # mid-grade: their nannies start new ones
+        said, _ = service.communicate(timeout=600)
+    finally:
+        stop_group(service)
+    assert service.returncode == 0, before + said
+
+    rows = store_rows(root)
+    for name in newest.values():
+        assert rows[name][0] == "graded" and rows[name][2] == 1, (name, rows, said)
+        assert rows[name][3] == "released", (name, rows, said)
+    pages = list((root / ".exchange" / COURSE_ID / "feedback").iterdir())
+    assert len(pages) >= len(newest), (pages, said)
+    for name in first.values():  # graded before the second came, or superseded
+        assert rows[name][0] in ("graded", "superseded"), (name, rows)
+        assert rows[name][2] <= 1, (name, rows)
+    assert rows[forged][0] == "refused" and "not a safe student id" in rows[forged][1], rows
+    assert {entry_parts(n)[0] for n in rows} == {"a", "b", "c", "not a student"}
+
+    # The same submission through make autograde, in a copy of the course: every newest entry
+    # holds the same answers, so each must be graded as this one is.
+    twin = make_scratch_course(tmp_path / "twin")
+    for name in ("Makefile", "requirements.txt", "pyproject.toml"):
+        shutil.copy2(ROOT / name, twin / name)
+    shutil.copytree(root / "submitted" / "c" / "bpe", twin / "submitted" / "c" / "bpe")
+    _make(twin, "autograde")
+    served, alone = scores(root), scores(twin)
+    assert served["c"] == alone["c"], (served, alone)
+    assert {score for score, _ in served.values()} == {alone["c"][0]}, (served, alone)
+
+    assert (root / "artifacts" / "grading" / "summary.csv").is_file()  # the queue emptied
+    status = _make(root, *STATUS.split()[1:]).stdout
+    graded = sum(row[0] == "graded" for row in rows.values())
+    assert f"{graded} graded" in status and "1 refused" in status, status
+    assert "nothing waits" in status, status
+    assert "not a student" in status, status

@@ -1,0 +1,197 @@
+"""The grading service's queue: which entry of inbound it grades, without grading any.
+
+A course folder holding only ``nbgrader_config.py`` and its exchange; entries filed in inbound
+as the course's submit leaves them. The service's own steps (``scan``, then ``take`` for each
+student, as ``step`` runs them) must queue each student's newest entry by the course's collect
+rules, supersede a queued older one, refuse a made-up name and an entry dated ahead of the
+clock without touching anyone's queue, refuse an account's entries past the bound, and take
+nothing before an entry has settled. A restart puts an entry left grading back in the queue
+unless the gradebook already holds its copy (then it counts as graded, once). With
+nbgrader's ``before_duedate``, the newest entry on time is the one queued.
+``grading-status`` reads it all.
+
+But: nothing is graded (``test_grading_service`` grades, is killed and restarts).
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from nbgrader.api import Gradebook
+from traitlets.config import Config
+
+from autograder.course import course_config
+from autograder.grading import service as grading_service
+from autograder.grading.options import GradingOptions
+from autograder.grading.service import (
+    GRADING,
+    QUEUED,
+    REFUSED,
+    STATE_FOLDER,
+    SUPERSEDED,
+    Service,
+    Store,
+    state_folder,
+)
+from tests.conftest import ROOT
+
+pytestmark = pytest.mark.nbgrader  # nbgrader's collect, in this process
+
+COURSE_ID = "bpe-from-scratch"
+NOW = datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
+
+
+@pytest.fixture(scope="module")
+def empty_gradebook(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A gradebook made once: nbgrader makes a new one by running alembic (seconds)."""
+    path = tmp_path_factory.mktemp("gradebook") / "gradebook.db"
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    make = (
+        f"from nbgrader.api import Gradebook; Gradebook('sqlite:///{path}', {COURSE_ID!r}).close()"
+    )
+    subprocess.run([sys.executable, "-c", make], env=env, check=True)
+    return path
+
+
+@pytest.fixture
+def root(tmp_path: Path, empty_gradebook: Path) -> Path:
+    """A course folder with the course's settings, an empty gradebook and an exchange."""
+    root = tmp_path / "course"
+    (root / ".exchange" / COURSE_ID / "inbound").mkdir(parents=True)
+    shutil.copy(ROOT / "nbgrader_config.py", root)
+    shutil.copy(empty_gradebook, root / "gradebook.db")
+    return root
+
+
+def file_entry(root: Path, student: str, minutes_ago: float, text: str = "{}") -> str:
+    """An entry dated ``minutes_ago``, renamed whole into inbound; returns its name."""
+    when = NOW - datetime.timedelta(minutes=minutes_ago)
+    stamp = when.strftime("%Y-%m-%d %H:%M:%S.%f UTC")
+    draft = root.parent / "draft"
+    draft.mkdir(mode=0o755)
+    (draft / "01_bpe_by_hand.ipynb").write_text(text)
+    (draft / "timestamp.txt").write_text(stamp)
+    name = f"{student}+bpe+{stamp}+{abs(hash(text)) % 4096:03x}"
+    draft.rename(root / ".exchange" / COURSE_ID / "inbound" / name)
+    return name
+
+
+def service(root: Path, before_duedate: bool = False, **settings: float) -> Service:
+    """The service's steps on ``root``, taking entries at once, with ``settings``."""
+    config = course_config(root)
+    config.merge(Config({"GradingService": {"settle_seconds": 0, **settings}}))
+    config.merge(Config({"ExchangeCollect": {"before_duedate": before_duedate}}))
+    store = Store(state_folder(root, root / ".exchange") / "queue.db")
+    return Service(GradingOptions(course_root=root), store, config)
+
+
+def look(run: Service) -> dict[str, tuple[str, str]]:
+    """One look at inbound, as ``step`` takes it (nothing is graded); each entry's state."""
+    run.scan()
+    for student in sorted({e.student for e in run.store.entries("waiting")}):
+        run.take(student)
+    return {e.name: (e.state, e.reason) for e in run.store.entries()}
+
+
+def test_the_newest_entry_is_queued_an_older_queued_one_superseded_a_forged_one_refused(
+    root: Path,
+) -> None:
+    run = service(root)
+    older = file_entry(root, "ada", 30, '{"v": 1}')
+    states = look(run)
+    assert states[older] == (QUEUED, ""), states
+    assert (root / "submitted" / "ada" / "bpe").is_dir()
+
+    newer = file_entry(root, "ada", 10, '{"v": 2}')
+    made_up = file_entry(root, "not-a-student!", 5)
+    ahead = file_entry(root, "ada", -60, '{"v": 3}')  # dated an hour ahead of the clock
+    states = look(run)
+    assert states[newer] == (QUEUED, ""), states
+    assert states[older][0] == SUPERSEDED and newer in states[older][1], states
+    assert states[made_up][0] == REFUSED and "not a safe student id" in states[made_up][1]
+    assert states[ahead][0] == REFUSED and "later than the collect's clock" in states[ahead][1]
+    copy = root / "submitted" / "ada" / "bpe" / "01_bpe_by_hand.ipynb"
+    assert copy.read_text() == '{"v": 2}'
+
+    # A student backdates an entry: the collect keeps the newer copy, nothing is queued.
+    backdated = file_entry(root, "ada", 20, '{"v": 4}')
+    states = look(run)
+    assert states[backdated][0] == SUPERSEDED and states[newer] == (QUEUED, ""), states
+    assert [e.name for e in run.store.entries(QUEUED)] == [newer]
+
+    folder = root / STATE_FOLDER
+    assert oct(folder.stat().st_mode & 0o777) == "0o700"
+    assert not folder.resolve().is_relative_to((root / ".exchange").resolve())
+
+
+def test_an_entry_is_taken_once_settled_and_a_flood_is_refused(root: Path) -> None:
+    run = service(root, settle_seconds=3600, max_entries_per_account=2)
+    first = file_entry(root, "bo", 9, '{"v": 1}')
+    assert look(run) == {}  # its timestamp.txt is younger than settle_seconds
+    run.settings.settle_seconds = 0
+    names = [first] + [file_entry(root, "bo", 9 - i, f'{{"v": {i}}}') for i in (2, 3, 4)]
+    states = look(run)
+    assert [states[n][0] for n in names[:2]] == [SUPERSEDED, QUEUED], states
+    for name in names[2:]:
+        assert states[name][0] == REFUSED and "more than 2 entries" in states[name][1], states
+    # The refused entries are newer, yet never collected.
+    copy = root / "submitted" / "bo" / "bpe" / "01_bpe_by_hand.ipynb"
+    assert copy.read_text() == '{"v": 2}'
+
+
+def test_a_restart_queues_again_an_entry_left_grading(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = service(root)
+    name = file_entry(root, "cy", 5)
+    look(run)
+    copy_stamp = run.store.entries(QUEUED)[0].copy_stamp
+    run.store.set(name, GRADING, copy_stamp=copy_stamp)  # as a killed service leaves it
+    run.store.close()
+
+    again = service(root)
+    again.resume()  # the gradebook holds no copy of it: graded again, not skipped
+    assert [(e.name, e.state, e.gradings) for e in again.store.entries()] == [(name, QUEUED, 0)]
+    # Stopped again after its merge, before its state was written: not graded a second time.
+    again.store.set(name, GRADING, copy_stamp=copy_stamp)
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}", COURSE_ID) as gradebook:
+        gradebook.add_assignment("bpe")
+        gradebook.add_student("cy")
+        when = datetime.datetime.fromisoformat(copy_stamp)
+        gradebook.add_submission("bpe", "cy", timestamp=when)
+    again.resume()
+    assert [(e.state, e.gradings) for e in again.store.entries()] == [("graded", 1)]
+    again.store.set(name, QUEUED)  # for the status line below
+    again.store.close()
+
+    capsys.readouterr()
+    assert grading_service.status(root) == 0
+    said = capsys.readouterr().out
+    assert said.startswith("grading service: 0 waiting, 1 queued, 0 grading"), said
+    assert "oldest wait" in said, said
+
+
+def test_the_status_says_when_there_is_no_queue(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert grading_service.status(tmp_path) == 0
+    assert "no queue yet (make grading-service starts one)" in capsys.readouterr().out
+
+
+def test_with_before_duedate_the_newest_entry_on_time_is_the_one_queued(root: Path) -> None:
+    due = NOW - datetime.timedelta(minutes=20)
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}", COURSE_ID) as gradebook:
+        gradebook.update_or_create_assignment("bpe", duedate=due)
+    run = service(root, before_duedate=True)
+    on_time = file_entry(root, "di", 30, '{"v": 1}')
+    late = file_entry(root, "di", 10, '{"v": 2}')
+    states = look(run)
+    assert states[on_time] == (QUEUED, "") and states[late][0] == SUPERSEDED, states
+    copy = root / "submitted" / "di" / "bpe" / "01_bpe_by_hand.ipynb"
+    assert copy.read_text() == '{"v": 1}'
