@@ -145,6 +145,32 @@ def test_an_entry_is_taken_once_settled_and_a_flood_is_refused(root: Path) -> No
     assert copy.read_text() == '{"v": 2}'
 
 
+def test_a_name_that_is_no_text_is_left_alone_and_a_flood_in_many_names_is_bounded(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An entry name of bytes no encoding reads (SQLite cannot store it) once stopped the
+    service at every start; and an account's entries in names of its choice were bounded per
+    name, so made-up names flooded the store without end."""
+    inbound = root / ".exchange" / COURSE_ID / "inbound"
+    odd = os.fsencode(inbound) + b"/x\xff+bpe+2026-01-01 00:00:00.000000 UTC+abc"
+    os.mkdir(odd)
+    with open(odd + b"/timestamp.txt", "w") as stamp:
+        stamp.write("2026-01-01 00:00:00.000000 UTC")
+    run = service(root, max_entries_per_account=2)
+    assert look(run) == {}
+    assert look(run) == {}
+    assert capsys.readouterr().out.count("an entry whose name is not text") == 1
+
+    stranger = 54329  # another account than the service's, as a student's is on a hub
+    names = [file_entry(root, f"zz{i}", 9 - i) for i in range(4)]
+    for name in names:
+        for path in (inbound / name, inbound / name / "timestamp.txt"):
+            os.lchown(path, stranger, stranger)
+    states = look(run)
+    refused = [n for n in names if "entries of this account in any name" in states[n][1]]
+    assert refused == names[2:], states
+
+
 def test_a_restart_queues_again_an_entry_left_grading(
     root: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -22,13 +22,14 @@ True
 But: an entry is collected only while no grading of its student runs, so a newer entry waits
 for a running one to finish rather than cancelling it (a queued one it does cancel). A forged
 entry refused by the collect rules cancels nothing. More than
-``max_entries_per_account`` entries from one account in one student's name are refused and
-never collected. Students see nothing of a grading until the instructor releases feedback,
-unless ``GradingService.feedback`` is ``'at once'``: then each graded entry's feedback is
-generated and released through the exchange, one a look at inbound; one whose release
-failed is recorded, not retried, and a service stopped before releasing it releases it
-when started again. No student's gradings per hour are limited yet. It opens no port and is
-no JupyterHub service yet.
+``max_entries_per_account`` entries from one account in one student's name (from another
+account than the service's, as a student's on a hub, in any name) are refused and never
+collected; a name that is not text is left alone. Students see nothing of a grading until
+the instructor releases feedback, unless ``GradingService.feedback`` is ``'at once'``: then
+each graded entry's feedback is generated and released through the exchange, one a look at
+inbound; one whose release failed is recorded, not retried, and a service stopped before
+releasing it releases it when started again. No student's gradings per hour are limited
+yet. It opens no port and is no JupyterHub service yet.
 """
 
 from __future__ import annotations
@@ -98,8 +99,8 @@ class GradingService(Configurable):
     ).tag(config=True)
     max_entries_per_account = Integer(
         30,
-        help="entries one account may file in one student's name; later ones are refused, "
-        "never collected or graded",
+        help="entries one account may file in one student's name (another account than the "
+        "service's: in any name); later ones are refused, never collected or graded",
     ).tag(config=True)
 
 
@@ -139,6 +140,9 @@ class Store:
                 "seen REAL NOT NULL, copy_stamp TEXT NOT NULL DEFAULT '', gradings INTEGER "
                 "NOT NULL DEFAULT 0, changed REAL NOT NULL, feedback TEXT NOT NULL DEFAULT '')"
             )
+            # A flood of entries must not make each look at inbound slower than the last.
+            self.db.execute("CREATE INDEX IF NOT EXISTS by_account ON entry (account, student)")
+            self.db.execute("CREATE INDEX IF NOT EXISTS by_state ON entry (state, student)")
 
     def close(self) -> None:
         self.db.close()
@@ -178,9 +182,13 @@ class Store:
     def known(self, name: str) -> bool:
         return self.db.execute("SELECT 1 FROM entry WHERE name = ?", (name,)).fetchone() is not None
 
-    def count(self, account: int, student: str) -> int:
-        query = "SELECT COUNT(*) FROM entry WHERE account = ? AND student = ?"
-        return int(self.db.execute(query, (account, student)).fetchone()[0])
+    def count(self, account: int, student: str | None = None) -> int:
+        """Entries the account filed: in ``student``'s name, or (None) in any name."""
+        query = "SELECT COUNT(*) FROM entry WHERE account = ?"
+        values: list[int | str] = [account]
+        if student is not None:
+            query, values = query + " AND student = ?", [*values, student]
+        return int(self.db.execute(query, values).fetchone()[0])
 
     def entries(self, *states: str, student: str | None = None) -> list[Entry]:
         """Entries in any of ``states`` (all, with none), oldest first, then by name."""
@@ -328,6 +336,7 @@ class Service:
         self.roster = read_roster(self.root)
         self.running: dict[Future[StudentResult], str] = {}  # grading task -> entry name
         self.started: dict[str, float] = {}  # entry name -> when its grading started
+        self.unreadable: set[str] = set()  # entry names said to be no text, said once
 
     def resume(self) -> None:
         """After a stop: an entry left grading is graded if the gradebook holds its copy
@@ -351,7 +360,9 @@ class Service:
         now = time.time()
         for name in names:
             parts = entry_parts(name)
-            if parts is None or parts[1] != ASSIGNMENT or self.store.known(name):
+            if parts is None or parts[1] != ASSIGNMENT or not self._storable(name):
+                continue
+            if self.store.known(name):
                 continue
             try:
                 info = os.lstat(self.inbound / name)
@@ -361,9 +372,13 @@ class Service:
             if now - max(stamp.st_mtime, stamp.st_ctime) < self.settings.settle_seconds:
                 continue
             student, bound = parts[0], self.settings.max_entries_per_account
-            if self.store.count(info.st_uid, student) >= bound:
+            # Another account than this service's files in its own name alone (the collect
+            # refuses the rest), so its bound counts entries in every name.
+            own = info.st_uid == os.geteuid()
+            if self.store.count(info.st_uid, student if own else None) >= bound:
+                whose = f"in {student!r}'s name" if own else "in any name"
                 why = (
-                    f"more than {bound} entries of this account in {student!r}'s name: not "
+                    f"more than {bound} entries of this account {whose}: not "
                     "collected or graded (GradingService.max_entries_per_account)"
                 )
                 self.store.add(name, student, info.st_uid, REFUSED, why)
@@ -371,6 +386,18 @@ class Service:
                 print(f"refused {printable(name)[:120]}: {why}", flush=True)
             else:
                 self.store.add(name, student, info.st_uid, WAITING)
+
+    def _storable(self, name: str) -> bool:
+        """False, said once, for a name that is not text (bytes no encoding reads): no
+        student's id, and SQLite cannot store it."""
+        try:
+            name.encode("utf-8")
+        except UnicodeEncodeError:
+            if name not in self.unreadable:
+                self.unreadable.add(name)
+                print(f"left alone: an entry whose name is not text ({printable(name)[:120]})")
+            return False
+        return True
 
     def busy(self) -> set[str]:
         """Students whose grading runs now."""
@@ -404,7 +431,10 @@ class Service:
             self._supersede(student, waiting, "submitted/ already holds a newer entry")
             return
         if not self.store.known(chosen):  # an entry taken before it looked whole to the scan
-            account = os.lstat(self.inbound / chosen).st_uid
+            try:
+                account = os.lstat(self.inbound / chosen).st_uid
+            except OSError:  # removed since the collect copied it: taken at the next look
+                return
             self.store.add(chosen, student, account, WAITING)
         current = self.store.entries(student=student)
         chosen_entry = next(e for e in current if e.name == chosen)
@@ -454,7 +484,7 @@ class Service:
         entry_seen = next(e.seen for e in self.store.entries(GRADING) if e.name == name)
         waited = time.time() - entry_seen
         if result.stopped:
-            why = "; ".join(p.detail for p in result.problems)[:300]
+            why = printable("; ".join(p.detail for p in result.problems))[:300]
             self.store.graded(name, PERSON, why)
             print(f"not graded {result.student}: {why}", file=sys.stderr, flush=True)
         else:
