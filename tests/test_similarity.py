@@ -240,6 +240,35 @@ def test_an_answer_pasted_from_the_course_solutions_is_listed_against_them(
     ]
 
 
+def test_a_copy_behind_padding_or_a_decoy_cell_is_still_read(tmp_path: Path) -> None:
+    """Grading keeps the last definition and the last cell of an exercise's id: the report
+    reads the same, so a first, honest-looking definition and a screen of padding before the
+    pasted one hide nothing."""
+    import json
+
+    root = tmp_path / "course"
+    made_up.build_class(root, NOTEBOOKS)
+    pasted = similarity.course_solutions()["merge_pair"].replace("merged", "out")
+    decoy = "def merge_pair(symbols, pair):\n    return symbols\n"
+    padded = decoy + "#\n" * (similarity.MAX_ANSWER_CHARS // 2) + pasted
+    folder = write_submission(root, "hidden", {"merge_pair": padded})
+    book = folder / "01_bpe_by_hand.ipynb"
+    notebook = json.loads(book.read_text())
+    answer = next(
+        c
+        for c in notebook["cells"]
+        if c["metadata"].get("nbgrader", {}).get("grade_id") == "merge_pair"
+    )
+    notebook["cells"].insert(0, {**answer, "source": decoy})  # an earlier cell, same id
+    book.write_text(json.dumps(notebook))
+    assert similarity.answers_in(book.read_bytes())["merge_pair"].endswith(pasted)
+    assert cli.main(["similarity", "--root", str(root)]) == 0
+    rows = [row for row in rows_of(root) if row["exercise"] == "merge_pair"]
+    assert [{row["student"], row["other"]} for row in rows] == [
+        {"hidden", "course solution (merge_pair)"}
+    ]
+
+
 def test_a_large_class_is_tokenized_in_processes_with_the_same_fingerprints(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

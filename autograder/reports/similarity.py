@@ -256,9 +256,11 @@ def _text(source: object) -> str:
 
 
 def answers_in(data: bytes) -> dict[str, str]:
-    """The source of the first solution cell of each exercise in a notebook's bytes, by its
-    grade_id. Read as plain JSON (nbformat's validation would take longer than the rest of
-    the report), so any shape a student's file has gives answers or nothing, never an error."""
+    """The source of the last solution cell of each exercise in a notebook's bytes, by its
+    grade_id, as grading takes it (a cell the student added with the same id is no decoy),
+    and of a long one its end, where the definition Python keeps is. Read as plain JSON
+    (nbformat's validation would take longer than the rest of the report), so any shape a
+    student's file has gives answers or nothing, never an error."""
     try:
         notebook = json.loads(data)
     except (ValueError, UnicodeDecodeError, RecursionError):
@@ -271,8 +273,8 @@ def answers_in(data: bytes) -> dict[str, str]:
         if not isinstance(meta, dict) or cell.get("cell_type") != "code":
             continue
         name = meta.get("grade_id")
-        if meta.get("solution") and name in EXERCISES and name not in found:
-            found[name] = _text(cell.get("source"))[:MAX_ANSWER_CHARS]
+        if meta.get("solution") and name in EXERCISES:
+            found[name] = _text(cell.get("source"))[-MAX_ANSWER_CHARS:]
     return found
 
 
@@ -297,6 +299,15 @@ def boilerplate(release: Path) -> dict[str, list[str]]:
     return given
 
 
+def released_in(release: Path) -> dict[str, str]:
+    """The released notebook (file name) that holds each exercise's answer cell."""
+    return {
+        exercise: path.name
+        for path in sorted(release.glob("*.ipynb"))
+        for exercise in answers_in(path.read_bytes())
+    }
+
+
 def folders(submitted: Path) -> list[str]:
     """The folders of ``submitted/``, by name; a link or a file there is no student's."""
     if not submitted.is_dir():
@@ -311,22 +322,23 @@ def students(submitted: Path, roster: dict[str, Student] | None = None) -> list[
     return [name for name in folders(submitted) if why_not_a_student(name, roster) is None]
 
 
-def submitted_answers(submitted: Path, student: str, notebooks: list[str]) -> dict[str, str]:
-    """The student's answer to each exercise, from the released notebooks' names in their
-    folder, each read as a regular file through no link; a notebook that is not one, too
-    large or not JSON gives nothing."""
+def submitted_answers(submitted: Path, student: str, where: dict[str, str]) -> dict[str, str]:
+    """The student's answer to each exercise, from the notebook the exercise was released in
+    (``where``) in their folder, each read as a regular file through no link; a notebook
+    that is not one, too large or not JSON gives nothing."""
     try:
         folder = safe_walk.open_below(submitted, student, ASSIGNMENT)
     except OSError:
         return {}
     found: dict[str, str] = {}
     try:
-        for name in notebooks:
+        for name in sorted(set(where.values())):
             data = safe_walk.read_regular(folder, name, MAX_NOTEBOOK_BYTES)
             if data is None:
                 continue
             for exercise, code in answers_in(data).items():
-                found.setdefault(exercise, code)
+                if where.get(exercise) == name:
+                    found[exercise] = code
     finally:
         os.close(folder)
     return found
@@ -457,10 +469,10 @@ def build(
     solutions and the ``extra`` references (path, code) besides."""
     release = root / "release" / ASSIGNMENT
     given = boilerplate(release)
-    notebooks = sorted(p.name for p in release.glob("*.ipynb"))
+    where = released_in(release)
     class_answers: dict[str, list[Source]] = {name: [] for name in EXERCISES}
     for student in taken:
-        for exercise, code in submitted_answers(root / "submitted", student, notebooks).items():
+        for exercise, code in submitted_answers(root / "submitted", student, where).items():
             class_answers[exercise].append(Source(student, code))
     solutions = course_solutions()
     references_of: dict[str, list[Source]] = {}
