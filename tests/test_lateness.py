@@ -16,6 +16,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from autograder.reports import export_grades, summary
 
 DUE = datetime.datetime(2026, 12, 1, 12, 0, 0)
@@ -61,6 +63,7 @@ def test_how_late_reads_as_a_person_would() -> None:
 INSTRUCTORS_GUIDE = "docs/guides/instructors.md"
 
 
+@pytest.mark.slow  # a copy of the course, then six nbgrader programs of seconds each
 def test_the_guides_due_date_commands_set_it_and_each_form_it_names_means_the_same(
     tmp_path: Path,
 ) -> None:
