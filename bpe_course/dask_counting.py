@@ -93,6 +93,10 @@ def dask_client(scheduler: str, workers: int | None) -> Iterator[Any]:
             threads_per_worker=1,
             processes=True,
             host="127.0.0.1",  # this machine only
+            # ...yet every account of a shared machine (a hub's students) can reach
+            # 127.0.0.1, and a Dask client runs any code on the workers: TLS with
+            # credentials made for this cluster alone lets only this process in.
+            security=True,
             dashboard_address=None,
             silence_logs=logging.ERROR,
             local_directory=folder,

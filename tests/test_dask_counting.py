@@ -76,6 +76,32 @@ def test_a_worker_s_error_names_the_file(tmp_path: Path, client) -> None:
         train_on_files(tmp_path, 5, progress=False, client=client)
 
 
+def test_the_local_cluster_lets_no_other_process_in(client) -> None:
+    """On a shared machine every account reaches 127.0.0.1, and a Dask client runs any code on
+    the workers: a client without this cluster's credentials, plain or with TLS of its own,
+    is turned away (each in a process of its own, as another account's would be)."""
+    import subprocess
+    import sys
+
+    address = client.scheduler.address
+    assert address.startswith("tls://") and client.security.require_encryption
+    stranger = (
+        "import sys\nfrom distributed import Client\nfrom distributed.security import Security\n"
+        "how = sys.argv[2]\n"
+        "address = sys.argv[1] if how == 'tls' else sys.argv[1].replace('tls://', 'tcp://')\n"
+        "security = Security.temporary() if how == 'tls' else None\n"
+        "try:\n    Client(address, timeout=10, security=security).close()\n"
+        "except Exception as error:\n    print('refused', type(error).__name__); sys.exit(3)\n"
+        "print('connected')\n"
+    )
+    for how in ("plain", "tls"):
+        done = subprocess.run(
+            [sys.executable, "-c", stranger, address, how],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 3 and done.stdout.startswith("refused"), (how, done.stdout)
+
+
 def test_dask_is_imported_only_when_a_client_is_given() -> None:
     script = (
         "import sys, bpe_course, bpe_course.large\n"
