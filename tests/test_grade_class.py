@@ -470,7 +470,7 @@ def test_make_export_leaves_scores_blank_where_a_person_must_decide(graded) -> N
 
 def test_every_formgrader_page_answers_for_every_notebook(graded, tmp_path) -> None:
     # Lesson 3 has no exercises, so it is not autograded: its grading view answered 500.
-    from tests.support.formgrader_pages import answer, formgrader_pages
+    from tests.support.formgrader_pages import answer_every_page, formgrader_pages
     from tests.support.formgrader_server import formgrader_server
 
     root, _ = graded
@@ -480,7 +480,7 @@ def test_every_formgrader_page_answers_for_every_notebook(graded, tmp_path) -> N
     server = formgrader_server(root, tmp_path, "every-page")
     base = next(server)
     try:
-        seen = {key: answer(base, "every-page", address) for key, address in pages.items()}
+        seen = answer_every_page(base, "every-page", pages)
     finally:
         server.close()
     failed = {key: status for key, (status, _) in seen.items() if status not in (200, 404)}

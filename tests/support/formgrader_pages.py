@@ -5,7 +5,7 @@ Formgrader for every student and every notebook of the assignment: the lists, ea
 pages, each notebook's submissions, every grading view with its four ways on (next, previous,
 next and previous failing), and the JSON routes those pages load their tables from.
 :func:`answer` asks the server for one of them as the logged-in instructor, following
-redirects, and returns the status and the text.
+redirects, and returns the status and the text; :func:`answer_every_page` asks for them all.
 
 But: it checks nothing itself, and starts no server (``formgrader_server`` does).
 """
@@ -82,3 +82,43 @@ def answer(base: str, token: str, address: str) -> tuple[int, str]:
             return response.status, response.read().decode()
     except urllib.error.HTTPError as error:
         return error.code, error.read().decode()
+
+
+class _Unfollowed(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: object, **kwargs: object) -> None:
+        return None  # the redirect reaches the caller as an HTTPError with its Location
+
+
+def _redirect(base: str, token: str, address: str) -> str:
+    """Where ``base + address`` sends the instructor, as an address under ``base``."""
+    request = urllib.request.Request(base + address, headers={"Authorization": f"token {token}"})
+    opener = urllib.request.build_opener(_Unfollowed)
+    try:
+        with opener.open(request, timeout=60) as response:
+            raise AssertionError(f"{address} answered {response.status}, not a redirect")
+    except urllib.error.HTTPError as error:
+        assert error.code in (301, 302, 303, 307), (address, error.code)
+        location = urllib.parse.urlsplit(error.headers["Location"])
+    target = location.path.removeprefix(urllib.parse.urlsplit(base).path)
+    return target + (f"?{location.query}" if location.query else "")
+
+
+def answer_every_page(
+    base: str, token: str, pages: dict[tuple[str, str, str], str]
+) -> dict[tuple[str, str, str], tuple[int, str]]:
+    """:func:`answer` for each of ``pages``.
+
+    Each way on from a grading view (``WAYS_ON``) is a redirect to another grading view or
+    to the notebook's list, both among ``pages``: it is asked without following, and answers
+    what its target answered. Following it would draw a submitted notebook again, the dearest
+    page of all, four times over.
+    """
+    ways = {key for key in pages if key[0].removeprefix("grading view ") in WAYS_ON}
+    seen = {key: answer(base, token, pages[key]) for key in pages if key not in ways}
+    by_address = {pages[key]: result for key, result in seen.items()}
+    for key in ways:
+        target = _redirect(base, token, pages[key])
+        if target not in by_address:
+            by_address[target] = answer(base, token, target)
+        seen[key] = by_address[target]
+    return seen
