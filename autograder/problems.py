@@ -2,10 +2,13 @@
 
 ``Problem`` is what inspecting a submission, grading it and judging it find (a missing
 notebook, a lost kernel, a failing test, a link refused...), each of a kind from
-``_WORDING``; ``printable`` escapes a student's names before any terminal or table shows them.
+``_WORDING``; ``printable`` escapes a student's names before any terminal or table shows them;
+``late_words`` says how late a submission is, in the words every report and the Formgrader use
+(the Formgrader's extension reads it here without importing the grading code).
 
 But: it finds nothing itself (``autograder.grading.grade_one`` and the grading steps
-do) and changes nothing.
+do) and changes nothing; a lateness is nbgrader's figure (``total_seconds_late``), only worded
+here.
 
 >>> Problem("extra_file", "", "notes.txt").text()
 'extra file: notes.txt (ignored)'
@@ -94,3 +97,26 @@ def printable(text: str) -> str:
     'z-fake\\\\n\\\\x1b[2J ok'
     """
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def how_late(seconds: float) -> str:
+    """A duration as days, hours, minutes and seconds, the two largest that are not 0.
+
+    >>> how_late(3.4), how_late(125), how_late(90061)
+    ('3 s', '2 min 5 s', '1 d 1 h')
+    """
+    left, parts = round(seconds), []
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60), ("s", 1)):
+        if left >= size or (unit == "s" and not parts):
+            parts.append(f"{left // size} {unit}")
+            left %= size
+    return " ".join(parts[:2])
+
+
+def late_words(seconds: float) -> str:
+    """'late by …' for a submission ``seconds`` past its due date, '' when on time.
+
+    >>> late_words(3725.0), late_words(0.0)
+    ('late by 1 h 2 min', '')
+    """
+    return f"late by {how_late(seconds)}" if seconds > 0 else ""

@@ -24,8 +24,7 @@ import pytest
 
 from autograder import cli
 from autograder.hidden_tests import cases as cases_module
-from autograder.hidden_tests.cases import GROUPS, cases, uncaught, why_unfair
-from autograder.hidden_tests.compare import agrees, reference
+from autograder.hidden_tests.cases import GROUPS, agrees, cases, reference, uncaught, why_unfair
 from autograder.plugins import hidden_tests_outside
 from autograder.plugins.hidden_tests_outside import JudgeHiddenTests
 from autograder.sandbox import judge_answers

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.hidden_tests.compare import agrees
+from autograder.hidden_tests.cases import agrees
 from autograder.sandbox import bwrap, judge_answers
 from autograder.sandbox.judge_answers import run_answers
 from bpe_course.outcomes import ERROR_LIMIT, Outcome

@@ -25,8 +25,7 @@ import pytest
 
 from autograder import cli
 from autograder.course import RECORDS
-from autograder.hidden_tests.cases import cases
-from autograder.hidden_tests.compare import agrees, reference
+from autograder.hidden_tests.cases import agrees, cases, reference
 from autograder.reports import safe_csv, similarity
 from autograder.sandbox import safe_walk
 from bpe_course.outcomes import run_case

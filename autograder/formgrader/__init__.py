@@ -53,7 +53,7 @@ from autograder.formgrader.student_routes import (
     StudentFiles,
     refuse_student_paths,
 )
-from autograder.reports.late import late_words
+from autograder.problems import late_words
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = HERE / "templates"

@@ -36,8 +36,13 @@ from nbgrader.apps.api import NbGraderAPI
 from nbgrader.server_extensions.formgrader import apihandlers as nbgrader_api
 
 from autograder.course import RESULTS_RECORD
-from autograder.problems import EARLIER_GRADE, NO_EARLIER_GRADE, NOT_GRADED_KIND, printable
-from autograder.reports.late import late_words
+from autograder.problems import (
+    EARLIER_GRADE,
+    NO_EARLIER_GRADE,
+    NOT_GRADED_KIND,
+    late_words,
+    printable,
+)
 
 OFFSET = re.compile(r"(?:UTC|GMT)?([+-])(\d{1,2}):?(\d{2})?")
 ZONE_EXAMPLES = "a time zone name such as Europe/Paris or a UTC offset such as +01:00"

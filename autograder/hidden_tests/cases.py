@@ -1,4 +1,5 @@
-"""The inputs every exercise is graded on: worked examples, edge cases, random cases.
+"""The inputs every exercise is graded on (worked examples, edge cases, random cases), and
+what counts as right on them.
 
 ``cases(name, group)`` returns fresh argument tuples of plain data: ``"core"`` (the lesson's
 examples and the edge case each known mistake trips on), ``"random"`` (small random inputs
@@ -31,7 +32,15 @@ group is where each known mistake must be caught, not the luck of a random draw.
 >>> uncaught("term-2026-autumn")
 []
 
-But: it knows no expected answer (``compare.reference`` computes those); a drawn case keeps
+What counts as right: ``reference(name)`` is the reference implementation whose outcome a
+case expects, and ``agrees`` compares plain-data outcomes exactly (types included), except that
+merge_and_update's ``where`` only has to list every word that now holds each pair (stale
+indices are allowed). ``trials_of`` pairs a group's outcomes with the reference's, as the
+``Trial`` records from which ``bpe_course.feedback`` writes messages and
+``bpe_course.mistakes`` names a mistake.
+
+But: it never runs student code (outcomes, ``same`` and ``where_problem`` come from
+``bpe_course.outcomes``, the outcome model the visible tests share); a drawn case keeps
 spaces as they are, and the visible examples are never drawn; a mistake recognised by a test on
 the outcome alone (wrong types, a changed argument, a loop over all words, a token for the
 empty word, the shortest segmentation) has no wrong version to run and is checked by the tests
@@ -44,20 +53,51 @@ import copy
 import functools
 import random
 import string
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
+import solutions
 from autograder.course import EXERCISES
-from autograder.hidden_tests.compare import agrees, reference
 from bpe_course.engine import index_pairs
 from bpe_course.examples import EXAMPLES as VISIBLE
 from bpe_course.examples import example_cases
-from bpe_course.mistakes import MISTAKES
-from bpe_course.outcomes import Outcome, run_case
+from bpe_course.mistakes import MISTAKES, Trial
+from bpe_course.outcomes import Outcome, run_case, same, where_problem
 from solutions import merge_and_update, train_bpe
 
 _POOL = string.ascii_lowercase  # the letters a drawn case is written in
 _TRIES = 200  # permutations tried to keep a where[pair] out of order
+
+
+def reference(name: str) -> Callable:
+    """The reference implementation of exercise ``name``."""
+    if name not in EXERCISES:
+        raise ValueError(f"unknown exercise {name!r}; expected one of {', '.join(EXERCISES)}")
+    return getattr(solutions, name)
+
+
+def agrees(name: str, expected: Outcome, got: Outcome) -> bool:
+    """True when ``got`` is a right answer, given the reference's ``expected`` outcome."""
+    if got.error is not None:
+        return False
+    if name == "merge_and_update":
+        return (
+            same(expected.value, got.value)
+            and same(expected.after[:3], got.after[:3])
+            and where_problem(got.after, expected.after) is None
+        )
+    return same(expected.value, got.value) and same(expected.after, got.after)
+
+
+def trials_of(
+    name: str, all_args: Sequence[tuple], outcomes: Sequence[Any], expected: Sequence[Any]
+) -> list[Trial]:
+    """The group's trials: each case with the reference's and the answer's outcome, and
+    whether the answer agrees with the reference there."""
+    return [
+        Trial(tuple(args), want, got, agrees(name, want, got))
+        for args, want, got in zip(all_args, expected, outcomes)
+    ]
 
 
 def _renaming(case: tuple, rng: random.Random) -> Callable[[str], str]:

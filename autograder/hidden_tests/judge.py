@@ -39,8 +39,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from autograder.hidden_tests.cases import cases
-from autograder.hidden_tests.compare import reference, trials_of
+from autograder.hidden_tests.cases import cases, reference, trials_of
 from bpe_course.feedback import describe
 from bpe_course.outcomes import Outcome, Unplain, run_case
 

@@ -35,7 +35,7 @@ from autograder.course import (
     class_db_path,
     exercise_of,
 )
-from autograder.problems import (
+from autograder.problems import (  # noqa: F401 - how_late read here
     EARLIER_GRADE,
     NO_EARLIER_GRADE,
     NOT_GRADED_KIND,
@@ -43,10 +43,11 @@ from autograder.problems import (
     REPAIRED_KIND,
     SET_ASIDE_KINDS,
     Problem,
+    how_late,
+    late_words,
     printable,
 )
 from autograder.reports import mistakes, safe_csv
-from autograder.reports.late import how_late, late_words  # noqa: F401 - how_late read here
 from autograder.sandbox.judge_answers import exercises_of
 
 MAX_NOTES = 6  # per student in the printed table

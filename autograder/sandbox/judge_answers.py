@@ -43,8 +43,7 @@ import nbformat
 
 from autograder.cells import answer_statements, engine_uses, example_calls
 from autograder.course import ASSIGNMENT, CODE_ROOT, ENGINE_MODULES, ENGINE_PARTS, EXERCISES
-from autograder.hidden_tests.cases import EXAMPLES, cases
-from autograder.hidden_tests.compare import agrees, reference, trials_of
+from autograder.hidden_tests.cases import EXAMPLES, agrees, cases, reference, trials_of
 from autograder.hidden_tests.judge import judge, shorten, size
 from autograder.sandbox import bwrap
 from autograder.sandbox.bwrap import GradingSandbox, Sandbox, python_and_library

@@ -39,10 +39,10 @@ def freeze(frozen_root: Path) -> dict[str, Callable]:
     where = Path(frozen.__file__).resolve().parent
     if where != (frozen_root / "solutions").resolve():
         raise RuntimeError(f"the frozen reference came from {where}, not {frozen_root}")
-    from autograder.hidden_tests import cases, compare
+    from autograder.hidden_tests import cases
 
     for name in EXERCISES:
-        if compare.reference(name) is not getattr(frozen, name):
+        if cases.reference(name) is not getattr(frozen, name):
             raise RuntimeError(f"the checker's reference of {name} is not the frozen one")
     # The diagnosis's variants are built on bpe_course's engine, which mutmut never touches.
     if cases.train_bpe is not frozen.train_bpe:
