@@ -33,6 +33,7 @@ RESULTS_RECORD = RECORDS / "results.json"  # what grading found, per student
 VERDICTS_RECORD = RECORDS / "verdicts.json"  # the judged verdict of every test cell
 ERRORS_LOG = RECORDS / "errors.log"  # tracebacks of grading that stopped, not the students'
 REFUSED_RECORD = RECORDS / "refused.json"  # folders of submitted/ that are no student's
+FILED_LATE_RECORD = RECORDS / "filed-late.json"  # copies dated on time, changed after
 SECRET_FILE = ".grading-secret"  # seeds the random hidden cases for a term
 
 

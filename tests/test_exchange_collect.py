@@ -21,6 +21,7 @@ foreign owner and the size cap.
 from __future__ import annotations
 
 import datetime
+import json
 import os
 import platform
 import shutil
@@ -86,7 +87,13 @@ def make_entry(user: str, folder: Path, when: str, notebook: str | None) -> None
 
 
 def collect(course: Path, exchange: Path, *extra: str) -> subprocess.CompletedProcess:
+    """``nbgrader collect bpe`` with the course's configuration, in a new course folder."""
     course.mkdir()
+    return run_collect(course, exchange, *extra)
+
+
+def run_collect(course: Path, exchange: Path, *extra: str) -> subprocess.CompletedProcess:
+    """``nbgrader collect bpe`` with the course's configuration, in the folder ``course``."""
     shutil.copy(ROOT / "nbgrader_config.py", course / "nbgrader_config.py")
     path = str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"]  # alembic
     env = dict(os.environ, PATH=path, PYTHONPATH=str(ROOT), BPE_EXCHANGE=str(exchange))
@@ -230,6 +237,53 @@ def test_one_unreadable_name_does_not_stop_the_class_collect(tmp_path: Path) -> 
     assert (tmp_path / "owned" / "submitted" / GHOST / "bpe" / "timestamp.txt").exists()
     stock = collect(tmp_path / "stock", tmp_path / "exchange", f"--ExchangeFactory.collect={STOCK}")
     assert stock.returncode != 0 and "Unknown string format: garbage" in stock.stderr
+
+
+def test_an_entry_dated_on_time_but_made_after_the_due_date_waits_for_a_person(
+    tmp_path, monkeypatch
+) -> None:
+    """No account can set a ctime back: an entry dated before the due date whose files
+    changed well after it is collected as nbgrader would, said, and kept for a person until
+    the student's next copy; one finished just after the due date (a slow submit) is not."""
+    from nbgrader.api import Gradebook
+
+    from autograder.course import FILED_LATE_RECORD, NEEDS_PERSON
+    from autograder.reports import summary
+
+    inbound = tmp_path / "exchange" / COURSE_ID / "inbound"
+    inbound.mkdir(parents=True)
+    backdated, quick, late = (f"{PREFIX}{name}" for name in ("backdated", "quick", "late"))
+    for student, minutes_ago in ((backdated, 30), (quick, 3), (late, 0.5)):
+        entry = inbound / f"{student}+bpe+{stamp(minutes_ago)}+x"
+        entry.mkdir()
+        (entry / "timestamp.txt").write_text(stamp(minutes_ago))
+    course = tmp_path / "course"
+    due = datetime.datetime.now(datetime.UTC).replace(tzinfo=None) - datetime.timedelta(minutes=1)
+    course.mkdir()
+    monkeypatch.setenv("PATH", str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"])
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        gb.add_assignment("bpe", duedate=due)
+    done = run_collect(course, tmp_path / "exchange")
+    said = " ".join((done.stdout + done.stderr).split())
+    assert done.returncode == 0, said
+    assert f"{backdated}: its entry is dated" in said and "after the due date" in said
+    assert f"{quick}: its entry is dated" not in said and f"{late}: its entry" not in said
+    record = course / FILED_LATE_RECORD
+    assert list(json.loads(record.read_text())) == [backdated]
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        for student in (backdated, quick):
+            gb.update_or_create_student(student)
+            gb.add_submission("bpe", student)
+    rows = {row.student: row for row in summary.collect(course)}
+    assert rows[backdated].state.kind == NEEDS_PERSON
+    assert "backdated, or inbound was copied since" in " ".join(rows[backdated].state.reasons)
+    assert rows[quick].state.kind != NEEDS_PERSON
+    # The student hands in again, late and honest: the doubt goes with the copy it was about.
+    again = inbound / f"{backdated}+bpe+{stamp(0)}+y"
+    again.mkdir()
+    (again / "timestamp.txt").write_text(stamp(0))
+    assert run_collect(course, tmp_path / "exchange").returncode == 0
+    assert json.loads(record.read_text()) == {}
 
 
 @pytest.mark.parametrize("asked", [True, False], ids=["asked", "nbgrader parses alone"])

@@ -49,15 +49,24 @@ It overrides two private hooks of nbgrader's ``ExchangeCollect`` (``_path_to_rec
 ``_sort_by_timestamp``), so ``tests/test_upstream_copies.py`` holds it to the file it extends (its
 ``upstream-extends:`` comment).
 
+An entry's time is the student's word, and it decides lateness and ``--before-duedate``'s
+choice; the file system's change times are not (no account can set a ctime back). An entry
+dated on or before the due date whose folder or files changed more than ``filed_slack`` seconds
+after that date and after its own time was finished after the due date, or copied since: the
+collect says so, and ``artifacts/grading/filed-late.json`` holds it until that student's next
+copy, so the summary marks the student for a person (``summary.collect``).
+
 But: where a student id is no Unix account (a course on one machine, where the instructor owns
 every entry) the owner cannot be checked; the roster still decides who is a student. A
-time in the past cannot be told from a real one, so a student can still backdate their own
-entry. It deletes nothing in inbound.
+backdated entry is flagged for a person, never re-dated or refused: restoring or copying inbound
+after the due date changes every entry's ctime, and a late penalty must not follow from that.
+It deletes nothing in inbound.
 """
 
 from __future__ import annotations
 
 import datetime
+import json
 import os
 import pwd
 import shutil
@@ -69,7 +78,7 @@ from nbgrader.exchange.default.collect import ExchangeCollect
 from nbgrader.utils import parse_utc
 from traitlets import Bool, Integer
 
-from autograder.course import SOLUTIONS
+from autograder.course import FILED_LATE_RECORD, SOLUTIONS
 from autograder.problems import printable
 from autograder.roster import read_roster, why_not_a_student
 from autograder.sandbox.safe_walk import (
@@ -111,6 +120,18 @@ def copy_plain(entry: str, into: str | None, owner: int | None, max_bytes: int) 
         return _copy_walked(top, into, owner, max_bytes)
     finally:
         os.close(top)
+
+
+def last_changed(entry: str) -> datetime.datetime:
+    """The newest change time (ctime, UTC) of the folder ``entry`` and of everything in it:
+    when it was last written, which its maker cannot set back. Walked as ``copy_plain`` walks,
+    so call it on an entry ``copy_plain`` has checked."""
+    top = os.open(entry, FOLDER)
+    try:
+        newest = max([os.fstat(top).st_ctime, *(found.info.st_ctime for found in walk(top))])
+    finally:
+        os.close(top)
+    return datetime.datetime.fromtimestamp(newest, datetime.UTC).replace(tzinfo=None)
 
 
 def _check_owner(info: os.stat_result, where: str, owner: int | None) -> None:
@@ -241,6 +262,11 @@ class OwnedCollect(ExchangeCollect):
         help="Seconds an entry's time may run ahead of the collect's clock (clocks of the "
         "machines that submit and collect); a later entry is refused.",
     ).tag(config=True)
+    filed_slack = Integer(
+        600,
+        help="Seconds an entry may go on changing after its own time (a slow submit) before a "
+        "change after the due date marks an entry dated on time for a person.",
+    ).tag(config=True)
     update = Bool(
         True,
         help="Replace a student's copy in submitted/ with a newer entry (nbgrader's --update, "
@@ -254,6 +280,7 @@ class OwnedCollect(ExchangeCollect):
 
     def init_src(self) -> None:
         self.refused: list[tuple[str, str]] = []
+        self.filed_late: dict[str, str | None] = {}  # student -> why their copy is doubtful
         self.roster = read_roster(Path(self.coursedir.root))
         self.latest = datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
         self.latest += datetime.timedelta(seconds=self.future_skew)
@@ -296,6 +323,7 @@ class OwnedCollect(ExchangeCollect):
                 self._collect(record)
             except Exception as why:  # noqa: BLE001 - one entry never stops the class
                 self._refuse(record["filename"], why)
+        self._record_filed_late()
         if self.refused:
             names = ", ".join(printable(name)[:80] for name, _ in sorted(self.refused)[:20])
             self.fail(
@@ -361,6 +389,34 @@ class OwnedCollect(ExchangeCollect):
             else:
                 self.log.info("Collecting submission: %s", student)
                 os.rename(fresh, dest)
+        self.filed_late[student] = self._filed_late(record)
+
+    def _filed_late(self, record: dict) -> str | None:
+        """Why the copy just taken may be later than its date says, or None."""
+        due, dated, changed = self.duedate, record["dated"], record["changed"]
+        slack = datetime.timedelta(seconds=self.filed_slack)
+        if due is None or dated > due or changed <= max(due, dated + slack):
+            return None
+        why = (
+            f"its entry is dated {dated:%Y-%m-%d %H:%M:%S} UTC, on time, but was changed at "
+            f"{changed:%Y-%m-%d %H:%M:%S} UTC, after the due date: backdated, or inbound was "
+            "copied since; check it by hand"
+        )
+        self.log.warning("%s: %s", record["username"], why)
+        return why
+
+    def _record_filed_late(self) -> None:
+        """Keep each collected student's doubt (or its absence) in ``FILED_LATE_RECORD``."""
+        if not self.filed_late:
+            return
+        path = Path(self.coursedir.root) / FILED_LATE_RECORD
+        known = json.loads(path.read_text()) if path.exists() else {}
+        known.update(self.filed_late)
+        kept = {student: why for student, why in sorted(known.items()) if why}
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fresh = path.with_name(f".{path.name}.new")
+        fresh.write_text(json.dumps(kept, indent=1))
+        os.replace(fresh, path)
 
     def _say_kept(self, record: dict, existing: datetime.datetime | None, newer: bool) -> None:
         if newer:  # update switched off in the configuration
@@ -412,8 +468,11 @@ class OwnedCollect(ExchangeCollect):
                 f"{account_name(info.st_uid)!r} (filed in another student's name?)"
             )
         copy_plain(path, None, owner, self._max_bytes())
-        _timestamp_of(path)
-        return {"username": parts[0], "filename": name, "timestamp": stamp, "trusted": True}
+        dated = _timestamp_of(path) or stamp  # nbgrader's lateness reads timestamp.txt
+        return {
+            **{"username": parts[0], "filename": name, "timestamp": stamp, "trusted": True},
+            **{"dated": min(dated, stamp), "changed": last_changed(path)},
+        }
 
     def _account(self, student: str) -> int | None:
         """The uid of the account named like the student, or None where the owner cannot

@@ -4,10 +4,11 @@
 student's status (``course.Status``), each exercise's score (``—`` in the table, blank in
 ``summary.csv``, where nobody has given one: never 0), the visible tests the kernel and the
 judge saw differently, how late the submission was (nbgrader's timestamp against the
-assignment's due date, both from the gradebook), and notes. ``report`` prints it and writes
-``summary.csv`` and ``scores.png`` with ``scores.txt`` beside it (the figure in words,
-``describe_distribution``), then the class's mistakes (``mistakes``: a table,
-``mistakes.csv`` and ``mistakes.png``).
+assignment's due date, both from the gradebook; a submission whose date its own files
+contradict, by the collect's record ``filed-late.json``, waits for a person), and notes.
+``report`` prints it and writes ``summary.csv`` and ``scores.png`` with ``scores.txt`` beside
+it (the figure in words, ``describe_distribution``), then the class's mistakes (``mistakes``: a
+table, ``mistakes.csv`` and ``mistakes.png``).
 
 But: it grades nothing and changes no gradebook.
 """
@@ -25,6 +26,7 @@ from autograder.course import (
     ERRORS_LOG,
     EXERCISES,
     FAILED,
+    FILED_LATE_RECORD,
     GRADED,
     NEEDS_PERSON,
     NOT_GRADED,
@@ -106,6 +108,8 @@ def collect(course_root: Path) -> list[StudentRow]:
 
     results = {r["student"]: r for r in _load_json(course_root / RESULTS_RECORD)}
     verdicts = _load_json(course_root / VERDICTS_RECORD)
+    doubts = course_root / FILED_LATE_RECORD  # owned_collect's: dated on time, changed after
+    filed_late: dict[str, str] = json.loads(doubts.read_text()) if doubts.exists() else {}
     rows = []
     with Gradebook(f"sqlite:///{class_db_path(course_root)}") as gb:
         for student in sorted({s.id for s in gb.students} | set(results)):
@@ -157,6 +161,8 @@ def collect(course_root: Path) -> list[StudentRow]:
             if for_person:
                 row.state = row.state.adding(NEEDS_PERSON, [v["needs_person"] for v in for_person])
             row.waiting = {e for v in for_person if (e := exercise_of(str(v.get("cell", ""))))}
+            if student in filed_late:  # lateness rests on a date the files contradict
+                row.state = row.state.adding(NEEDS_PERSON, [filed_late[student]])
             row.notes = hand_notes + [p.text() for p in problems if not p.needs_person]
             row.notes += [v["note"] for v in mine if v.get("note")]
             row.disagreements = [d for v in mine if (d := _disagreement(v))]
