@@ -125,6 +125,14 @@ def test_the_newest_entry_is_queued_an_older_queued_one_superseded_a_forged_one_
     assert states[backdated][0] == SUPERSEDED and states[newer] == (QUEUED, ""), states
     assert [e.name for e in run.store.entries(QUEUED)] == [newer]
 
+    # Where the seconds go, as the rush bench reads them: each queued entry's collect timed.
+    timings = run.store.timings()
+    assert timings[newer]["queued"] >= timings[older]["queued"] > 0, timings
+    assert 0 < timings[newer]["collect_seconds"] < 60, timings
+    assert backdated not in timings and made_up not in timings, timings
+    with pytest.raises(ValueError, match="no such milestone"):
+        run.store.mark(newer, "queued; DROP TABLE entry")
+
     folder = root / STATE_FOLDER
     assert oct(folder.stat().st_mode & 0o777) == "0o700"
     assert not folder.resolve().is_relative_to((root / ".exchange").resolve())

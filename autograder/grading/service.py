@@ -10,7 +10,9 @@ process, the gradebook's one writer (hand grades are kept). Where each entry sta
 queued, grading, graded, refused, superseded, needs a person) is kept in SQLite
 (``Store``) in ``artifacts/grading/service/``, a folder of mode 0700 outside the exchange, so
 that a restarted service resumes: an entry that was being graded is graded again unless the
-gradebook already holds its copy, so nothing is merged twice and nothing is skipped. Whenever
+gradebook already holds its copy, so nothing is merged twice and nothing is skipped. Its
+``timing`` table keeps when each entry was queued, started, done and merged, and the seconds
+its collect, its worker and its merge took (``bench/bench_service.py`` reads them). Whenever
 the queue empties, the class summary is written as ``make autograde`` writes it.
 ``status`` (``make grading-status``) prints one line from the store, and each failure.
 
@@ -77,6 +79,9 @@ STATES = (WAITING, QUEUED, GRADING, GRADED, REFUSED, SUPERSEDED, PERSON)
 IN_FLIGHT = (WAITING, QUEUED, GRADING)
 BY_INSTRUCTOR, AT_ONCE = "when released", "at once"  # GradingService.feedback
 PENDING = "pending"  # an entry's feedback, to be released at once
+# When each step of an entry's way happened (seconds since the epoch; ``seen`` and the merge's
+# ``changed`` are the entry's own): what the service adds to a grading, measured.
+MILESTONES = ("queued", "started", "done", "merged")
 
 
 class GradingService(Configurable):
@@ -143,6 +148,12 @@ class Store:
             # A flood of entries must not make each look at inbound slower than the last.
             self.db.execute("CREATE INDEX IF NOT EXISTS by_account ON entry (account, student)")
             self.db.execute("CREATE INDEX IF NOT EXISTS by_state ON entry (state, student)")
+            # Its own table, so that a store of an earlier service is read as it is.
+            self.db.execute(
+                "CREATE TABLE IF NOT EXISTS timing (name TEXT PRIMARY KEY, queued REAL, "
+                "started REAL, done REAL, merged REAL, collect_seconds REAL, "
+                "worker_seconds REAL, merge_seconds REAL)"
+            )
 
     def close(self) -> None:
         self.db.close()
@@ -169,6 +180,24 @@ class Store:
             "WHERE name = ?",
             (state, reason, time.time(), int(state == GRADED), name),
         )
+
+    def mark(self, name: str, milestone: str, when: float | None = None, **seconds: float) -> None:
+        """Note when (default: now) ``name`` reached ``milestone`` (one of ``MILESTONES``), and
+        how long the named parts took (``collect``, ``worker``, ``merge``); the latest grading
+        counts."""
+        if milestone not in MILESTONES or not set(seconds) <= {"collect", "worker", "merge"}:
+            raise ValueError(f"no such milestone or part: {milestone}, {sorted(seconds)}")
+        columns = [milestone, *(f"{part}_seconds" for part in seconds)]
+        values = [time.time() if when is None else when, *seconds.values()]
+        self.db.execute("INSERT OR IGNORE INTO timing (name) VALUES (?)", (name,))
+        assignments = ", ".join(f"{column} = ?" for column in columns)
+        self.db.execute(f"UPDATE timing SET {assignments} WHERE name = ?", (*values, name))
+
+    def timings(self) -> dict[str, dict[str, float | None]]:
+        """Each entry's milestones and parts' seconds, as ``mark`` noted them."""
+        cursor = self.db.execute("SELECT * FROM timing")
+        columns = [d[0] for d in cursor.description]
+        return {row[0]: dict(zip(columns[1:], row[1:], strict=True)) for row in cursor}
 
     def set_feedback(self, name: str, feedback: str) -> None:
         """The entry's feedback: ``PENDING``, released, or why it could not be."""
@@ -335,8 +364,8 @@ class Service:
         self.inbound = inbound_of(config)[1]
         self.roster = read_roster(self.root)
         self.running: dict[Future[StudentResult], str] = {}  # grading task -> entry name
-        self.started: dict[str, float] = {}  # entry name -> when its grading started
         self.unreadable: set[str] = set()  # entry names said to be no text, said once
+        self.finished_at: dict[Future[StudentResult], float] = {}  # grading -> when it ended
 
     def resume(self) -> None:
         """After a stop: an entry left grading is graded if the gradebook holds its copy
@@ -416,7 +445,9 @@ class Service:
             for entry in waiting:
                 self.store.set(entry.name, REFUSED, f"{why}, so it is no student of the class")
             return
+        began = time.perf_counter()
         collected = collect_student(self.config, student, self.store.left_out(student))
+        collect_seconds = time.perf_counter() - began
         for entry in waiting:
             if entry.name in collected.refused:
                 self.store.set(entry.name, REFUSED, collected.refused[entry.name])
@@ -444,6 +475,7 @@ class Service:
                 self.store.set(older.name, SUPERSEDED, f"a newer entry came: {chosen}")
             stamp = collected.copy_stamp.isoformat()
             self.store.set(chosen, QUEUED, "", copy_stamp=stamp)
+            self.store.mark(chosen, "queued", collect=collect_seconds)
             print(f"queued {student} ({printable(chosen)[:120]})", flush=True)
         self._supersede(student, waiting, f"not the student's entry the collect chose ({chosen})")
 
@@ -461,13 +493,20 @@ class Service:
                 continue
             busy.add(entry.student)
             self.store.set(entry.name, GRADING, "", copy_stamp=entry.copy_stamp)
-            self.started[entry.name] = time.time()
+            self.store.mark(entry.name, "started")
             if client is None:  # in this process: the result comes at once
-                self.finish(entry.name, grade_task(self.options, entry.student, template))
+                result = grade_task(self.options, entry.student, template)
+                self.store.mark(entry.name, "done", worker=result.seconds)
+                self.finish(entry.name, result)
                 continue
             key = f"serve-{entry.student}-{uuid.uuid4().hex[:8]}"
             future = client.submit(grade_task, self.options, entry.student, template, key=key)
+            future.add_done_callback(self._finished)
             self.running[future] = entry.name
+
+    def _finished(self, future: Future[StudentResult]) -> None:
+        """In the client's thread: note when a grading ended."""
+        self.finished_at.setdefault(future, time.time())
 
     def collect_results(self) -> None:
         """Merge every finished grading into the gradebook."""
@@ -475,12 +514,16 @@ class Service:
             name = self.running.pop(future)
             result = result_of(future, self.student_of(name))
             future.release()
+            when = self.finished_at.pop(future, None)
+            self.store.mark(name, "done", when, worker=result.seconds)
             self.finish(name, result)
 
     def finish(self, name: str, result: StudentResult) -> None:
         """Merge one grading (this process is the gradebook's one writer); record it."""
+        began = time.perf_counter()
         merged = merge_result(self.root, result)
         save_grading_results(self.root, [merged])
+        self.store.mark(name, "merged", merge=time.perf_counter() - began)
         entry_seen = next(e.seen for e in self.store.entries(GRADING) if e.name == name)
         waited = time.time() - entry_seen
         if result.stopped:
