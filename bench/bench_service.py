@@ -14,9 +14,10 @@ each entry as the course's submit leaves it (built aside, then renamed in whole)
   autograde`` graded this class in the same run. So the rush is stated in the machine's own
   capacity: at 0.5 the service has, on average, twice the capacity the rush asks for, as a
   service must to keep a queue short, and yet arrivals bunch (several in a second happen).
-  For 40 students at about 0.6 a second that is 48 entries in about 2.5 minutes, denser than
-  a class's real last ten minutes. The pattern (seconds, student, which filing) is printed and
-  recorded.
+  For 40 students, with ``make autograde`` grading 0.3 to 0.6 of them a second on 2 shared
+  cores, that is 48 entries over 3 to 7 minutes: a class's last minutes, bunched. The gaps
+  are the seed's in units of the mean gap, so the pattern's shape is the same on every
+  machine and its scale follows the machine; it is printed and recorded (seconds:student).
 - **The burst**, the worst case: once the rush has drained, every student files again at the
   same instant. Its latencies are mostly queueing behind 2 workers, so they are reported, not
   judged; the burst is where the queue never empties, so it gives the service's drain rate,
