@@ -53,8 +53,8 @@ c.GradingSandbox.unconfined = False
 c.GradingService.feedback = "when released"
 # Seconds between two looks at inbound; seconds an entry's timestamp.txt must have been there;
 # entries one account may file in one student's name before the rest are refused.
-c.GradingService.poll_seconds = 1.0
-c.GradingService.settle_seconds = 1.0
+c.GradingService.poll_seconds = 0.25
+c.GradingService.settle_seconds = 0.5
 c.GradingService.max_entries_per_account = 30
 
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}

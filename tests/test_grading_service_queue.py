@@ -8,7 +8,8 @@ clock without touching anyone's queue, refuse an account's entries past the boun
 nothing before an entry has settled. A restart puts an entry left grading back in the queue
 unless the gradebook already holds its copy (then it counts as graded, once). With
 nbgrader's ``before_duedate``, the newest entry on time is the one queued.
-``grading-status`` reads it all.
+``grading-status`` reads it all. The class summary is written in a thread, one at a time,
+the last ask kept, a failure said.
 
 But: nothing is graded (``test_grading_service`` grades, is killed and restarts).
 """
@@ -20,6 +21,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -125,6 +127,14 @@ def test_the_newest_entry_is_queued_an_older_queued_one_superseded_a_forged_one_
     assert states[backdated][0] == SUPERSEDED and states[newer] == (QUEUED, ""), states
     assert [e.name for e in run.store.entries(QUEUED)] == [newer]
 
+    # Where the seconds go, as the rush bench reads them: each queued entry's collect timed.
+    timings = run.store.timings()
+    assert timings[newer]["queued"] >= timings[older]["queued"] > 0, timings
+    assert 0 < timings[newer]["collect_seconds"] < 60, timings
+    assert backdated not in timings and made_up not in timings, timings
+    with pytest.raises(ValueError, match="no such milestone"):
+        run.store.mark(newer, "queued; DROP TABLE entry")
+
     folder = root / STATE_FOLDER
     assert oct(folder.stat().st_mode & 0o777) == "0o700"
     assert not folder.resolve().is_relative_to((root / ".exchange").resolve())
@@ -221,3 +231,39 @@ def test_with_before_duedate_the_newest_entry_on_time_is_the_one_queued(root: Pa
     assert states[on_time] == (QUEUED, "") and states[late][0] == SUPERSEDED, states
     copy = root / "submitted" / "di" / "bpe" / "01_bpe_by_hand.ipynb"
     assert copy.read_text() == '{"v": 1}'
+
+
+def test_the_summary_is_written_aside_once_at_a_time_and_the_last_ask_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The class summary takes seconds (its figures): written in a thread, it delays no merge;
+    asked again while one is written, it is written once more after, never twice at once."""
+    release, calls, running = threading.Event(), [], []
+
+    def slow_report(course_root: Path, quiet: bool = False) -> list:
+        running.append(1)
+        assert len(running) == 1, "two summaries at once"
+        calls.append(course_root)
+        if len(calls) == 1:
+            release.wait(30)
+        running.pop()
+        if len(calls) >= 3:
+            raise OSError("disk full")
+        return []
+
+    monkeypatch.setattr(grading_service.summary, "report", slow_report)
+    writer = grading_service.SummaryWriter(tmp_path)
+    writer.ask()
+    writer.ask()  # while the first is written: kept for after it
+    writer.ask()
+    writer.follow_up()
+    assert len(calls) == 1 and writer.again
+    release.set()
+    writer.thread.join(30)
+    writer.follow_up()  # the one asked meanwhile, once
+    writer.close()
+    assert calls == [tmp_path, tmp_path]
+    writer.ask()  # a failing summary is tried again, then said, and stops nothing
+    writer.close()
+    assert len(calls) == 5
+    assert "the class summary was not written: OSError('disk full')" in capsys.readouterr().err

@@ -1,8 +1,9 @@
 """Grading on submit: a service that grades each submission as it arrives in the exchange.
 
 ``serve`` (``make grading-service``) polls the exchange's inbound every
-``GradingService.poll_seconds``. An entry counts once its ``timestamp.txt`` has been there
-``settle_seconds`` (the course's submit renames a finished entry into inbound, so it is whole).
+``GradingService.poll_seconds``, and wakes at once when a grading ends, to merge it. An entry
+counts once its ``timestamp.txt`` has been there ``settle_seconds`` (the course's submit
+renames a finished entry into inbound, so it is whole; nbgrader's own sets modes after).
 Each new entry is then taken through the course's own collect rules (``OwnedCollect``, for its
 student alone), and the student's newest accepted entry is graded on a warm Dask cluster by
 the same task as ``make autograde`` (``grade_task``) and merged into ``gradebook.db`` by this
@@ -10,8 +11,11 @@ process, the gradebook's one writer (hand grades are kept). Where each entry sta
 queued, grading, graded, refused, superseded, needs a person) is kept in SQLite
 (``Store``) in ``artifacts/grading/service/``, a folder of mode 0700 outside the exchange, so
 that a restarted service resumes: an entry that was being graded is graded again unless the
-gradebook already holds its copy, so nothing is merged twice and nothing is skipped. Whenever
-the queue empties, the class summary is written as ``make autograde`` writes it.
+gradebook already holds its copy, so nothing is merged twice and nothing is skipped. Its
+``timing`` table keeps when each entry was queued, started, done and merged, and the seconds
+its collect, its worker and its merge took (``bench/bench_service.py`` reads them). Whenever
+the queue empties, the class summary is written as ``make autograde`` writes it, in a thread
+of its own (``SummaryWriter``), so its seconds delay no merge.
 ``status`` (``make grading-status``) prints one line from the store, and each failure.
 
 >>> entry_parts("ada+bpe+2026-12-05 03:00:00.000001 UTC+a1b2")
@@ -42,6 +46,7 @@ import sqlite3
 import stat
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -77,18 +82,24 @@ STATES = (WAITING, QUEUED, GRADING, GRADED, REFUSED, SUPERSEDED, PERSON)
 IN_FLIGHT = (WAITING, QUEUED, GRADING)
 BY_INSTRUCTOR, AT_ONCE = "when released", "at once"  # GradingService.feedback
 PENDING = "pending"  # an entry's feedback, to be released at once
+# When each step of an entry's way happened (seconds since the epoch; ``seen`` and the merge's
+# ``changed`` are the entry's own): what the service adds to a grading, measured.
+MILESTONES = ("queued", "started", "done", "merged")
 
 
 class GradingService(Configurable):
     """How the grading service watches inbound, set in ``nbgrader_config.py``."""
 
     poll_seconds = Float(
-        1.0, help="seconds between two looks at the exchange's inbound for new entries"
+        0.25,
+        help="seconds between two looks at the exchange's inbound for new entries (a grading "
+        "that ends is merged at once, not at the next look)",
     ).tag(config=True)
     settle_seconds = Float(
-        1.0,
-        help="seconds an entry's timestamp.txt must have existed before the entry is taken "
-        "(nbgrader's own submit writes files into an entry for a while)",
+        0.5,
+        help="seconds an entry's timestamp.txt must have existed (or been changed last) before "
+        "the entry is taken: the course's submit renames a whole entry into inbound, but "
+        "nbgrader's own writes timestamp.txt, then sets modes, in place",
     ).tag(config=True)
     feedback = Enum(
         (BY_INSTRUCTOR, AT_ONCE),
@@ -143,6 +154,12 @@ class Store:
             # A flood of entries must not make each look at inbound slower than the last.
             self.db.execute("CREATE INDEX IF NOT EXISTS by_account ON entry (account, student)")
             self.db.execute("CREATE INDEX IF NOT EXISTS by_state ON entry (state, student)")
+            # Its own table, so that a store of an earlier service is read as it is.
+            self.db.execute(
+                "CREATE TABLE IF NOT EXISTS timing (name TEXT PRIMARY KEY, queued REAL, "
+                "started REAL, done REAL, merged REAL, collect_seconds REAL, "
+                "worker_seconds REAL, merge_seconds REAL)"
+            )
 
     def close(self) -> None:
         self.db.close()
@@ -169,6 +186,24 @@ class Store:
             "WHERE name = ?",
             (state, reason, time.time(), int(state == GRADED), name),
         )
+
+    def mark(self, name: str, milestone: str, when: float | None = None, **seconds: float) -> None:
+        """Note when (default: now) ``name`` reached ``milestone`` (one of ``MILESTONES``), and
+        how long the named parts took (``collect``, ``worker``, ``merge``); the latest grading
+        counts."""
+        if milestone not in MILESTONES or not set(seconds) <= {"collect", "worker", "merge"}:
+            raise ValueError(f"no such milestone or part: {milestone}, {sorted(seconds)}")
+        columns = [milestone, *(f"{part}_seconds" for part in seconds)]
+        values = [time.time() if when is None else when, *seconds.values()]
+        self.db.execute("INSERT OR IGNORE INTO timing (name) VALUES (?)", (name,))
+        assignments = ", ".join(f"{column} = ?" for column in columns)
+        self.db.execute(f"UPDATE timing SET {assignments} WHERE name = ?", (*values, name))
+
+    def timings(self) -> dict[str, dict[str, float | None]]:
+        """Each entry's milestones and parts' seconds, as ``mark`` noted them."""
+        cursor = self.db.execute("SELECT * FROM timing")
+        columns = [d[0] for d in cursor.description]
+        return {row[0]: dict(zip(columns[1:], row[1:], strict=True)) for row in cursor}
 
     def set_feedback(self, name: str, feedback: str) -> None:
         """The entry's feedback: ``PENDING``, released, or why it could not be."""
@@ -335,8 +370,9 @@ class Service:
         self.inbound = inbound_of(config)[1]
         self.roster = read_roster(self.root)
         self.running: dict[Future[StudentResult], str] = {}  # grading task -> entry name
-        self.started: dict[str, float] = {}  # entry name -> when its grading started
         self.unreadable: set[str] = set()  # entry names said to be no text, said once
+        self.finished_at: dict[Future[StudentResult], float] = {}  # grading -> when it ended
+        self.wake = threading.Event()  # set when a grading ends
 
     def resume(self) -> None:
         """After a stop: an entry left grading is graded if the gradebook holds its copy
@@ -416,7 +452,9 @@ class Service:
             for entry in waiting:
                 self.store.set(entry.name, REFUSED, f"{why}, so it is no student of the class")
             return
+        began = time.perf_counter()
         collected = collect_student(self.config, student, self.store.left_out(student))
+        collect_seconds = time.perf_counter() - began
         for entry in waiting:
             if entry.name in collected.refused:
                 self.store.set(entry.name, REFUSED, collected.refused[entry.name])
@@ -444,6 +482,7 @@ class Service:
                 self.store.set(older.name, SUPERSEDED, f"a newer entry came: {chosen}")
             stamp = collected.copy_stamp.isoformat()
             self.store.set(chosen, QUEUED, "", copy_stamp=stamp)
+            self.store.mark(chosen, "queued", collect=collect_seconds)
             print(f"queued {student} ({printable(chosen)[:120]})", flush=True)
         self._supersede(student, waiting, f"not the student's entry the collect chose ({chosen})")
 
@@ -461,13 +500,27 @@ class Service:
                 continue
             busy.add(entry.student)
             self.store.set(entry.name, GRADING, "", copy_stamp=entry.copy_stamp)
-            self.started[entry.name] = time.time()
+            self.store.mark(entry.name, "started")
             if client is None:  # in this process: the result comes at once
-                self.finish(entry.name, grade_task(self.options, entry.student, template))
+                result = grade_task(self.options, entry.student, template)
+                self.store.mark(entry.name, "done", worker=result.seconds)
+                self.finish(entry.name, result)
                 continue
             key = f"serve-{entry.student}-{uuid.uuid4().hex[:8]}"
             future = client.submit(grade_task, self.options, entry.student, template, key=key)
+            future.add_done_callback(self._finished)
             self.running[future] = entry.name
+
+    def _finished(self, future: Future[StudentResult]) -> None:
+        """In the client's thread: note when a grading ended, and wake the service to merge it
+        at once rather than at its next look at inbound."""
+        self.finished_at.setdefault(future, time.time())
+        self.wake.set()
+
+    def pause(self, seconds: float) -> None:
+        """Wait ``seconds`` for the next look at inbound, or less: until a grading ends."""
+        self.wake.wait(seconds)
+        self.wake.clear()  # one set after this is seen by the next pause: a step too many
 
     def collect_results(self) -> None:
         """Merge every finished grading into the gradebook."""
@@ -475,12 +528,16 @@ class Service:
             name = self.running.pop(future)
             result = result_of(future, self.student_of(name))
             future.release()
+            when = self.finished_at.pop(future, None)
+            self.store.mark(name, "done", when, worker=result.seconds)
             self.finish(name, result)
 
     def finish(self, name: str, result: StudentResult) -> None:
         """Merge one grading (this process is the gradebook's one writer); record it."""
+        began = time.perf_counter()
         merged = merge_result(self.root, result)
         save_grading_results(self.root, [merged])
+        self.store.mark(name, "merged", merge=time.perf_counter() - began)
         entry_seen = next(e.seen for e in self.store.entries(GRADING) if e.name == name)
         waited = time.time() - entry_seen
         if result.stopped:
@@ -503,12 +560,17 @@ class Service:
         return not busy
 
     def step(self, client: Client | None, template: Path) -> None:
-        """One look at inbound: record, collect, grade, merge."""
+        """One look at inbound: record, then for each student collect, grade; merge."""
         self.scan()
+        self.collect_results()
         busy = self.busy()
         waiting = {e.student for e in self.store.entries(WAITING)}
         for student in sorted(waiting - busy):
             self.take(student)
+            # Started before the next student's collect, and merged as they end: in a rush,
+            # the first grading need not wait for the whole look's collects.
+            self.grade(client, template)
+            self.collect_results()
         self.grade(client, template)
         self.collect_results()
         pending = self.store.feedback_pending()
@@ -540,6 +602,50 @@ def release_feedback(course_root: Path, student: str) -> str | None:
             said = " ".join((done.stdout + done.stderr).split())[-300:]
             return f"nbgrader {step} failed: {said}"
     return None
+
+
+class SummaryWriter:
+    """Writes the class summary (``make autograde``'s) in a thread of its own, so that the
+    second or two its tables and figures take never delays a merge or a look at inbound;
+    one at a time, and once more after it when asked again meanwhile."""
+
+    def __init__(self, course_root: Path) -> None:
+        self.root = course_root
+        self.thread: threading.Thread | None = None
+        self.again = False
+
+    def ask(self) -> None:
+        """Write the summary now, or (one is being written) once that one is done."""
+        if self.thread is not None and self.thread.is_alive():
+            self.again = True
+            return
+        self.again = False
+        self.thread = threading.Thread(target=self._write, name="summary")
+        self.thread.start()
+
+    def follow_up(self) -> None:
+        """Start the summary asked for while the last one was being written, once it is done."""
+        if self.again and not (self.thread is not None and self.thread.is_alive()):
+            self.ask()
+
+    def close(self) -> None:
+        """Wait for the summary being written, and write the one still asked for."""
+        if self.thread is not None:
+            self.thread.join()
+        if self.again:
+            self.again = False
+            self._write()
+
+    def _write(self) -> None:
+        for attempt in range(3):
+            try:
+                summary.report(self.root, quiet=True)
+                return
+            except Exception as error:  # a summary that fails stops no grading; said, not hidden
+                # It may have read a record while a merge rewrote it: read again a moment later.
+                failure = error
+                time.sleep(0.5 * (attempt + 1))
+        print(f"the class summary was not written: {failure!r}", file=sys.stderr, flush=True)
 
 
 def serve(options: GradingOptions, idle_exit: int | None = None) -> int:
@@ -575,21 +681,25 @@ def _watch(
     service: Service, store: Store, client: Client | None, template: Path, idle_exit: int | None
 ) -> int:
     """Look at inbound every ``poll_seconds`` until ``idle_exit`` seconds with nothing to do."""
-    root = service.root
     poll = service.settings.poll_seconds
     quiet_since, worked = time.monotonic(), False
-    while True:
-        service.step(client, template)
-        if not service.idle():
-            quiet_since, worked = time.monotonic(), True
-        elif worked:  # the queue has just emptied
-            summary.report(root, quiet=True)
-            print(status_line(store), flush=True)
-            worked = False
-        if idle_exit is not None and time.monotonic() - quiet_since >= idle_exit:
-            print(f"nothing to grade for {idle_exit} s: stopping", flush=True)
-            return 0
-        time.sleep(poll)
+    summaries = SummaryWriter(service.root)
+    try:
+        while True:
+            service.step(client, template)
+            summaries.follow_up()
+            if not service.idle():
+                quiet_since, worked = time.monotonic(), True
+            elif worked:  # the queue has just emptied
+                summaries.ask()
+                print(status_line(store), flush=True)
+                worked = False
+            if idle_exit is not None and time.monotonic() - quiet_since >= idle_exit:
+                print(f"nothing to grade for {idle_exit} s: stopping", flush=True)
+                return 0
+            service.pause(poll)
+    finally:
+        summaries.close()  # Ctrl-C included: the last summary is whole
 
 
 def status_line(store: Store) -> str:
