@@ -244,7 +244,8 @@ def test_an_entry_dated_on_time_but_made_after_the_due_date_waits_for_a_person(
 ) -> None:
     """No account can set a ctime back: an entry dated before the due date whose files
     changed well after it is collected as nbgrader would, said, and kept for a person until
-    the student's next copy; one finished just after the due date (a slow submit) is not."""
+    the student's next copy; one finished within a minute of its date (a slow submit) is not,
+    and an entry with no time of its own is dated by its name."""
     from nbgrader.api import Gradebook
 
     from autograder.course import FILED_LATE_RECORD, NEEDS_PERSON
@@ -252,13 +253,17 @@ def test_an_entry_dated_on_time_but_made_after_the_due_date_waits_for_a_person(
 
     inbound = tmp_path / "exchange" / COURSE_ID / "inbound"
     inbound.mkdir(parents=True)
-    backdated, quick, late = (f"{PREFIX}{name}" for name in ("backdated", "quick", "late"))
-    for student, minutes_ago in ((backdated, 30), (quick, 3), (late, 0.5)):
-        entry = inbound / f"{student}+bpe+{stamp(minutes_ago)}+x"
+    names = ("backdated", "undated", "quick", "late")
+    backdated, undated, quick, late = (f"{PREFIX}{name}" for name in names)
+    dated = {backdated: stamp(30), undated: stamp(30), quick: stamp(0.5), late: stamp(0.05)}
+    for student, when in dated.items():
+        entry = inbound / f"{student}+bpe+{when}+x"
         entry.mkdir()
-        (entry / "timestamp.txt").write_text(stamp(minutes_ago))
+        if student != undated:  # it leaves timestamp.txt out
+            (entry / "timestamp.txt").write_text(when)
     course = tmp_path / "course"
-    due = datetime.datetime.now(datetime.UTC).replace(tzinfo=None) - datetime.timedelta(minutes=1)
+    due = datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
+    due -= datetime.timedelta(seconds=20)
     course.mkdir()
     monkeypatch.setenv("PATH", str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"])
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
@@ -266,10 +271,14 @@ def test_an_entry_dated_on_time_but_made_after_the_due_date_waits_for_a_person(
     done = run_collect(course, tmp_path / "exchange")
     said = " ".join((done.stdout + done.stderr).split())
     assert done.returncode == 0, said
-    assert f"{backdated}: its entry is dated" in said and "after the due date" in said
+    for student in (backdated, undated):
+        assert f"{student}: its entry is dated" in said and "after the due date" in said
     assert f"{quick}: its entry is dated" not in said and f"{late}: its entry" not in said
     record = course / FILED_LATE_RECORD
-    assert list(json.loads(record.read_text())) == [backdated]
+    assert sorted(json.loads(record.read_text())) == [backdated, undated]
+    # The copy carries its name's time, so nbgrader counts it late by that time.
+    copy_time = (course / "submitted" / undated / "bpe" / "timestamp.txt").read_text()
+    assert copy_time == dated[undated]
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         for student in (backdated, quick):
             gb.update_or_create_student(student)
@@ -283,7 +292,28 @@ def test_an_entry_dated_on_time_but_made_after_the_due_date_waits_for_a_person(
     again.mkdir()
     (again / "timestamp.txt").write_text(stamp(0))
     assert run_collect(course, tmp_path / "exchange").returncode == 0
+    assert list(json.loads(record.read_text())) == [undated]
+
+
+def test_overlapping_collects_lose_no_doubt(tmp_path) -> None:
+    """The record of doubts is changed under a lock and replaced whole: writers at once keep
+    every student's, and a record that does not read is set aside, said, not lost."""
+    import multiprocessing
+
+    from autograder.course import FILED_LATE_RECORD
+    from autograder.plugins.owned_collect import record_filed_late
+
+    students = [f"s{i:02d}" for i in range(24)]
+    with multiprocessing.get_context("fork").Pool(6) as pool:
+        pool.starmap(record_filed_late, [(tmp_path, s, f"why {s}") for s in students])
+    record = tmp_path / FILED_LATE_RECORD
+    assert json.loads(record.read_text()) == {s: f"why {s}" for s in students}
+    record.write_text("{not json")
+    said = record_filed_late(tmp_path, "s00", None)
+    assert said and "set aside" in said
     assert json.loads(record.read_text()) == {}
+    aside = [p.read_text() for p in record.parent.glob("filed-late.json.unreadable-*")]
+    assert aside == ["{not json"]
 
 
 @pytest.mark.parametrize("asked", [True, False], ids=["asked", "nbgrader parses alone"])

@@ -66,7 +66,7 @@ from autograder.hidden_tests.cases import why_unfair
 from autograder.problems import printable
 from autograder.reports import summary
 from autograder.reports.export_grades import course_version
-from autograder.reports.safe_csv import write_csv
+from autograder.reports.safe_csv import replacing, write_csv
 from autograder.reports.summary import UNGRADED, given_score
 from autograder.roster import read_roster, why_not_a_student
 from autograder.sandbox import bwrap
@@ -148,12 +148,14 @@ def save_grading_results(course_root: Path, results: list[StudentResult]) -> Non
     version = course_version()  # a term's records name the course that graded them
     for result in results:
         old[result.student] = {**result.record(), "course_version": version}
-    path.write_text(json.dumps([old[s] for s in sorted(old)], indent=1))
+    with replacing(path) as out:  # whole, for the grading service's summary thread reads it
+        out.write(json.dumps([old[s] for s in sorted(old)], indent=1))
     record = course_root / VERDICTS_RECORD
     kept = json.loads(record.read_text()) if record.exists() else []
     kept = [v for v in kept if v["student"] not in graded]
     fresh = [v for r in results for v in r.verdicts]
-    record.write_text(json.dumps(kept + fresh, indent=1))
+    with replacing(record) as out:
+        out.write(json.dumps(kept + fresh, indent=1))
 
 
 def notebooks_missing(course_root: Path, class_db: Path, assignment: str = ASSIGNMENT) -> list[str]:

@@ -566,6 +566,8 @@ class Service:
         busy = self.busy()
         waiting = {e.student for e in self.store.entries(WAITING)}
         for student in sorted(waiting - busy):
+            if student in self.busy():  # its queued entry started with an earlier student's
+                continue
             self.take(student)
             # Started before the next student's collect, and merged as they end: in a rush,
             # the first grading need not wait for the whole look's collects.

@@ -50,11 +50,14 @@ It overrides two private hooks of nbgrader's ``ExchangeCollect`` (``_path_to_rec
 ``upstream-extends:`` comment).
 
 An entry's time is the student's word, and it decides lateness and ``--before-duedate``'s
-choice; the file system's change times are not (no account can set a ctime back). An entry
-dated on or before the due date whose folder or files changed more than ``filed_slack`` seconds
-after that date and after its own time was finished after the due date, or copied since: the
-collect says so, and ``artifacts/grading/filed-late.json`` holds it until that student's next
-copy, so the summary marks the student for a person (``summary.collect``).
+choice; the file system's change times are not (no account can set a ctime back). The copy
+notes the newest ctime of what it read, each file's taken after reading it (``copy_entry``):
+an entry dated on or before the due date that changed after the due date, and more than
+``filed_slack`` seconds after its own date, was finished late, or copied since. The collect
+says so and keeps it in ``artifacts/grading/filed-late.json`` before the copy lands, until that
+student's next copy; the summary marks the student for a person (``summary.collect``). An entry
+with no time in its ``timestamp.txt`` is given its name's, so it cannot be on time by having
+none.
 
 But: where a student id is no Unix account (a course on one machine, where the instructor owns
 every entry) the owner cannot be checked; the roster still decides who is a student. A
@@ -66,12 +69,14 @@ It deletes nothing in inbound.
 from __future__ import annotations
 
 import datetime
+import fcntl
 import json
 import os
 import pwd
 import shutil
 import stat
 import tempfile
+import time
 from pathlib import Path
 
 from nbgrader.exchange.default.collect import ExchangeCollect
@@ -112,26 +117,26 @@ def copy_plain(entry: str, into: str | None, owner: int | None, max_bytes: int) 
     the bytes of its files. Raises ``UntrustedEntryError`` for a link or special file, a part not
     owned by ``owner`` (any owner when ``None``), more than ``max_bytes`` in all, and
     ``TooManyEntriesError`` past ``MAX_ENTRIES`` files and folders or ``MAX_DEPTH``."""
+    return copy_entry(entry, into, owner, max_bytes)[0]
+
+
+def copy_entry(
+    entry: str, into: str | None, owner: int | None, max_bytes: int
+) -> tuple[int, datetime.datetime]:
+    """``copy_plain``, and the newest change time (ctime, UTC) of what it read, each file's
+    taken once it was read: the last time the copy's content can have been written, which no
+    account can set back."""
     try:
         top = os.open(entry, FOLDER)
     except OSError as error:
         raise UntrustedEntryError(f"it is not a plain folder ({error.strerror})") from None
+    changed = [os.fstat(top).st_ctime]
     try:
-        return _copy_walked(top, into, owner, max_bytes)
+        used = _copy_walked(top, into, owner, max_bytes, changed)
+        changed.append(os.fstat(top).st_ctime)  # a name added or removed while walked
     finally:
         os.close(top)
-
-
-def last_changed(entry: str) -> datetime.datetime:
-    """The newest change time (ctime, UTC) of the folder ``entry`` and of everything in it:
-    when it was last written, which its maker cannot set back. Walked as ``copy_plain`` walks,
-    so call it on an entry ``copy_plain`` has checked."""
-    top = os.open(entry, FOLDER)
-    try:
-        newest = max([os.fstat(top).st_ctime, *(found.info.st_ctime for found in walk(top))])
-    finally:
-        os.close(top)
-    return datetime.datetime.fromtimestamp(newest, datetime.UTC).replace(tzinfo=None)
+    return used, datetime.datetime.fromtimestamp(max(changed), datetime.UTC).replace(tzinfo=None)
 
 
 def _check_owner(info: os.stat_result, where: str, owner: int | None) -> None:
@@ -150,9 +155,12 @@ def _check_owner(info: os.stat_result, where: str, owner: int | None) -> None:
         )
 
 
-def _copy_walked(top: int, into: str | None, owner: int | None, room: int) -> int:
+def _copy_walked(
+    top: int, into: str | None, owner: int | None, room: int, changed: list[float]
+) -> int:
     """Check (and with ``into``, copy) everything below the open folder ``top``; folders get
-    their modes and times once the walk has written all that is in them."""
+    their modes and times once the walk has written all that is in them. Each part's ctime,
+    a file's after it was read, goes into ``changed``."""
     info = os.fstat(top)
     _check_owner(info, "", owner)
     folders = [] if into is None else [(into, info)]
@@ -163,11 +171,12 @@ def _copy_walked(top: int, into: str | None, owner: int | None, room: int) -> in
         target = None if into is None else os.path.join(into, found.path)
         if found.is_dir:
             _check_owner(found.info, found.path, owner)
+            changed.append(found.info.st_ctime)
             if target is not None:
                 os.mkdir(target, 0o700)
                 folders.append((target, found.info))
         elif found.is_regular:
-            used += _copy_file(found, target, owner, room - used)
+            used += _copy_file(found, target, owner, room - used, changed)
         else:
             raise UntrustedEntryError(
                 f"{found.path!r} is a {kind(found.info.st_mode)}, which collect neither follows "
@@ -179,7 +188,9 @@ def _copy_walked(top: int, into: str | None, owner: int | None, room: int) -> in
     return used
 
 
-def _copy_file(found: Found, into: str | None, owner: int | None, room: int) -> int:
+def _copy_file(
+    found: Found, into: str | None, owner: int | None, room: int, changed: list[float]
+) -> int:
     too_big = f"{found.path!r} takes it past the size cap (CourseDirectory.max_dir_size)"
     source = open_regular(found)
     try:
@@ -188,6 +199,7 @@ def _copy_file(found: Found, into: str | None, owner: int | None, room: int) -> 
         if info.st_size > room:
             raise UntrustedEntryError(too_big)
         if into is None:
+            changed.append(info.st_ctime)
             return info.st_size
         copied = 0
         with open(into, "xb") as out:
@@ -198,6 +210,7 @@ def _copy_file(found: Found, into: str | None, owner: int | None, room: int) -> 
                 out.write(chunk)
         os.chmod(into, (info.st_mode & 0o644) | 0o600)
         os.utime(into, ns=(info.st_atime_ns, info.st_mtime_ns))
+        changed.append(os.fstat(source).st_ctime)  # written while it was read: seen here
         return copied
     finally:
         os.close(source)
@@ -254,6 +267,34 @@ def _set_aside(dest: str, existing: datetime.datetime | None) -> str:
     return aside
 
 
+def record_filed_late(course_root: Path, student: str, why: str | None) -> str | None:
+    """Set (``why``) or clear (None) ``student``'s doubt in ``FILED_LATE_RECORD``, under a lock,
+    replaced whole: collects that overlap (the service's, the Formgrader's) lose none. A record
+    that does not read is set aside, not lost: returns what to tell the instructor then."""
+    path = course_root / FILED_LATE_RECORD
+    path.parent.mkdir(parents=True, exist_ok=True)
+    said = None
+    with open(path.with_name(f".{path.name}.lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            known = json.loads(path.read_text()) if path.exists() else {}
+            if not isinstance(known, dict):
+                raise ValueError("not a mapping")
+        except ValueError:
+            aside = path.with_name(f"{path.name}.unreadable-{time.time_ns()}")
+            os.replace(path, aside)
+            said = f"{path} did not read: set aside as {aside.name}; its doubts need a person"
+            known = {}
+        known.pop(student, None)
+        if why:
+            known[student] = why
+        handle, fresh = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        with os.fdopen(handle, "w") as out:
+            json.dump(dict(sorted(known.items())), out, indent=1)
+        os.replace(fresh, path)
+    return said
+
+
 class OwnedCollect(ExchangeCollect):
     """``nbgrader collect`` that skips inbound entries their named student did not make."""
 
@@ -263,7 +304,7 @@ class OwnedCollect(ExchangeCollect):
         "machines that submit and collect); a later entry is refused.",
     ).tag(config=True)
     filed_slack = Integer(
-        600,
+        60,
         help="Seconds an entry may go on changing after its own time (a slow submit) before a "
         "change after the due date marks an entry dated on time for a person.",
     ).tag(config=True)
@@ -280,7 +321,6 @@ class OwnedCollect(ExchangeCollect):
 
     def init_src(self) -> None:
         self.refused: list[tuple[str, str]] = []
-        self.filed_late: dict[str, str | None] = {}  # student -> why their copy is doubtful
         self.roster = read_roster(Path(self.coursedir.root))
         self.latest = datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
         self.latest += datetime.timedelta(seconds=self.future_skew)
@@ -323,7 +363,6 @@ class OwnedCollect(ExchangeCollect):
                 self._collect(record)
             except Exception as why:  # noqa: BLE001 - one entry never stops the class
                 self._refuse(record["filename"], why)
-        self._record_filed_late()
         if self.refused:
             names = ", ".join(printable(name)[:80] for name, _ in sorted(self.refused)[:20])
             self.fail(
@@ -359,8 +398,13 @@ class OwnedCollect(ExchangeCollect):
             self.log.warning("%s: no account of that name, so its owner is not checked", student)
         with tempfile.TemporaryDirectory(prefix="bpe-collect-") as scratch:
             plain = os.path.join(scratch, "entry")
-            copy_plain(source, plain, owner, self._max_bytes())
-            _timestamp_of(plain)  # nbgrader reads it at every later collect
+            changed = copy_entry(source, plain, owner, self._max_bytes())[1]
+            if _timestamp_of(plain) is None:  # nbgrader reads it at every later collect
+                # Without a time of its own the copy would be on time whenever it came: it
+                # takes its name's, which nbgrader chose it by.
+                stamp = f"{record['timestamp']:%Y-%m-%d %H:%M:%S.%f} UTC"
+                Path(plain, "timestamp.txt").write_text(stamp)
+            self._note_filed_late(student, record["dated"], changed)
             os.makedirs(os.path.dirname(dest), exist_ok=True)
             # Copied beside the earlier submission, then swapped in: a copy that fails half-way
             # (a full disk) leaves the earlier one as it was.
@@ -389,34 +433,25 @@ class OwnedCollect(ExchangeCollect):
             else:
                 self.log.info("Collecting submission: %s", student)
                 os.rename(fresh, dest)
-        self.filed_late[student] = self._filed_late(record)
 
-    def _filed_late(self, record: dict) -> str | None:
-        """Why the copy just taken may be later than its date says, or None."""
-        due, dated, changed = self.duedate, record["dated"], record["changed"]
-        slack = datetime.timedelta(seconds=self.filed_slack)
-        if due is None or dated > due or changed <= max(due, dated + slack):
-            return None
-        why = (
-            f"its entry is dated {dated:%Y-%m-%d %H:%M:%S} UTC, on time, but was changed at "
-            f"{changed:%Y-%m-%d %H:%M:%S} UTC, after the due date: backdated, or inbound was "
-            "copied since; check it by hand"
-        )
-        self.log.warning("%s: %s", record["username"], why)
-        return why
-
-    def _record_filed_late(self) -> None:
-        """Keep each collected student's doubt (or its absence) in ``FILED_LATE_RECORD``."""
-        if not self.filed_late:
-            return
-        path = Path(self.coursedir.root) / FILED_LATE_RECORD
-        known = json.loads(path.read_text()) if path.exists() else {}
-        known.update(self.filed_late)
-        kept = {student: why for student, why in sorted(known.items()) if why}
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fresh = path.with_name(f".{path.name}.new")
-        fresh.write_text(json.dumps(kept, indent=1))
-        os.replace(fresh, path)
+    def _note_filed_late(
+        self, student: str, dated: datetime.datetime, changed: datetime.datetime
+    ) -> None:
+        """Keep in ``FILED_LATE_RECORD`` why the copy about to replace ``student``'s may be later
+        than its date says, or that it is not; before the copy lands, so no copy is ever in
+        place with its doubt unsaid."""
+        due, slack = self.duedate, datetime.timedelta(seconds=self.filed_slack)
+        why = None
+        if due is not None and dated <= due and changed > max(due, dated + slack):
+            why = (
+                f"its entry is dated {dated:%Y-%m-%d %H:%M:%S} UTC, on time, but was changed at "
+                f"{changed:%Y-%m-%d %H:%M:%S} UTC, after the due date: backdated, or inbound "
+                "was copied since; check it by hand"
+            )
+            self.log.warning("%s: %s", student, why)
+        said = record_filed_late(Path(self.coursedir.root), student, why)
+        if said:
+            self.log.warning(said)
 
     def _say_kept(self, record: dict, existing: datetime.datetime | None, newer: bool) -> None:
         if newer:  # update switched off in the configuration
@@ -471,7 +506,7 @@ class OwnedCollect(ExchangeCollect):
         dated = _timestamp_of(path) or stamp  # nbgrader's lateness reads timestamp.txt
         return {
             **{"username": parts[0], "filename": name, "timestamp": stamp, "trusted": True},
-            **{"dated": min(dated, stamp), "changed": last_changed(path)},
+            "dated": min(dated, stamp),  # the earliest time the entry claims
         }
 
     def _account(self, student: str) -> int | None:

@@ -16,6 +16,7 @@ But: it grades nothing and changes no gradebook.
 from __future__ import annotations
 
 import json
+import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -108,8 +109,7 @@ def collect(course_root: Path) -> list[StudentRow]:
 
     results = {r["student"]: r for r in _load_json(course_root / RESULTS_RECORD)}
     verdicts = _load_json(course_root / VERDICTS_RECORD)
-    doubts = course_root / FILED_LATE_RECORD  # owned_collect's: dated on time, changed after
-    filed_late: dict[str, str] = json.loads(doubts.read_text()) if doubts.exists() else {}
+    filed_late = _filed_late(course_root)
     rows = []
     with Gradebook(f"sqlite:///{class_db_path(course_root)}") as gb:
         for student in sorted({s.id for s in gb.students} | set(results)):
@@ -168,6 +168,20 @@ def collect(course_root: Path) -> list[StudentRow]:
             row.disagreements = [d for v in mine if (d := _disagreement(v))]
             rows.append(row)
     return rows
+
+
+def _filed_late(course_root: Path) -> dict[str, str]:
+    """The collect's doubts (``owned_collect``): each student whose copy is dated on time but
+    changed after the due date, and why; said, not fatal, where the record does not read."""
+    path = course_root / FILED_LATE_RECORD
+    try:
+        found = json.loads(path.read_text()) if path.exists() else {}
+    except ValueError:
+        found = None
+    if not isinstance(found, dict):
+        print(f"{path} does not read: the next collect sets it aside", file=sys.stderr)
+        return {}
+    return found
 
 
 def _not_graded(problems: list[Problem]) -> list[str]:
