@@ -399,12 +399,16 @@ class OwnedCollect(ExchangeCollect):
         with tempfile.TemporaryDirectory(prefix="bpe-collect-") as scratch:
             plain = os.path.join(scratch, "entry")
             changed = copy_entry(source, plain, owner, self._max_bytes())[1]
-            if _timestamp_of(plain) is None:  # nbgrader reads it at every later collect
+            dated = _timestamp_of(plain)  # nbgrader reads it at every later collect
+            if dated is None:
                 # Without a time of its own the copy would be on time whenever it came: it
                 # takes its name's, which nbgrader chose it by.
                 stamp = f"{record['timestamp']:%Y-%m-%d %H:%M:%S.%f} UTC"
                 Path(plain, "timestamp.txt").write_text(stamp)
-            self._note_filed_late(student, record["dated"], changed)
+            # The earliest time the copy claims, read from the copy: not from an earlier look.
+            self._note_filed_late(
+                student, min(dated or record["timestamp"], record["timestamp"]), changed
+            )
             os.makedirs(os.path.dirname(dest), exist_ok=True)
             # Copied beside the earlier submission, then swapped in: a copy that fails half-way
             # (a full disk) leaves the earlier one as it was.
@@ -503,11 +507,8 @@ class OwnedCollect(ExchangeCollect):
                 f"{account_name(info.st_uid)!r} (filed in another student's name?)"
             )
         copy_plain(path, None, owner, self._max_bytes())
-        dated = _timestamp_of(path) or stamp  # nbgrader's lateness reads timestamp.txt
-        return {
-            **{"username": parts[0], "filename": name, "timestamp": stamp, "trusted": True},
-            "dated": min(dated, stamp),  # the earliest time the entry claims
-        }
+        _timestamp_of(path)
+        return {"username": parts[0], "filename": name, "timestamp": stamp, "trusted": True}
 
     def _account(self, student: str) -> int | None:
         """The uid of the account named like the student, or None where the owner cannot
