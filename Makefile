@@ -166,8 +166,8 @@ regrade: venv  ## after fixing a test (edit source/bpe/, make notebooks): regrad
 # nbgrader runs `alembic` from PATH; the feedback preprocessor lives in autograder/.
 NBGRADER := PATH="$(CURDIR)/$(BIN):$$PATH" PYTHONPATH=$(CURDIR) $(BIN)/nbgrader
 
-feedback: venv  ## write feedback/<student>/bpe/*.html from autograded/ (hidden tests and checker tracebacks removed)
-	$(GRADING) -m autograder feedback
+feedback: venv  ## write feedback/<student>/bpe/*.html from autograded/ (hidden tests and checker tracebacks removed), a task per student on a local Dask cluster of JOBS workers (SCHEDULER=tls://host:8786: grading's cluster)
+	$(GRADING) -m autograder feedback --jobs $(JOBS) $(if $(SCHEDULER),--scheduler $(SCHEDULER),)
 
 similarity: venv  ## after grading: which answers look copied, from a classmate or from similarity-references/ (artifacts/grading/similarity.html, .csv; THRESHOLD=6)
 	$(GRADING) -m autograder similarity $(if $(THRESHOLD),--threshold $(THRESHOLD),)

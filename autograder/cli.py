@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import fields
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
-from autograder.course import ASSIGNMENT, CODE_ROOT
+from autograder.course import ASSIGNMENT
 from autograder.grading import grade_class, on_dask
 from autograder.grading.options import GradingOptions, course_root
 from autograder.reports import canvas as canvas_file
@@ -144,17 +143,33 @@ def _grading(parser: argparse.ArgumentParser, some_students: bool = True) -> Non
         action="store_true",
         help="grade without the sandbox (where bubblewrap is missing); every grade says so",
     )
+    _where(parser, "grade")
+
+
+def _where(parser: argparse.ArgumentParser, work: str) -> None:
+    """Where to ``work``: the cluster's flags, and ``--in-process`` and ``--no-progress``."""
     parser.add_argument(
         "--scheduler",
-        help="grade on the running Dask cluster at this address (tls://host:8786), whose "
+        help=f"{work} on the running Dask cluster at this address (tls://host:8786), whose "
         "workers see the course folder at the same path (default: a local cluster of --jobs)",
     )
     parser.add_argument(
         "--in-process",
         action="store_true",
-        help="grade in this process, one student after another, without Dask (a baseline)",
+        help=f"{work} in this process, one student after another, without Dask (a baseline)",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _cluster(parser: argparse.ArgumentParser, work: str) -> None:
+    """The flags of a command that runs one task per student on grading's cluster."""
+    parser.add_argument(
+        "--jobs",
+        type=_count("worker processes"),
+        default=os.cpu_count() or 1,
+        help="worker processes of the local cluster (default: one a core)",
+    )
+    _where(parser, work)
 
 
 def _lms(parser: argparse.ArgumentParser, out: str) -> None:
@@ -188,7 +203,7 @@ SUMMARIES = {
     "grading-status": "One line from the grading service's queue: how many wait, are graded and "
     "failed, the oldest wait; then each failure with its reason.",
     "feedback": "Write feedback/<student>/bpe/*.html from autograded/, hidden tests and checker "
-    "tracebacks removed (nbgrader's generate_feedback).",
+    "tracebacks removed (nbgrader's generate_feedback, one task per student on Dask).",
     "export": "Write grades.csv: per student the status, total and each exercise; blank where a "
     "person must decide.",
     "canvas": "Fill Canvas's gradebook export with the grades, for Canvas's import "
@@ -237,6 +252,7 @@ def parser() -> _Parser:
     _grading(sub["grade"])
     _grading(sub["regrade"])
     _grading(sub["serve"], some_students=False)
+    _cluster(sub["feedback"], "write each student's pages")
     sub["serve"].add_argument(
         "--idle-exit",
         type=_count("seconds"),
@@ -333,13 +349,16 @@ def _regrade(args: argparse.Namespace) -> int:
 
 
 def _feedback(args: argparse.Namespace) -> int:
-    """nbgrader's ``generate_feedback``, as its own program (it reads nbgrader_config.py
-    from the course folder, as nbgrader always does) with the course's code on its path."""
-    tools = str(Path(sys.executable).parent)  # nbgrader runs `alembic` from PATH
-    env = dict(os.environ, PYTHONPATH=str(CODE_ROOT))
-    env["PATH"] = os.pathsep.join([tools, env["PATH"]]) if env.get("PATH") else tools
-    command = [sys.executable, "-m", "nbgrader", "generate_feedback", ASSIGNMENT, "--force"]
-    return subprocess.run([*command, "--log-level=WARN"], cwd=args.root, env=env).returncode
+    """Each student's pages by nbgrader's ``GenerateFeedback``, one task per student on Dask
+    (grading's cluster flags; nothing else of grading's options applies)."""
+    options = GradingOptions(
+        course_root=args.root,
+        jobs=args.jobs,
+        scheduler=args.scheduler,
+        in_process=args.in_process,
+        progress=not args.no_progress,
+    )
+    return grade_class.feedback(options)
 
 
 def _flags_as(options: type[Options], args: argparse.Namespace, **given: Any) -> Options:

@@ -38,6 +38,7 @@ WRITERS = {
     "bench_selfcheck.py": "selfcheck",
     "bench_similarity.py": "similarity",
     "bench_service.py": "service",
+    "bench_feedback.py": "feedback",
 }
 
 

@@ -72,6 +72,7 @@ def test_each_command_says_what_it_takes(name: str, capsys: pytest.CaptureFixtur
         (["grde"], "invalid choice: 'grde'"),
         (["grade", "--jobs", "0"], "argument --jobs: 0 worker processes: give 1 or more"),
         (["regrade", "--jobs", "two"], "'two' is not a whole number of worker processes"),
+        (["feedback", "--jobs", "0"], "argument --jobs: 0 worker processes: give 1 or more"),
         (["grade", "--memory-gb", "-1"], "-1 GB: give 0 (no limit) or more"),
         (["canvas", "no-such-export.csv"], "download the gradebook from Canvas"),
         (["worker", "127.0.0.1:8786"], "must start with tls:// (got '127.0.0.1:8786')"),

@@ -13,7 +13,8 @@ as soon as it is running a student's task. Every student must then have exactly 
 grades, each cell scored as bare nbgrader scored the same answers under the same term secret
 (``graded_course``, tests/support/pipeline_class.py, whose ``wrong-<j>`` and ``stub`` hand
 in the same notebooks); and ``mistakes.csv`` must count every catalogued mistake as often as
-it was submitted.
+it was submitted. Then the guide's ``make feedback SCHEDULER=…`` gives every graded student a
+page per graded notebook, on the same workers.
 """
 
 from __future__ import annotations
@@ -110,7 +111,7 @@ def courses(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
 def cluster(courses: tuple, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     """The grading guide's scheduler and workers, started as it shows them, in the course copy."""
     on_dask = courses[0]
-    scheduler, worker, _ = CLUSTER_COMMANDS
+    scheduler, worker = CLUSTER_COMMANDS[:2]
     if listening(8786):
         pytest.fail("port 8786, which the grading guide's `make scheduler` uses, is taken here")
     logs = tmp_path_factory.mktemp("dask")
@@ -245,6 +246,25 @@ def test_a_killed_worker_costs_nothing(graded: tuple, graded_course: GradedCours
     import bpe_course
 
     assert {r["course_version"] for r in results} == {bpe_course.__version__}
+
+
+def test_feedback_on_the_grading_cluster_gives_every_student_their_pages(graded: tuple) -> None:
+    on_dask, made, _, _ = graded
+    done = subprocess.run(
+        ["bash", "-c", CLUSTER_COMMANDS[3]],  # make feedback SCHEDULER=…, as written
+        cwd=on_dask,
+        env=_readme_environment(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"feedback for {len(made)} of {len(made)} student(s)" in done.stdout, done.stdout
+    assert "on the Dask cluster at tls://127.0.0.1:8786" in done.stdout, done.stdout
+    for student in made:
+        graded_books = (on_dask / "autograded" / student / "bpe").glob("*.ipynb")
+        pages = (on_dask / "feedback" / student / "bpe").glob("*.html")
+        assert {p.stem for p in pages} == {p.stem for p in graded_books}, student
 
 
 @pytest.mark.parametrize("protocol", ["tls", "tcp"])

@@ -3,12 +3,19 @@ submissions made from the release, autograde, generate_feedback, export, then ev
 
 The class and how it is graded: tests/support/pipeline_class.py. Each wrong answer must lose
 points on its own exercise and cost nothing elsewhere; each correct answer must get full marks.
+``make feedback``'s command, a task per student on a local Dask cluster, must write the pages
+bare ``nbgrader generate_feedback`` wrote for the same graded class, byte for byte and mode
+for mode, and name the one student whose autograded notebook was broken.
 """
 
 from __future__ import annotations
 
 import html
+import os
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import nbformat
@@ -113,6 +120,64 @@ def test_feedback_hides_hidden_tests_and_checker_tracebacks(graded_course: Grade
     assert "Likely mistake:" in "".join(feedback_pages(graded_course, "wrong-1").values())
     stub = "".join(feedback_pages(graded_course, "stub").values())
     assert "NotImplementedError" in stub
+
+
+def tree(folder: Path) -> dict[str, tuple[int, bytes | None]]:
+    """Each entry under ``folder`` by its relative path: its mode and, for a file, its bytes."""
+    return {
+        str(path.relative_to(folder)): (
+            path.stat().st_mode,
+            path.read_bytes() if path.is_file() else None,
+        )
+        for path in sorted(folder.rglob("*"))
+    }
+
+
+PAGE_BYTES = 300 * 1024  # the most a feedback page may weigh (issue 45)
+
+
+def test_feedback_on_the_cluster_is_nbgraders_and_a_broken_notebook_stops_one_student(
+    graded_course: GradedCourse, tmp_path: Path
+) -> None:
+    course = tmp_path / "course"
+    shutil.copytree(graded_course.roots["stub"], course, symlinks=True)
+    # Three students keep it short: the stub's pages (every notebook), a wrong one's, and one
+    # whose notebook breaks.
+    students = sorted(p.name for p in (course / "autograded").iterdir())[:3]
+    for folder in (course / "autograded").iterdir():
+        if folder.name not in students:
+            shutil.rmtree(folder)
+    made_by_nbgrader = {
+        path: entry
+        for path, entry in tree(course / "feedback").items()
+        if path.split("/")[0] in students
+    }
+    shutil.rmtree(course / "feedback")
+    broken = students[0]
+    notebook = sorted((course / "autograded" / broken / "bpe").glob("*.ipynb"))[-1]
+    notebook.write_text("{ not a notebook")
+    gradebook = (course / "gradebook.db").read_bytes()
+    done = subprocess.run(
+        [sys.executable, "-m", "autograder", "feedback", "--root", str(course), "--jobs", "2"],
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    said = [line for line in done.stderr.splitlines() if line.startswith("no feedback for ")]
+    assert len(said) == 1 and said[0].startswith(f"no feedback for {broken}: "), done.stderr
+    assert "NotJSONError" in said[0], said
+    summary = f"feedback for {len(students) - 1} of {len(students)} student(s)"
+    assert summary in done.stdout and "local Dask cluster of 2 worker(s)" in done.stdout
+    made = tree(course / "feedback")
+    # nbgrader removes a failed student's feedback/<student>/bpe and leaves the folder above it
+    others = {p: entry for p, entry in made_by_nbgrader.items() if not p.startswith(f"{broken}/")}
+    assert made == others, "the cluster's pages differ from nbgrader's generate_feedback"
+    assert (course / "gradebook.db").read_bytes() == gradebook, "feedback wrote the gradebook"
+    for path, (_, data) in made.items():
+        if data is not None:
+            assert len(data) <= PAGE_BYTES and b"<script" not in data.lower(), path
 
 
 def cell_view(path: Path) -> list[tuple[str, str, dict]]:

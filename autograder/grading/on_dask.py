@@ -7,7 +7,9 @@ programs with the course's certificate in ``<course>/.dask-tls/``). Before anyon
 process may import from a folder another account can write, and each worker must start a
 grading kernel (``why_cannot_grade``). ``grade_on_cluster`` submits each student with the run's
 configuration as data of the task, and calls back here with each result, so the caller stays
-the gradebook's one writer.
+the gradebook's one writer. ``feedback_on_cluster`` writes each student's feedback pages as one
+task on the same cluster (``open_cluster(..., feedback=True)``: its workers proved only to
+import nothing from a folder another account can write, since feedback runs no student code).
 
 >>> failed("ada", "the grading worker died").problems
 (Problem(kind='not_graded', notebook='', detail='the grading worker died'),)
@@ -51,6 +53,7 @@ from autograder.course import ASSIGNMENT, CODE_ROOT, course_config
 from autograder.grading.grade_one import command_config, grade_submission, prepare_worker
 from autograder.grading.gradebook_rows import StudentResult
 from autograder.grading.options import GradingOptions
+from autograder.plugins.feedback import write_pages
 from autograder.plugins.guarded_execute import SandboxKernelManager
 from autograder.problems import NOT_GRADED_KIND, Problem
 from autograder.sandbox import bwrap
@@ -255,6 +258,73 @@ def setup_problem() -> str | None:
     return _SETUP_PROBLEM[0] if _SETUP_PROBLEM else None
 
 
+_FEEDBACK_PROBLEM: list[str] = []  # why this worker process cannot write feedback
+
+
+@dataclass
+class FeedbackWorker(WorkerPlugin):
+    """Once per worker process: quiet logs (on a local cluster, stderr sent to ``log_path``),
+    and whether it imports from a folder another account can write (a grading worker's own
+    proof, ``GradingWorker``, stays as it was)."""
+
+    log_path: str | None = None
+    name = "bpe-feedback-worker"
+
+    def setup(self, worker: Any) -> None:
+        warnings.filterwarnings("ignore")  # nbgrader's SQLAlchemy warnings
+        logging.getLogger().setLevel(logging.CRITICAL)
+        if self.log_path:  # what nbconvert's libraries print, off the command's terminal
+            log = os.open(self.log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            os.dup2(log, 2)
+            os.close(log)
+        lines = untrusted_entries()
+        problem = refusal(f"the Dask worker {worker.address}", lines) if lines else None
+        _FEEDBACK_PROBLEM[:] = [problem] if problem else []
+
+
+def feedback_problem() -> str | None:
+    """Why this worker cannot write feedback, or None (run on every worker by the client)."""
+    return _FEEDBACK_PROBLEM[0] if _FEEDBACK_PROBLEM else None
+
+
+def feedback_task(course_root: Path, student: str) -> str | None:
+    """``write_pages`` in a worker: None, or why the student has no feedback."""
+    if _FEEDBACK_PROBLEM:
+        raise WorkerCannotGradeError(_FEEDBACK_PROBLEM[0])
+    return write_pages(course_root, student)
+
+
+def feedback_on_cluster(
+    client: Client,
+    course_root: Path,
+    students: list[str],
+    on_result: Callable[[str, str | None], None],
+) -> None:
+    """Write each student's feedback pages as one task; ``on_result(student, why)`` runs
+    here once per student as they finish (``why``: None, or why they have no pages)."""
+    run = uuid.uuid4().hex[:8]  # keys unique on a cluster that other runs share
+    futures = {
+        client.submit(feedback_task, course_root, s, key=f"feedback-{s}-{run}"): s for s in students
+    }
+    try:
+        for future in as_completed(futures, loop=client.loop):
+            on_result(futures[future], _why_not(future))
+            future.release()
+    finally:
+        client.cancel(list(futures))
+
+
+def _why_not(future: Future[str | None]) -> str | None:
+    """A feedback task's answer; a task that killed its workers too often, or raised, as
+    the reason in one line."""
+    try:
+        return future.result()
+    except KilledWorker:
+        return "its worker died every time it was tried"
+    except Exception as error:  # a worker that cannot write feedback, a bug
+        return " ".join(f"{type(error).__name__}: {error}".split())[:300]
+
+
 def grade_task(options: GradingOptions, student: str, template_db: Path) -> StudentResult:
     """``grade_submission`` in a worker, unless the worker could not prove it can grade."""
     if _SETUP_PROBLEM:
@@ -306,11 +376,14 @@ def _join(address: str, course_root: Path) -> Client:
 
 
 @contextlib.contextmanager
-def open_cluster(options: GradingOptions, log_path: Path | None = None) -> Iterator[Client]:
+def open_cluster(
+    options: GradingOptions, log_path: Path | None = None, feedback: bool = False
+) -> Iterator[Client]:
     """A client of the cluster that grades: the scheduler at ``options.scheduler``, or a
     local cluster of ``options.jobs`` worker processes (closed on exit), its workers set up
-    for grading and each process checked (``refuse_unready``). ``log_path`` takes the local
-    workers' stderr (kernels' chatter); an existing cluster's workers keep their own."""
+    for grading (with ``feedback``, for writing feedback) and each process checked
+    (``refuse_unready``). ``log_path`` takes the local workers' stderr (kernels' chatter);
+    an existing cluster's workers keep their own."""
     with contextlib.ExitStack() as stack:
         if options.scheduler:
             client = _join(options.scheduler, options.course_root)
@@ -318,8 +391,12 @@ def open_cluster(options: GradingOptions, log_path: Path | None = None) -> Itera
             client = _local_client(stack, options.jobs, log_path)
         stack.callback(client.close)
         local_log = str(log_path) if log_path and not options.scheduler else None
-        _register(client, GradingWorker(options, local_log))
-        refuse_unready(client)
+        if feedback:
+            _register(client, FeedbackWorker(local_log))
+            refuse_unready(client, feedback_problem)
+        else:
+            _register(client, GradingWorker(options, local_log))
+            refuse_unready(client)
         yield client
 
 
@@ -349,7 +426,7 @@ def _local_client(stack: contextlib.ExitStack, jobs: int, log_path: Path | None)
     return Client(cluster, set_as_default=False)
 
 
-def _register(client: Client, plugin: GradingWorker) -> None:
+def _register(client: Client, plugin: WorkerPlugin) -> None:
     """Set every worker up; a worker that dies while the plugin is handed out breaks the
     hand-out (its nanny restarts it, and a new worker gets the plugin when it joins), so the
     others are set up again, since a broken hand-out may have missed them."""
@@ -362,9 +439,10 @@ def _register(client: Client, plugin: GradingWorker) -> None:
             time.sleep(1)
 
 
-def refuse_unready(client: Client) -> None:
+def refuse_unready(client: Client, problem: Callable[[], str | None] = setup_problem) -> None:
     """Stop before anyone is graded when the scheduler, a nanny or a worker imports from a
-    folder another account can write, or a worker failed to prove it can grade."""
+    folder another account can write, or a worker failed its setup's proof (``problem``, run
+    on each worker: by default, that it can grade)."""
     try:
         lines = client.run_on_scheduler(untrusted_entries)
     except Exception as error:  # it cannot import the course's grading code
@@ -381,7 +459,7 @@ def refuse_unready(client: Client) -> None:
                 problems.append(lines)
             elif lines:
                 problems.append(refusal(f"the Dask nanny {address}", lines))
-    problems += [why for why in _answers(client, setup_problem).values() if why]
+    problems += [why for why in _answers(client, problem).values() if why]
     if problems:
         raise SystemExit("\n".join(dict.fromkeys(problems)))
 
@@ -401,9 +479,9 @@ def _answers(client: Client, function: Callable[[], Any], nanny: bool = False) -
     return {k: v for k, v in answers.items() if not isinstance(v, OSError)}
 
 
-def blind_workers(client: Client, course_root: Path) -> list[str]:
-    """The workers that do not see ``course_root/submitted`` at the same path."""
-    seen = client.run(os.path.isdir, str(course_root / "submitted"))
+def blind_workers(client: Client, course_root: Path, folder: str = "submitted") -> list[str]:
+    """The workers that do not see ``course_root/folder`` at the same path."""
+    seen = client.run(os.path.isdir, str(course_root / folder))
     return sorted(address for address, ok in seen.items() if not ok)
 
 
