@@ -56,7 +56,7 @@ from autograder.course import (
     find_students,
     term_secret,
 )
-from autograder.grading.grade_one import scratch_root
+from autograder.grading.grade_one import gradebook_ready_for_readers, scratch_root, write_pages
 from autograder.grading.gradebook_rows import StudentResult, make_template, merge_student
 from autograder.grading.on_dask import (
     blind_workers,
@@ -68,7 +68,6 @@ from autograder.grading.on_dask import (
 )
 from autograder.grading.options import GradingOptions
 from autograder.hidden_tests.cases import why_unfair
-from autograder.plugins.feedback import gradebook_ready_for_readers, write_pages
 from autograder.problems import printable
 from autograder.reports import summary
 from autograder.reports.export_grades import course_version

@@ -6,7 +6,10 @@ missing, broken or too large notebook, an extra file, a locked test cell deleted
 submission holding a link or special file (``unsafe_entries``) is only recorded for a person.
 After, ``read_outcomes`` reads the autograded notebooks for lost kernels, timeouts, memory and
 failing test cells. ``prepare_worker`` sets up a grading process once; ``command_config`` is
-the run's configuration over ``nbgrader_config.py``'s.
+the run's configuration over ``nbgrader_config.py``'s. ``write_pages`` is the same for
+feedback: nbgrader's own ``GenerateFeedback`` for one student, with the course's configuration,
+reading the gradebook through a read-only connection, so that a class is fed back as one task
+per student (``make feedback``).
 
 But: it never writes the class gradebook (``grade_class`` merges the rows) and judges
 nothing itself: nbgrader runs the notebooks with the steps of ``plugins``.
@@ -17,17 +20,20 @@ from __future__ import annotations
 import contextlib
 import datetime
 import errno
+import glob
 import json
 import logging
 import os
 import resource
 import shutil
+import sqlite3
 import sys
 import tempfile
 import time
 import traceback
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import jsonschema
 import nbformat
@@ -37,7 +43,7 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.utils import capture_log, parse_utc
 from traitlets.config import Config
 
-from autograder.course import ASSIGNMENT, RECORDS, course_config
+from autograder.course import ASSIGNMENT, RECORDS, class_db_path, course_config
 from autograder.grading.gradebook_rows import (
     Rows,
     StudentResult,
@@ -58,6 +64,7 @@ from autograder.problems import (
     REFUSED_KIND,
     REPAIRED_KIND,
     Problem,
+    printable,
 )
 from autograder.sandbox import bwrap
 from autograder.sandbox.kernels import (
@@ -623,3 +630,58 @@ def _json_lines(record: Path) -> list[dict[str, Any]]:
     if not record.exists():
         return []
     return [json.loads(line) for line in record.read_text().splitlines() if line.strip()]
+
+
+# What nbgrader's GetGrades opens the gradebook with (``Gradebook(db_url)``): its default
+# course, which it adds, uncommitted, when the gradebook lacks it.
+NBGRADER_DEFAULT_COURSE = "default_course"
+
+
+def read_only_url(db_path: Path) -> str:
+    """An SQLAlchemy URL that opens the SQLite file ``db_path`` read-only (and never makes it)."""
+    return f"sqlite:///file:{quote(str(db_path))}?mode=ro&uri=true"
+
+
+def gradebook_ready_for_readers(course_root: Path) -> None:
+    """Give the class gradebook the course row nbgrader's ``GetGrades`` looks for, when it
+    lacks it (run once, by the one process that writes the gradebook, before any
+    ``write_pages``): nbgrader's ``Gradebook`` adds that row whenever it opens a gradebook
+    without it, which a read-only connection would refuse."""
+    from nbgrader.api import Gradebook
+
+    db_path = class_db_path(course_root)
+    with sqlite3.connect(f"file:{quote(str(db_path))}?mode=ro", uri=True) as db:
+        known = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'course'").fetchone()
+        row = "SELECT 1 FROM course WHERE id = ?"
+        if known and db.execute(row, (NBGRADER_DEFAULT_COURSE,)).fetchone():
+            return
+    with Gradebook(f"sqlite:///{db_path}") as gradebook:  # adds the course row
+        gradebook.db.commit()
+
+
+def write_pages(course_root: Path, student: str) -> str | None:
+    """``student``'s feedback pages, by nbgrader's ``GenerateFeedback`` with the course's
+    ``nbgrader_config.py`` (``course_config``), as ``nbgrader generate_feedback bpe --force``
+    writes them for each student; None, or one line saying why not (nbgrader then removed
+    what it had written of them, as it does). The gradebook is opened read-only: call
+    ``gradebook_ready_for_readers`` once first."""
+    from nbgrader.converters import GenerateFeedback
+    from nbgrader.coursedir import CourseDirectory
+
+    config = course_config(course_root)
+    if "root" not in config.CourseDirectory:  # nbgrader's default: the folder it runs in
+        config.CourseDirectory.root = str(course_root)
+    config.CourseDirectory.db_url = read_only_url(class_db_path(course_root))
+    # The student id is a glob to nbgrader: this student's folder alone.
+    only = glob.escape(student)
+    coursedir = CourseDirectory(config=config, assignment_id=ASSIGNMENT, student_id=only)
+    converter = GenerateFeedback(coursedir=coursedir, config=config)
+    converter.force = True
+    try:
+        outcome, errors = _autograde(converter)
+    except Exception as error:  # a bug of ours or nbgrader's: this student, not the class
+        errors, outcome = [f"{type(error).__name__}: {error}"], {"success": False}
+    if outcome["success"]:
+        return None
+    why = errors[0] if errors else "nbgrader's generate_feedback failed"
+    return printable(" ".join(why.split()))[:300]

@@ -50,10 +50,14 @@ from nbclient import NotebookClient
 from traitlets.config import Config
 
 from autograder.course import ASSIGNMENT, CODE_ROOT, course_config
-from autograder.grading.grade_one import command_config, grade_submission, prepare_worker
+from autograder.grading.grade_one import (
+    command_config,
+    grade_submission,
+    prepare_worker,
+    write_pages,
+)
 from autograder.grading.gradebook_rows import StudentResult
 from autograder.grading.options import GradingOptions
-from autograder.plugins.feedback import write_pages
 from autograder.plugins.guarded_execute import SandboxKernelManager
 from autograder.problems import NOT_GRADED_KIND, Problem
 from autograder.sandbox import bwrap

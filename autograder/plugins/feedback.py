@@ -15,11 +15,6 @@ wrapped messages, ruled tables and test cells named by what they test.
   through ``latex2mathml`` as a ``<math>`` element, which browsers draw and screen readers read
   with no script (the TeX kept as ``alttext``): the page holds no MathJax (it was 450 KB of a
   630 KB page), loads nothing and links to none of the instructor's files.
-- ``write_pages`` runs nbgrader's own ``GenerateFeedback`` converter for one student, in this
-  process, with the course's configuration: ``feedback/<student>/bpe/`` as ``nbgrader
-  generate_feedback bpe --force`` writes it, reading the gradebook through a read-only
-  connection, so that any number of students can be fed back at once (``make feedback`` runs
-  it as one task per student on the grading cluster).
 
 Markdown cells can be a student's, so latex2mathml's output is not trusted: it writes
 ``\\text{…}`` back unescaped and turns ``\\href``, ``\\style`` and ``\\color`` into attributes.
@@ -28,7 +23,7 @@ elements and layout attributes only; anything else, or TeX it cannot read, is sh
 escaped TeX between its dollars, as nbconvert left it.
 
 But: it changes only the feedback copy, never the autograded notebook or a score (nor any
-other row of the gradebook: ``write_pages`` cannot write it); it draws
+other row of the gradebook); it draws
 only TeX that latex2mathml knows (the lessons' formulas are plain algebra), and formulas in
 outputs (``text/latex``) stay as the output step left them.
 
@@ -55,13 +50,10 @@ outputs (``text/latex``) stay as the output step left them.
 from __future__ import annotations
 
 import copy
-import glob
 import html
 import re
-import sqlite3
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 from xml.etree.ElementTree import Element
 
 import nbgrader
@@ -74,8 +66,7 @@ from nbgrader.preprocessors.base import NbGraderPreprocessor
 from traitlets import Bool
 from traitlets.config import Config
 
-from autograder.course import ASSIGNMENT, class_db_path, course_config, exercise_of
-from autograder.problems import printable
+from autograder.course import exercise_of
 from bpe_course.lesson_cells import nbgrader_meta
 from bpe_course.selfcheck import BEGIN_HIDDEN, TIMED_OUT, visible_source
 
@@ -322,61 +313,3 @@ class FeedbackExporter(HTMLExporter):
             **self.lexer_options,
         )
         return MarkdownWithMath(renderer=renderer).render(source)
-
-
-# What nbgrader's GetGrades opens the gradebook with (``Gradebook(db_url)``): its default
-# course, which it adds, uncommitted, when the gradebook lacks it.
-NBGRADER_DEFAULT_COURSE = "default_course"
-
-
-def read_only_url(db_path: Path) -> str:
-    """An SQLAlchemy URL that opens the SQLite file ``db_path`` read-only (and never makes it)."""
-    return f"sqlite:///file:{quote(str(db_path))}?mode=ro&uri=true"
-
-
-def gradebook_ready_for_readers(course_root: Path) -> None:
-    """Give the class gradebook the course row nbgrader's ``GetGrades`` looks for, when it
-    lacks it (run once, by the one process that writes the gradebook, before any
-    ``write_pages``): nbgrader's ``Gradebook`` adds that row whenever it opens a gradebook
-    without it, which a read-only connection would refuse."""
-    from nbgrader.api import Gradebook
-
-    db_path = class_db_path(course_root)
-    with sqlite3.connect(f"file:{quote(str(db_path))}?mode=ro", uri=True) as db:
-        known = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'course'").fetchone()
-        row = "SELECT 1 FROM course WHERE id = ?"
-        if known and db.execute(row, (NBGRADER_DEFAULT_COURSE,)).fetchone():
-            return
-    with Gradebook(f"sqlite:///{db_path}") as gradebook:  # adds the course row
-        gradebook.db.commit()
-
-
-def write_pages(course_root: Path, student: str) -> str | None:
-    """``student``'s feedback pages, by nbgrader's ``GenerateFeedback`` with the course's
-    ``nbgrader_config.py`` (``course_config``), as ``nbgrader generate_feedback bpe --force``
-    writes them for each student; None, or one line saying why not (nbgrader then removed
-    what it had written of them, as it does). The gradebook is opened read-only: call
-    ``gradebook_ready_for_readers`` once first."""
-    from nbgrader.converters import GenerateFeedback
-    from nbgrader.coursedir import CourseDirectory
-
-    # Imported here: this module is loaded by nbgrader's own converters, as their step.
-    from autograder.grading.grade_one import _autograde
-
-    config = course_config(course_root)
-    if "root" not in config.CourseDirectory:  # nbgrader's default: the folder it runs in
-        config.CourseDirectory.root = str(course_root)
-    config.CourseDirectory.db_url = read_only_url(class_db_path(course_root))
-    # The student id is a glob to nbgrader: this student's folder alone.
-    only = glob.escape(student)
-    coursedir = CourseDirectory(config=config, assignment_id=ASSIGNMENT, student_id=only)
-    converter = GenerateFeedback(coursedir=coursedir, config=config)
-    converter.force = True
-    try:
-        outcome, errors = _autograde(converter)
-    except Exception as error:  # a bug of ours or nbgrader's: this student, not the class
-        errors, outcome = [f"{type(error).__name__}: {error}"], {"success": False}
-    if outcome["success"]:
-        return None
-    why = errors[0] if errors else "nbgrader's generate_feedback failed"
-    return printable(" ".join(why.split()))[:300]
