@@ -213,6 +213,8 @@ HUB_ROOT ?= /srv/bpe-course-hub
 HUB_PREFIX ?= bpe-
 # 1: the accounts' homes in $(HUB_ROOT)/home, so the whole class is in one folder (the tests').
 HUB_HOMES_INSIDE ?=
+# off: no grading service on the hub (the instructor collects and grades by hand).
+GRADING_SERVICE ?= on
 
 $(HUB_STAMP): requirements.txt $(wildcard requirements-student.txt) pyproject.toml
 	$(HUB_PYTHON) -m venv $(HUB_VENV)
@@ -234,13 +236,13 @@ hub-venv: $(HUB_VENV)/.bpe_course  ## (root) build the environment the hub's acc
 hub/node_modules/.package-lock.json: hub/package-lock.json
 	cd hub && npm ci --no-audit --no-fund --silent
 
-hub:  ## (root, Linux) a JupyterHub for a class on this machine: an instructor, STUDENTS=3 students, nbgrader's exchange (HUB_PORT=8000; HUB_IP=0.0.0.0 for a room's network)
+hub:  ## (root, Linux) a JupyterHub for a class on this machine: an instructor, STUDENTS=3 students, nbgrader's exchange, the grading service (GRADING_SERVICE=off: none; HUB_PORT=8000; HUB_IP=0.0.0.0 for a room's network)
 	@# Checked first, with any Python (the check needs only the standard library).
 	@$(PYTHON) -m hub.preflight || exit 1
 	$(MAKE) --no-print-directory venv hub-venv hub/node_modules/.package-lock.json
 	$(GRADING) -m hub.run_hub --students $(STUDENTS) --port $(HUB_PORT) --ip $(HUB_IP) \
 	  --venv $(HUB_VENV) --prefix $(HUB_PREFIX) --root $(HUB_ROOT) \
-	  $(if $(filter 1,$(HUB_HOMES_INSIDE)),--homes-inside,)
+	  --grading-service $(GRADING_SERVICE) $(if $(filter 1,$(HUB_HOMES_INSIDE)),--homes-inside,)
 
 hub-down:  ## (root) take the class down (HUB_PREFIX, HUB_ROOT, HUB_VENV as for make hub): asks, exports the grades (OUT=dir), deletes its accounts, folder and, unless another class uses it, its environment (FORCE=1 does not ask)
 	@# Any Python: the take-down needs only the standard library, and it may delete HUB_VENV.

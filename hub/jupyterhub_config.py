@@ -8,6 +8,8 @@ change from hub to hub (paths, ports, accounts) come from the JSON file that
 - Where: each server runs as its account (LocalProcessSpawner) from the hub's environment,
   starts in the account's home, and opens Lab.
 - What each role sees: ``hub/roles.py`` (the instructor's tools for the instructor only).
+- The grading service: a managed service run as the instructor (``hub/grading_service.py``),
+  unless the settings turn it off.
 
 But: it opens no port beyond the one in the settings (127.0.0.1 unless told otherwise) and
 stores nothing of the students; their work lives in their homes.
@@ -21,6 +23,7 @@ c = get_config()  # noqa: F821 - provided by JupyterHub when it loads this file
 
 # The hub runs from the accounts' environment, where this checkout is not installed.
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from hub.grading_service import services  # noqa: E402
 from hub.roles import role_environment  # noqa: E402
 
 with open(os.environ["BPE_HUB_SETTINGS"]) as file:
@@ -57,3 +60,6 @@ def spawner_environment(spawner) -> None:
 
 
 c.Spawner.pre_spawn_hook = spawner_environment
+
+# The grading service, graded as the instructor; none when make hub was told GRADING_SERVICE=off.
+c.JupyterHub.services = services(settings)

@@ -2,7 +2,9 @@
 
     python -m hub.run_hub --students 3 --port 8000 --venv /opt/bpe-course-hub/venv
 
-It prints the address and each account's name and password, then waits. Ctrl-C (or SIGTERM)
+JupyterHub also runs the grading service as the instructor (``hub.grading_service``;
+``--grading-service off``: none), its output in the hub's log. It prints the address and each
+account's name and password, then waits. Ctrl-C (or SIGTERM)
 stops the hub, which stops every server and the proxy; anything an account still runs after
 that (a kernel someone detached) is ended by its id, and the command checks that nothing of
 the hub is left. Accounts, homes, the exchange and the course stay for the next start
@@ -99,6 +101,7 @@ def prepare(args: argparse.Namespace) -> dict:
         "prefix": args.prefix,
         "instructor": instructor,
         "students": students,
+        "grading_service": args.grading_service == "on",
     }
     layout.write_json(folder.settings, settings)
     classes.mark_class(args.venv, args.root, args.prefix)  # the take-down keeps a shared venv
@@ -135,7 +138,12 @@ def announce(settings: dict, passwords: dict[str, str], url: str) -> None:
         role = "instructor" if name == settings["instructor"] else "student"
         print(f"  {name:<24} {password}   ({role})")
     print(f"\nThe instructor's course: {settings['course_root']}")
-    print(f"nbgrader's exchange:     {settings['exchange']}\n", flush=True)
+    print(f"nbgrader's exchange:     {settings['exchange']}")
+    log = Path(settings["state"]) / "jupyterhub.log"
+    if settings["grading_service"]:
+        print(f"The grading service:     on, as the instructor; its log is {log}\n", flush=True)
+    else:
+        print("The grading service:     off (GRADING_SERVICE=off): collect by hand\n", flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -149,6 +157,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hub-port", type=int, default=0, help="default: a free port")
     parser.add_argument("--proxy-api-port", type=int, default=0, help="default: a free port")
     parser.add_argument("--homes-inside", action="store_true", help="homes in <root>/home")
+    parser.add_argument(
+        "--grading-service",
+        choices=("on", "off"),
+        default="on",
+        help="the grading service as a JupyterHub managed service (off: collect by hand)",
+    )
     args = parser.parse_args(argv)
     reason = why_not(os.uname().sysname, os.geteuid(), True)
     if reason:

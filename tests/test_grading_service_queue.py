@@ -8,6 +8,7 @@ clock without touching anyone's queue, refuse an account's entries past the boun
 nothing before an entry has settled. A restart puts an entry left grading back in the queue
 unless the gradebook already holds its copy (then it counts as graded, once). With
 nbgrader's ``before_duedate``, the newest entry on time is the one queued.
+Started before the release, the service waits for inbound.
 ``grading-status`` reads it all. The class summary is written in a thread, one at a time,
 the last ask kept, a failure said.
 
@@ -218,6 +219,31 @@ def test_the_status_says_when_there_is_no_queue(
 ) -> None:
     assert grading_service.status(tmp_path) == 0
     assert "no queue yet (make grading-service starts one)" in capsys.readouterr().out
+
+
+def test_started_before_the_release_the_service_waits_for_inbound_saying_so_once(
+    root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A hub's service starts before the release; exiting, it would be restarted at once by
+    JupyterHub, again and again. It waits, says why once, and starts when inbound appears."""
+    monkeypatch.setattr(grading_service, "INBOUND_LOOK_SECONDS", 0.05)
+    inbound = root / ".exchange" / COURSE_ID / "inbound"
+    inbound.rmdir()
+    assert grading_service.serve(GradingOptions(course_root=root), idle_exit=1) == 0
+    said = capsys.readouterr().out
+    assert said.count(f"no inbound folder {inbound} yet: waiting") == 1, said
+    assert "nothing to grade for 1 s: stopping" in said, said
+    assert not (root / STATE_FOLDER).exists()  # nothing started, nothing recorded
+
+    release = threading.Timer(0.3, inbound.mkdir)
+    release.start()
+    try:
+        assert grading_service.wait_for_inbound(inbound, give_up=30)
+    finally:
+        release.join()
+    said = capsys.readouterr().out
+    assert said.count("waiting for the assignment's release") == 1, said
+    assert said.endswith(f"{inbound} is there: grading starts\n"), said
 
 
 def test_with_before_duedate_the_newest_entry_on_time_is_the_one_queued(root: Path) -> None:

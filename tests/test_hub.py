@@ -1,8 +1,9 @@
 """The course on a real JupyterHub, played by a class in headless Chromium, then attacked.
 
-One hub for the module, started by the hub guide's ``make hub`` as written, with accounts of
-a prefix of its own (an instructor and four students), its folder, the students' homes and
-the instructor's fresh copy of the course under a scratch folder. In order:
+One hub for the module, started by the hub guide's ``make hub GRADING_SERVICE=off`` as written
+(the grading service off, so that the instructor collects by hand), with accounts of a prefix
+of its own (an instructor and four students), its folder, the students' homes and the
+instructor's fresh copy of the course under a scratch folder. In order:
 
 - the instructor generates and releases ``bpe`` from the Formgrader; students see none of the
   instructor's tools, and nobody is asked about Jupyter news;
@@ -23,7 +24,8 @@ the instructor's fresh copy of the course under a scratch folder. In order:
   for them);
 - each permission is attempted as a student's Unix user, then loosened to see the same
   attempt succeed, then restored;
-- Ctrl-C stops the hub and leaves no process behind; the guide's ``make hub HUB_IP=0.0.0.0``
+- Ctrl-C stops the hub and leaves no process behind (and its log shows no service was
+  started all term); the guide's ``make hub HUB_IP=0.0.0.0``
   restarts it in a network namespace of its own, listening on every interface there; beside
   a second class's folder, marker and account, this class is taken down (``make hub-down``),
   leaving the exported grades and the second class with the venv they share, which goes
@@ -196,9 +198,10 @@ def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
     root = Path(tempfile.mkdtemp(prefix="bpe-hub-test-", dir="/tmp"))
     output = tmp_path_factory.mktemp("hub") / "run_hub.out"  # it prints passwords: root only
     port = free_port()
-    # The guide's own command, with this run's accounts, folder and port.
+    # The guide's own command without the grading service (the term collects by hand), with
+    # this run's accounts, folder and port.
     command = [
-        *doc_text.commands(HUB_GUIDE, "On a Linux machine, as root")[0].split(),
+        *doc_text.command(HUB_GUIDE, "make hub GRADING_SERVICE=").split(),
         "STUDENTS=4", f"HUB_PREFIX={PREFIX}", f"HUB_ROOT={root}", "HUB_HOMES_INSIDE=1",
         f"HUB_PORT={port}", f"HUB_VENV={HUB_VENV}",
     ]  # fmt: skip
@@ -942,6 +945,9 @@ def test_ctrl_c_stops_the_hub_and_leaves_nothing_running(hub: Hub) -> None:
     # make passes the interrupt on as its own end (a shell's 130); the hub's script says more.
     assert hub.process.returncode in (-signal.SIGINT, 130), said[-2000:]
     assert "stopped: no server, kernel or proxy of the hub is running" in said
+    # The guide's GRADING_SERVICE=off is what kept JupyterHub from starting the service.
+    log = (hub.root / "state" / "jupyterhub.log").read_text()
+    assert "JupyterHub is now running" in log and "Starting service" not in log, log[-2000:]
     assert accounts.processes_of(prefixed_uids()) == []
     for port in (
         hub.settings["hub_port"],
@@ -973,7 +979,7 @@ def test_a_room_network_hub_listens_on_every_interface(hub: Hub, tmp_path: Path)
     port = free_port()
     ours = [
         "STUDENTS=4", f"HUB_PREFIX={PREFIX}", f"HUB_ROOT={hub.root}", "HUB_HOMES_INSIDE=1",
-        f"HUB_PORT={port}", f"HUB_VENV={HUB_VENV}",
+        f"HUB_PORT={port}", f"HUB_VENV={HUB_VENV}", "GRADING_SERVICE=off",
     ]  # fmt: skip
     room = ["unshare", "--net", "--", "sh", "-c", 'ip link set lo up && exec "$@"', "sh"]
     output = tmp_path / "run_hub.out"

@@ -16,6 +16,7 @@ gradebook already holds its copy, so nothing is merged twice and nothing is skip
 its collect, its worker and its merge took (``bench/bench_service.py`` reads them). Whenever
 the queue empties, the class summary is written as ``make autograde`` writes it, in a thread
 of its own (``SummaryWriter``), so its seconds delay no merge.
+Started before the assignment's release, it waits for inbound to exist, saying so once.
 ``status`` (``make grading-status``) prints one line from the store, and each failure.
 
 >>> entry_parts("ada+bpe+2026-12-05 03:00:00.000001 UTC+a1b2")
@@ -33,7 +34,8 @@ the instructor releases feedback, unless ``GradingService.feedback`` is ``'at on
 each graded entry's feedback is generated and released through the exchange, one a look at
 inbound; one whose release failed is recorded, not retried, and a service stopped before
 releasing it releases it when started again. No student's gradings per hour are limited
-yet. It opens no port and is no JupyterHub service yet.
+yet. It opens no port; on a hub, JupyterHub runs it as a managed service
+(``hub/grading_service.py``) and does not look at it otherwise.
 """
 
 from __future__ import annotations
@@ -78,6 +80,9 @@ from autograder.sandbox.trusted_paths import refuse_untrusted
 STATE_FOLDER = RECORDS / "service"  # relative to the course root; mode 0700
 WAITING, QUEUED, GRADING, GRADED = "waiting", "queued", "grading", "graded"
 REFUSED, SUPERSEDED, PERSON = "refused", "superseded", "needs a person"
+# Seconds between two looks for an inbound not yet made: the release comes once a term, so a
+# second's delay costs nothing, and a stat a second costs nothing either.
+INBOUND_LOOK_SECONDS = 1.0
 STATES = (WAITING, QUEUED, GRADING, GRADED, REFUSED, SUPERSEDED, PERSON)
 IN_FLIGHT = (WAITING, QUEUED, GRADING)
 BY_INSTRUCTOR, AT_ONCE = "when released", "at once"  # GradingService.feedback
@@ -659,11 +664,8 @@ def serve(options: GradingOptions, idle_exit: int | None = None) -> int:
     put_alembic_on_path()  # the collect makes a gradebook where there is none
     config = course_config(root)
     exchange_root, inbound = inbound_of(config)
-    if not inbound.is_dir():
-        raise SystemExit(
-            f"no inbound folder {inbound}: release the assignment first (nbgrader "
-            "release_assignment bpe), or set Exchange.root in nbgrader_config.py"
-        )
+    if not wait_for_inbound(inbound, idle_exit):
+        return 0
     folder = state_folder(root, exchange_root)
     (root / "submitted").mkdir(exist_ok=True)  # where the workers are checked to see it
     with only_service(folder), contextlib.ExitStack() as stack:
@@ -677,6 +679,33 @@ def serve(options: GradingOptions, idle_exit: int | None = None) -> int:
             return _watch(service, store, client, template, idle_exit)
         print("stopped; make grading-service resumes the queue", flush=True)
         return 0
+
+
+def wait_for_inbound(inbound: Path, give_up: int | None = None) -> bool:
+    """Wait until ``inbound`` exists, looking every ``INBOUND_LOOK_SECONDS``; True once it
+    does, False after ``give_up`` seconds without it or on Ctrl-C. A service started before
+    the release (a hub's, which JupyterHub would restart at once were it to exit) waits."""
+    if inbound.is_dir():
+        return True
+    print(
+        f"no inbound folder {inbound} yet: waiting for the assignment's release (nbgrader "
+        "release_assignment bpe; if it is released into another exchange, set Exchange.root "
+        f"in nbgrader_config.py), looking every {INBOUND_LOOK_SECONDS:g} s",
+        flush=True,
+    )
+    started = time.monotonic()
+    try:
+        while not inbound.is_dir():
+            left = None if give_up is None else give_up - (time.monotonic() - started)
+            if left is not None and left <= 0:
+                print(f"nothing to grade for {give_up} s: stopping", flush=True)
+                return False
+            time.sleep(INBOUND_LOOK_SECONDS if left is None else min(INBOUND_LOOK_SECONDS, left))
+    except KeyboardInterrupt:
+        print("stopped before the assignment's release", flush=True)
+        return False
+    print(f"{inbound} is there: grading starts", flush=True)
+    return True
 
 
 def _watch(
