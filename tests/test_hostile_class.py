@@ -95,6 +95,7 @@ while time.time() < end:
         except OSError:
             pass
     time.sleep(0.02)
+time.sleep(120)  # then idle, alive: the test looks for it once the class is graded, and kills it
 """
 START = f"ROOT, EVIDENCE = {{ROOT!r}}, {evidence!r}"
 subprocess.Popen([sys.executable, "-c", START + LATER, "{mark}"], start_new_session=True)
