@@ -22,7 +22,7 @@ from typing import Any
 
 from bpe_course.arrays import ArrayTrainer, Pair
 from bpe_course.compression import CompressionCurve, follow_merges
-from bpe_course.parallel import PathArg, count_pieces
+from bpe_course.parallel import PathArg, count_chunks_parallel, count_pieces
 from bpe_course.progress import finish_at_count, progress_bar
 from bpe_course.shards import PIECE_BYTES, read_pieces, text_files, total_bytes
 from bpe_course.validate import check_training_args
@@ -43,7 +43,7 @@ def count_files(
         from bpe_course.dask_counting import count_on_dask  # Dask only when asked for
 
         return count_on_dask(paths, client, progress)
-    return count_pieces(read_pieces(paths, piece_bytes, progress=progress), workers)
+    return count_chunks_parallel(paths, workers, piece_bytes, progress)
 
 
 def train_on_files(
