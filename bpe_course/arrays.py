@@ -90,7 +90,7 @@ class ArrayTrainer:
         pair_keys = keys.tolist()
         # where[key]: positions that held the pair when they were filed; some may be stale.
         # Most pairs born in training occur once: one int, not an array (a tenth the memory).
-        self.where: dict[int, np.ndarray | int] = dict(zip(pair_keys, np.split(starts, firsts[1:])))
+        self.where: dict[int, np.ndarray | int] = dict(_runs(pair_keys, firsts, starts))
         self.pair_counts: dict[int, int] = dict(zip(pair_keys, totals.tolist()))
         self._heap: list[tuple[int, str, str, int]] = []
         self._floor = 0  # the heap holds every pair counted at least this often
@@ -207,11 +207,10 @@ class ArrayTrainer:
         a, b = key >> _SHIFT, key & _LOW
         symbol, nxt, prv, mark = self.symbol, self.next, self.prev, self._mark
         at = np.array([filed], dtype=np.int32) if isinstance(filed, int) else filed
-        at = at[symbol[at] == a]  # positions merged away since were set to -1
         right = nxt[at]
-        keep = right >= 0
-        at, right = at[keep], right[keep]
-        keep = symbol[right] == b
+        # Positions merged away since were set to -1; a chunk's last position has no right
+        # neighbour (its -1 reads the last symbol of all, and is masked out with it).
+        keep = (symbol[at] == a) & (right >= 0) & (symbol[right] == b)
         at, right = at[keep], right[keep]
         if a == b and len(at):
             at, right = self._left_to_right(at)
@@ -279,14 +278,14 @@ class ArrayTrainer:
         """Add each pair's net change to its count; push a heap entry where a count rose."""
         if not len(keys):
             return
-        order = np.argsort(keys, kind="stable")
+        order = np.argsort(keys)  # sums do not depend on the order within a pair
         keys, changes = keys[order], changes[order]
         firsts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
         sums = np.add.reduceat(changes, firsts)
+        keys = keys[firsts]
+        moved = (sums != 0) & (keys != merged)
         counts, heap, strings, floor = self.pair_counts, self._heap, self.strings, self._floor
-        for key, change in zip(keys[firsts].tolist(), sums.tolist()):
-            if not change or key == merged:
-                continue
+        for key, change in zip(keys[moved].tolist(), sums[moved].tolist()):
             count = counts.get(key, 0) + change
             if count:
                 counts[key] = count
@@ -300,16 +299,31 @@ class ArrayTrainer:
         """Note each new pair at the position of its left half."""
         if not len(keys):
             return
-        order = np.argsort(keys, kind="stable")
+        order = np.argsort(keys)  # a pair's positions may come in any order (see _join)
         keys, positions = keys[order], positions[order]
         firsts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
         where = self.where
-        for key, part in zip(keys[firsts].tolist(), np.split(positions, firsts[1:])):
+        for key, part in _runs(keys[firsts].tolist(), firsts, positions):
             found = where.get(key)
-            if found is not None:  # filed before: by the merge that made its other half
+            if found is None:
+                where[key] = part
+            else:  # filed before: by the merge that made its other half
                 where[key] = np.append(found, part)
-            else:
-                where[key] = int(part[0]) if len(part) == 1 else part
+
+
+def _runs(
+    keys: list[int], firsts: np.ndarray, positions: np.ndarray
+) -> Iterator[tuple[int, np.ndarray | int]]:
+    """Each key with its run of ``positions`` (from its entry of ``firsts`` to the next's):
+    a plain int where the run is one position, as most are, else a slice of the array.
+    Slicing here costs a fraction of what ``np.split`` costs for many short runs."""
+    ends = firsts[1:].tolist() + [len(positions)]
+    singles = positions.tolist() if len(positions) <= 4 * len(keys) else None
+    for key, lo, hi in zip(keys, firsts.tolist(), ends):
+        if hi - lo > 1:
+            yield key, positions[lo:hi]
+        else:
+            yield key, singles[lo] if singles is not None else int(positions[lo])
 
 
 def _batches(chunk_counts: Mapping[str, int], take: bool) -> Iterator[tuple[list[str], list[int]]]:
