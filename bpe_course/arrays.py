@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterator, Mapping
-from itertools import islice
 
 import numpy as np
 
@@ -42,23 +41,11 @@ class ArrayTrainer:
     """
 
     def __init__(self, chunk_counts: Mapping[str, int], take: bool = False) -> None:
-        """Lay out ``chunk_counts``. With ``take``, empty it (a dict) while reading it, a
-        batch of chunks at a time, so that its strings are freed as the arrays fill up
-        rather than held beside them to the end."""
-        size = sum(map(len, chunk_counts))
-        if size >= 1 << 31:
-            raise ValueError(f"{size:,} characters of distinct chunks are more than 2**31")
-        codes = np.empty(size, dtype=np.uint32)
-        lengths = np.empty(len(chunk_counts), dtype=np.int64)
-        weights = np.empty(len(chunk_counts), dtype=np.int64)
-        filled = done = 0
-        for chunks, counts in _batches(chunk_counts, take):
-            batch = np.frombuffer("".join(chunks).encode("utf-32-le"), dtype=np.uint32)
-            codes[filled : filled + len(batch)] = batch
-            lengths[done : done + len(chunks)] = [len(chunk) for chunk in chunks]
-            weights[done : done + len(chunks)] = counts
-            filled, done = filled + len(batch), done + len(chunks)
-        lengths, weights = lengths[:done], weights[:done]  # empty chunks left out
+        """Lay out ``chunk_counts``. With ``take``, empty it (a dict) first, so that its
+        strings are freed a batch at a time as the arrays fill up rather than held beside
+        them to the end."""
+        codes, lengths, weights = _layout(chunk_counts, take)
+        size = len(codes)
         # Ids number the characters in code-point order, so comparing strings is unchanged.
         present = np.zeros(0x110000, dtype=bool)
         present[codes] = True
@@ -326,19 +313,31 @@ def _runs(
             yield key, singles[lo] if singles is not None else int(positions[lo])
 
 
-def _batches(chunk_counts: Mapping[str, int], take: bool) -> Iterator[tuple[list[str], list[int]]]:
-    """``chunk_counts``'s non-empty chunks and their counts, a batch at a time; with ``take``
-    each batch is removed from it (it must then be a dict) before it is handed out."""
+def _layout(
+    chunk_counts: Mapping[str, int], take: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The characters of all non-empty chunks end to end (code points), each chunk's length
+    and its count. With ``take`` the table (then a dict) is emptied before the characters
+    are read, and each batch of strings is let go as soon as it is in the array."""
+    if take and not isinstance(chunk_counts, dict):
+        raise TypeError(f"take needs a dict to empty, got {type(chunk_counts).__name__}")
+    chunks = list(chunk_counts)
+    weights = np.fromiter(chunk_counts.values(), dtype=np.int64, count=len(chunks))
     if take:
-        if not isinstance(chunk_counts, dict):
-            raise TypeError(f"take needs a dict to empty, got {type(chunk_counts).__name__}")
-        while chunk_counts:
-            items = [chunk_counts.popitem() for _ in range(min(_BATCH, len(chunk_counts)))]
-            yield [c for c, _ in items if c], [n for c, n in items if c]
-        return
-    pairs = iter(chunk_counts.items())
-    while items := list(islice(pairs, _BATCH)):
-        yield [c for c, _ in items if c], [n for c, n in items if c]
+        chunk_counts.clear()  # type: ignore[attr-defined]  # a dict, checked above
+    lengths = np.fromiter(map(len, chunks), dtype=np.int64, count=len(chunks))
+    size = int(lengths.sum())
+    if size >= 1 << 31:
+        raise ValueError(f"{size:,} characters of distinct chunks are more than 2**31")
+    codes = np.empty(size, dtype=np.uint32)
+    end = size
+    while chunks:  # from the last batch back, so that each is dropped off the list's end
+        batch = np.frombuffer("".join(chunks[-_BATCH:]).encode("utf-32-le"), dtype=np.uint32)
+        del chunks[-_BATCH:]
+        codes[end - len(batch) : end] = batch
+        end -= len(batch)
+    kept = lengths > 0  # an empty chunk has no symbol, and no place in the arrays
+    return codes, lengths[kept], weights[kept]
 
 
 def learn_merges_arrays(chunk_counts: Mapping[str, int], num_merges: int) -> list[Pair]:
