@@ -188,7 +188,7 @@ def _count_shards(shards: list[list[Segment]], piece_bytes: int) -> Counter[str]
             _taken.value = number + 1
         if number >= len(shards):
             return total
-        for piece in read_segments(shards[number], piece_bytes):
+        for piece in read_segments(shards[number], piece_bytes, block_bytes=piece_bytes):
             total.update(pretokenize(piece))
         size = sum(end - start for _, start, end in shards[number]) + len(shards[number]) - 1
         with _done.get_lock():
