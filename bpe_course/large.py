@@ -1,8 +1,9 @@
 """Train on a large text, hundreds of megabytes, from disk: stream, count in parallel, train.
 
-:func:`train_on_files` reads a file, a folder of ``.txt`` files or a list of files in pieces
-(``bpe_course.shards``), counts each piece's chunks in worker processes and adds the counts
-up (``bpe_course.parallel``), then learns merges with the course's array engine
+:func:`train_on_files` cuts a file, a folder of ``.txt`` files or a list of files into
+shards (``bpe_course.shards``), which worker processes read and count, each adding up its
+own table, then adds up the workers' tables (``bpe_course.parallel``) and learns merges
+with the course's array engine
 (``bpe_course.arrays``); given a Dask client, the cluster's workers count it instead
 (``bpe_course.dask_counting``). :func:`file_curve` does the same for the overfitting curve:
 it trains on the first part of the text and replays every merge on the rest. Memory follows
