@@ -139,13 +139,14 @@ def count_chunks_parallel(
         return count_pieces(read_pieces(paths, piece_bytes, progress=progress), 1)
     files = text_files(paths)
     shards = plan_shards(files, shard_bytes)
+    workers = min(workers, len(shards))  # a worker with no shard to take would idle
     taken = _context().Value("q", 0)  # shards handed out so far, across the workers
     done = _context().Value("q", 0)  # bytes counted so far, for the progress bar
     tables: list[Counter[str]] = []
     with (
         progress_bar(total_bytes(files), "reading", "B", enabled=progress, unit_scale=True) as bar,
         ProcessPoolExecutor(
-            min(workers, len(shards)),
+            workers,
             mp_context=_context(),
             initializer=_share,
             initargs=(taken, done),
