@@ -227,13 +227,13 @@ class ArrayTrainer:
         saved = int(weight.sum())
         self.total_tokens -= saved
 
+        # Pair keys by arithmetic on one shifted array a side, rather than _keys on arrays
+        # of a repeated id: the same numbers in fewer passes.
+        left_high = left_sym.astype(np.int64) << _SHIFT
+        born_left = left_high | new
+        born_right = right_new.astype(np.int64) | (new << _SHIFT)
         keys = np.concatenate(
-            (
-                self._keys(left_sym, np.full(len(lefts), a)),
-                self._keys(np.full(len(rights), b), right_sym),
-                born_left := self._keys(left_sym, np.full(len(lefts), new)),
-                born_right := self._keys(np.full(len(rights), new), right_new),
-            )
+            (left_high | a, right_sym.astype(np.int64) | (b << _SHIFT), born_left, born_right)
         )
         changes = np.concatenate((-left_w, -right_w, left_w, right_w))
         self._count(keys, changes, key)
