@@ -272,8 +272,9 @@ class ArrayTrainer:
         keys = keys[firsts]
         moved = (sums != 0) & (keys != merged)
         counts, heap, strings, floor = self.pair_counts, self._heap, self.strings, self._floor
+        get = counts.get  # looked up once: this loop runs millions of times in a large run
         for key, change in zip(keys[moved].tolist(), sums[moved].tolist()):
-            count = counts.get(key, 0) + change
+            count = get(key, 0) + change
             if count:
                 counts[key] = count
                 if change > 0 and count >= floor:
