@@ -60,8 +60,9 @@ ROOT = Path(__file__).resolve().parent.parent
 SIZES_MB = (30, 1000)
 BASE_MB = 100  # installed files up to this much; respelled rounds of it past that
 MERGES = 10_000
-# Both sides read the file as the same pieces ("documents") of about 64 KB: Hugging Face ran
-# faster on them here than on pieces of 8 KB or 1 MB, and ours about as fast as on 1 MB.
+# Hugging Face reads the file as pieces ("documents") of about 64 KB: it ran faster on them
+# here than on pieces of 8 KB or 1 MB. Ours reads pieces of its own default size (16 KB,
+# ``bpe_course.parallel.COUNT_PIECE_BYTES``); either way each piece ends where a chunk ends.
 PIECE = 1 << 16
 BLOCK = 1 << 16  # the rounds respell blocks of about this many bytes, cut at line ends
 LETTERS = b"abcdefghijklmnopqrstuvwxyz"
@@ -231,7 +232,7 @@ def run_job(kind: str, path: str, merges: int, workers: int, alphabet: int, out:
                 from bpe_course.dask_counting import dask_client
 
                 client = stack.enter_context(dask_client("local", workers))
-            counts = count_files(path, workers, False, piece_bytes=PIECE, client=client)
+            counts = count_files(path, workers, False, client=client)
         distinct = len(counts)
         trainer = ArrayTrainer(counts, take=True)  # as train_on_files does
         del counts
@@ -249,8 +250,8 @@ def run_job(kind: str, path: str, merges: int, workers: int, alphabet: int, out:
         trainer = trainers.BpeTrainer(
             vocab_size=alphabet + merges, min_frequency=0, special_tokens=[], show_progress=False
         )
-        # The same documents as ours: pieces cut where a chunk ends, so they split into
-        # exactly the chunks of the whole file.
+        # Pieces cut where a chunk ends, as ours are, so they split into exactly the chunks
+        # of the whole file.
         pieces = read_pieces(path, piece_bytes=PIECE, progress=False)
         tokenizer.train_from_iterator(pieces, trainer=trainer)
         learned = json.loads(tokenizer.to_str())["model"]["merges"]

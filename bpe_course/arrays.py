@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterator, Mapping
-from itertools import islice
 
 import numpy as np
 
@@ -42,23 +41,11 @@ class ArrayTrainer:
     """
 
     def __init__(self, chunk_counts: Mapping[str, int], take: bool = False) -> None:
-        """Lay out ``chunk_counts``. With ``take``, empty it (a dict) while reading it, a
-        batch of chunks at a time, so that its strings are freed as the arrays fill up
-        rather than held beside them to the end."""
-        size = sum(map(len, chunk_counts))
-        if size >= 1 << 31:
-            raise ValueError(f"{size:,} characters of distinct chunks are more than 2**31")
-        codes = np.empty(size, dtype=np.uint32)
-        lengths = np.empty(len(chunk_counts), dtype=np.int64)
-        weights = np.empty(len(chunk_counts), dtype=np.int64)
-        filled = done = 0
-        for chunks, counts in _batches(chunk_counts, take):
-            batch = np.frombuffer("".join(chunks).encode("utf-32-le"), dtype=np.uint32)
-            codes[filled : filled + len(batch)] = batch
-            lengths[done : done + len(chunks)] = [len(chunk) for chunk in chunks]
-            weights[done : done + len(chunks)] = counts
-            filled, done = filled + len(batch), done + len(chunks)
-        lengths, weights = lengths[:done], weights[:done]  # empty chunks left out
+        """Lay out ``chunk_counts``. With ``take``, empty it (a dict) first, so that its
+        strings are freed a batch at a time as the arrays fill up rather than held beside
+        them to the end."""
+        codes, lengths, weights = _layout(chunk_counts, take)
+        size = len(codes)
         # Ids number the characters in code-point order, so comparing strings is unchanged.
         present = np.zeros(0x110000, dtype=bool)
         present[codes] = True
@@ -90,7 +77,7 @@ class ArrayTrainer:
         pair_keys = keys.tolist()
         # where[key]: positions that held the pair when they were filed; some may be stale.
         # Most pairs born in training occur once: one int, not an array (a tenth the memory).
-        self.where: dict[int, np.ndarray | int] = dict(zip(pair_keys, np.split(starts, firsts[1:])))
+        self.where: dict[int, np.ndarray | int] = dict(_runs(pair_keys, firsts, starts))
         self.pair_counts: dict[int, int] = dict(zip(pair_keys, totals.tolist()))
         self._heap: list[tuple[int, str, str, int]] = []
         self._floor = 0  # the heap holds every pair counted at least this often
@@ -207,11 +194,10 @@ class ArrayTrainer:
         a, b = key >> _SHIFT, key & _LOW
         symbol, nxt, prv, mark = self.symbol, self.next, self.prev, self._mark
         at = np.array([filed], dtype=np.int32) if isinstance(filed, int) else filed
-        at = at[symbol[at] == a]  # positions merged away since were set to -1
         right = nxt[at]
-        keep = right >= 0
-        at, right = at[keep], right[keep]
-        keep = symbol[right] == b
+        # Positions merged away since were set to -1; a chunk's last position has no right
+        # neighbour (its -1 reads the last symbol of all, and is masked out with it).
+        keep = (symbol[at] == a) & (right >= 0) & (symbol[right] == b)
         at, right = at[keep], right[keep]
         if a == b and len(at):
             at, right = self._left_to_right(at)
@@ -241,13 +227,13 @@ class ArrayTrainer:
         saved = int(weight.sum())
         self.total_tokens -= saved
 
+        # Pair keys by arithmetic on one shifted array a side, rather than _keys on arrays
+        # of a repeated id: the same numbers in fewer passes.
+        left_high = left_sym.astype(np.int64) << _SHIFT
+        born_left = left_high | new
+        born_right = right_new.astype(np.int64) | (new << _SHIFT)
         keys = np.concatenate(
-            (
-                self._keys(left_sym, np.full(len(lefts), a)),
-                self._keys(np.full(len(rights), b), right_sym),
-                born_left := self._keys(left_sym, np.full(len(lefts), new)),
-                born_right := self._keys(np.full(len(rights), new), right_new),
-            )
+            (left_high | a, right_sym.astype(np.int64) | (b << _SHIFT), born_left, born_right)
         )
         changes = np.concatenate((-left_w, -right_w, left_w, right_w))
         self._count(keys, changes, key)
@@ -279,15 +265,16 @@ class ArrayTrainer:
         """Add each pair's net change to its count; push a heap entry where a count rose."""
         if not len(keys):
             return
-        order = np.argsort(keys, kind="stable")
+        order = np.argsort(keys)  # sums do not depend on the order within a pair
         keys, changes = keys[order], changes[order]
         firsts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
         sums = np.add.reduceat(changes, firsts)
+        keys = keys[firsts]
+        moved = (sums != 0) & (keys != merged)
         counts, heap, strings, floor = self.pair_counts, self._heap, self.strings, self._floor
-        for key, change in zip(keys[firsts].tolist(), sums.tolist()):
-            if not change or key == merged:
-                continue
-            count = counts.get(key, 0) + change
+        get = counts.get  # looked up once: this loop runs millions of times in a large run
+        for key, change in zip(keys[moved].tolist(), sums[moved].tolist()):
+            count = get(key, 0) + change
             if count:
                 counts[key] = count
                 if change > 0 and count >= floor:
@@ -300,31 +287,58 @@ class ArrayTrainer:
         """Note each new pair at the position of its left half."""
         if not len(keys):
             return
-        order = np.argsort(keys, kind="stable")
+        order = np.argsort(keys)  # a pair's positions may come in any order (see _join)
         keys, positions = keys[order], positions[order]
         firsts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
         where = self.where
-        for key, part in zip(keys[firsts].tolist(), np.split(positions, firsts[1:])):
+        for key, part in _runs(keys[firsts].tolist(), firsts, positions):
             found = where.get(key)
-            if found is not None:  # filed before: by the merge that made its other half
+            if found is None:
+                where[key] = part
+            else:  # filed before: by the merge that made its other half
                 where[key] = np.append(found, part)
-            else:
-                where[key] = int(part[0]) if len(part) == 1 else part
 
 
-def _batches(chunk_counts: Mapping[str, int], take: bool) -> Iterator[tuple[list[str], list[int]]]:
-    """``chunk_counts``'s non-empty chunks and their counts, a batch at a time; with ``take``
-    each batch is removed from it (it must then be a dict) before it is handed out."""
+def _runs(
+    keys: list[int], firsts: np.ndarray, positions: np.ndarray
+) -> Iterator[tuple[int, np.ndarray | int]]:
+    """Each key with its run of ``positions`` (from its entry of ``firsts`` to the next's):
+    a plain int where the run is one position, as most are, else a slice of the array.
+    Slicing here costs a fraction of what ``np.split`` costs for many short runs."""
+    ends = firsts[1:].tolist() + [len(positions)]
+    singles = positions.tolist() if len(positions) <= 4 * len(keys) else None
+    for key, lo, hi in zip(keys, firsts.tolist(), ends):
+        if hi - lo > 1:
+            yield key, positions[lo:hi]
+        else:
+            yield key, singles[lo] if singles is not None else int(positions[lo])
+
+
+def _layout(
+    chunk_counts: Mapping[str, int], take: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The characters of all non-empty chunks end to end (code points), each chunk's length
+    and its count. With ``take`` the table (then a dict) is emptied before the characters
+    are read, and each batch of strings is let go as soon as it is in the array."""
+    if take and not isinstance(chunk_counts, dict):
+        raise TypeError(f"take needs a dict to empty, got {type(chunk_counts).__name__}")
+    chunks = list(chunk_counts)
+    weights = np.fromiter(chunk_counts.values(), dtype=np.int64, count=len(chunks))
     if take:
-        if not isinstance(chunk_counts, dict):
-            raise TypeError(f"take needs a dict to empty, got {type(chunk_counts).__name__}")
-        while chunk_counts:
-            items = [chunk_counts.popitem() for _ in range(min(_BATCH, len(chunk_counts)))]
-            yield [c for c, _ in items if c], [n for c, n in items if c]
-        return
-    pairs = iter(chunk_counts.items())
-    while items := list(islice(pairs, _BATCH)):
-        yield [c for c, _ in items if c], [n for c, n in items if c]
+        chunk_counts.clear()  # type: ignore[attr-defined]  # a dict, checked above
+    lengths = np.fromiter(map(len, chunks), dtype=np.int64, count=len(chunks))
+    size = int(lengths.sum())
+    if size >= 1 << 31:
+        raise ValueError(f"{size:,} characters of distinct chunks are more than 2**31")
+    codes = np.empty(size, dtype=np.uint32)
+    end = size
+    while chunks:  # from the last batch back, so that each is dropped off the list's end
+        batch = np.frombuffer("".join(chunks[-_BATCH:]).encode("utf-32-le"), dtype=np.uint32)
+        del chunks[-_BATCH:]
+        codes[end - len(batch) : end] = batch
+        end -= len(batch)
+    kept = lengths > 0  # an empty chunk has no symbol, and no place in the arrays
+    return codes, lengths[kept], weights[kept]
 
 
 def learn_merges_arrays(chunk_counts: Mapping[str, int], num_merges: int) -> list[Pair]:

@@ -27,7 +27,7 @@ from typing import Any
 import dask
 from distributed import Client, LocalCluster, as_completed
 
-from bpe_course.parallel import PathArg
+from bpe_course.parallel import COUNT_PIECE_BYTES, PathArg
 from bpe_course.pretokenize import pretokenize
 from bpe_course.progress import progress_bar
 from bpe_course.shards import Segment, plan_shards, read_segments, text_files, total_bytes
@@ -39,13 +39,13 @@ _NO_PAGES: dict[str, list[str]] = {
     "distributed.worker.http.routes": [],
 }
 SHARD_BYTES = 32 << 20  # per task: small enough to spread, large enough to pay for a task
-PIECE_BYTES = 1 << 16  # a worker pre-tokenizes this much at a time
 
 
 def count_shard(segments: list[Segment]) -> Counter[str]:
     """The chunk counts of one shard, read by the worker itself from the files."""
     total: Counter[str] = Counter()
-    for piece in read_segments(segments, PIECE_BYTES):
+    # Read and pre-tokenized as the processes of bpe_course.parallel do: small pieces.
+    for piece in read_segments(segments, COUNT_PIECE_BYTES, block_bytes=COUNT_PIECE_BYTES):
         total.update(pretokenize(piece))
     return total
 

@@ -1,8 +1,9 @@
 """Train on a large text, hundreds of megabytes, from disk: stream, count in parallel, train.
 
-:func:`train_on_files` reads a file, a folder of ``.txt`` files or a list of files in pieces
-(``bpe_course.shards``), counts each piece's chunks in worker processes and adds the counts
-up (``bpe_course.parallel``), then learns merges with the course's array engine
+:func:`train_on_files` cuts a file, a folder of ``.txt`` files or a list of files into
+shards (``bpe_course.shards``), which worker processes read and count, each adding up its
+own table, then adds up the workers' tables (``bpe_course.parallel``) and learns merges
+with the course's array engine
 (``bpe_course.arrays``); given a Dask client, the cluster's workers count it instead
 (``bpe_course.dask_counting``). :func:`file_curve` does the same for the overfitting curve:
 it trains on the first part of the text and replays every merge on the rest. Memory follows
@@ -22,7 +23,7 @@ from typing import Any
 
 from bpe_course.arrays import ArrayTrainer, Pair
 from bpe_course.compression import CompressionCurve, follow_merges
-from bpe_course.parallel import PathArg, count_pieces
+from bpe_course.parallel import COUNT_PIECE_BYTES, PathArg, count_chunks_parallel, count_pieces
 from bpe_course.progress import finish_at_count, progress_bar
 from bpe_course.shards import PIECE_BYTES, read_pieces, text_files, total_bytes
 from bpe_course.validate import check_training_args
@@ -34,7 +35,7 @@ def count_files(
     paths: PathArg,
     workers: int | None = None,
     progress: bool = True,
-    piece_bytes: int = PIECE_BYTES,
+    piece_bytes: int = COUNT_PIECE_BYTES,
     client: Any = None,
 ) -> Counter[str]:
     """``chunk_counts`` of the whole text of ``paths``, counted piece by piece in parallel:
@@ -43,7 +44,7 @@ def count_files(
         from bpe_course.dask_counting import count_on_dask  # Dask only when asked for
 
         return count_on_dask(paths, client, progress)
-    return count_pieces(read_pieces(paths, piece_bytes, progress=progress), workers)
+    return count_chunks_parallel(paths, workers, piece_bytes, progress)
 
 
 def train_on_files(

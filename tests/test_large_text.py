@@ -84,6 +84,22 @@ def test_two_workers_count_exactly_what_one_process_counts(tmp_path: Path, piece
     assert count_chunks_parallel(path, workers=1, piece_bytes=piece, progress=False) == whole
 
 
+@pytest.mark.parametrize(("shard", "workers"), [(1, 2), (40, 3), (300, 2)])
+def test_workers_reading_their_own_shards_count_what_one_process_counts(
+    tmp_path: Path, shard: int, workers: int
+) -> None:
+    # Many shards, across files, each cut where a chunk ends; the workers take them in
+    # whatever order they come free and each sends one table back.
+    write(tmp_path, COURSE_TEXT + " naïve  café\n\n中文 😀\u2003end \xa0x", "a.txt")
+    write(tmp_path, "  second\tfile\n\n", "b.txt")
+    write(tmp_path, "third " * 50, "c.txt")
+    expected = chunk_counts(load_text(tmp_path))
+    counted = count_chunks_parallel(
+        tmp_path, workers=workers, piece_bytes=5, progress=False, shard_bytes=shard
+    )
+    assert counted == expected
+
+
 def test_a_folder_counts_like_load_text(tmp_path: Path) -> None:
     write(tmp_path, "second file\n", "b.txt")
     write(tmp_path, "first  file é", "a.txt")
@@ -254,6 +270,21 @@ def test_a_worker_that_fails_or_dies_is_one_plain_error(monkeypatch: pytest.Monk
     monkeypatch.setattr(bpe_course.parallel, "_count", _die)
     with pytest.raises(RuntimeError, match="a counting worker died"):
         count_pieces(["a b", "c d"], workers=2)
+
+
+larger_tables = st.dictionaries(
+    st.lists(st.sampled_from("aab ba"), min_size=1, max_size=12).map("".join),
+    st.integers(1, 40),
+    max_size=40,
+)
+
+
+@SETTINGS
+@given(counts=larger_tables, n=st.integers(0, 60))
+def test_the_array_engine_files_many_positions_a_merge_like_the_python_engine(counts, n) -> None:
+    # Dozens of chunks over three letters: each merge files a new pair at many positions
+    # at once, and runs such as "aaaa" join left to right, as scanning does.
+    assert learn_merges_arrays(counts, n) == learn_merges(counts, n)
 
 
 def test_the_array_engine_runs_to_the_end_through_every_lowered_floor() -> None:
