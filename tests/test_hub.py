@@ -155,11 +155,17 @@ def start_hub(command: list[str], output: Path) -> subprocess.Popen:
     """``command`` (a ``make hub`` line) started in a session of its own, as from a terminal,
     once it says the hub is up; its output, passwords included, goes to ``output``."""
     env = {"PATH": os.environ["PATH"], "LANG": "C.UTF-8"}
-    with open(output, "wb") as out:
-        process = subprocess.Popen(
-            command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )  # fmt: skip
+    # A terminal's job takes Ctrl-C by default. An ignored SIGINT passes on through exec, and a
+    # kernel started in this process earlier (ipykernel ignores it) would leave make deaf to it.
+    kept = signal.signal(signal.SIGINT, signal.default_int_handler)  # SIG_DFL after exec
+    try:
+        with open(output, "wb") as out:
+            process = subprocess.Popen(
+                command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )  # fmt: skip
+    finally:
+        signal.signal(signal.SIGINT, kept)
     deadline = time.monotonic() + 240
     while "The class's hub is up" not in output.read_text():
         if process.poll() is not None or time.monotonic() > deadline:
