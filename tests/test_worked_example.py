@@ -114,7 +114,7 @@ def test_merge_pair_without_overlaps() -> None:
 
 
 def test_merge_pair_every_occurrence() -> None:
-    assert merge_pair(("t", "e", "a", "t", "e", "a"), ("t", "e")) == ("te", "a", "te", "a")
+    assert merge_pair(("e", "a", "t", "e", "a", "t"), ("e", "a")) == ("ea", "t", "ea", "t")
 
 
 def test_seats_encodes_as_seat_s() -> None:

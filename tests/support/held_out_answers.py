@@ -914,7 +914,7 @@ HELD_OUT: dict[str, dict[str, tuple[str, str]]] = {
             """,
         ),
         "where-left-alone": _answer(
-            "keeps stats right but never records the new pairs' words in where",
+            "keeps stats right but leaves the new pairs' words out of the where index",
             """
             def merge_and_update(words, counts, stats, where, pair):
                 changed = []
