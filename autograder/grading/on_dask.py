@@ -248,13 +248,20 @@ class GradingWorker(WorkerPlugin):
     name = "bpe-grading-worker"
 
     def setup(self, worker: Any) -> None:
-        warnings.filterwarnings("ignore")  # nbgrader's SQLAlchemy warnings, once per student
-        if self.log_path:
-            log = os.open(self.log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-            os.dup2(log, 2)
-            os.close(log)
+        _quiet(self.log_path)
         problem = ready_to_grade(self.options, f"the Dask worker {worker.address}")
         _SETUP_PROBLEM[:] = [problem] if problem else []
+
+
+def _quiet(log_path: str | None) -> None:
+    """A worker process's set-up: no warnings (nbgrader's SQLAlchemy ones, once per student)
+    and, on a local cluster, its stderr (kernels' and nbconvert's chatter) in ``log_path``,
+    off the command's terminal."""
+    warnings.filterwarnings("ignore")
+    if log_path:
+        log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        os.dup2(log, 2)
+        os.close(log)
 
 
 def setup_problem() -> str | None:
@@ -275,12 +282,8 @@ class FeedbackWorker(WorkerPlugin):
     name = "bpe-feedback-worker"
 
     def setup(self, worker: Any) -> None:
-        warnings.filterwarnings("ignore")  # nbgrader's SQLAlchemy warnings
+        _quiet(self.log_path)
         logging.getLogger().setLevel(logging.CRITICAL)
-        if self.log_path:  # what nbconvert's libraries print, off the command's terminal
-            log = os.open(self.log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-            os.dup2(log, 2)
-            os.close(log)
         lines = untrusted_entries()
         problem = refusal(f"the Dask worker {worker.address}", lines) if lines else None
         _FEEDBACK_PROBLEM[:] = [problem] if problem else []
