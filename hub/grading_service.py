@@ -16,7 +16,7 @@ as their ``make grading-service`` would; it writes to the hub's standard output,
 []
 
 But: it opens no port (no ``url``: the proxy routes nothing to it) and asks nothing of the
-hub's API; the hub's settings turn it off (``make hub GRADING_SERVICE=0``), and then the
+hub's API; the hub's settings turn it off (``make hub GRADING_SERVICE=off``), and then the
 instructor collects and grades by hand. It never runs as root.
 """
 
