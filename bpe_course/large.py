@@ -6,9 +6,10 @@ own table, then adds up the workers' tables (``bpe_course.parallel``) and learns
 with the course's array engine
 (``bpe_course.arrays``); given a Dask client, the cluster's workers count it instead
 (``bpe_course.dask_counting``). :func:`file_curve` does the same for the overfitting curve:
-it trains on the first part of the text and replays every merge on the rest. Memory follows
-the number of distinct chunks, not the size of the text; progress bars count the bytes read
-and the merges learned.
+its workers count the first part of the text and the rest, each as byte ranges of the files
+they read themselves, and it trains on the first part and replays every merge on the rest.
+Memory follows the number of distinct chunks, not the size of the text; progress bars count
+the bytes read and the merges learned.
 
 But: nothing here is new algorithm; each step lives in its own module, and the merges are
 exactly ``learn_merges``'s on ``chunk_counts`` of the whole text.
@@ -17,15 +18,14 @@ exactly ``learn_merges``'s on ``chunk_counts`` of the whole text.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
 from itertools import chain
 from typing import Any
 
 from bpe_course.arrays import ArrayTrainer, Pair
 from bpe_course.compression import CompressionCurve, follow_merges
-from bpe_course.parallel import COUNT_PIECE_BYTES, PathArg, count_chunks_parallel, count_pieces
+from bpe_course.parallel import COUNT_PIECE_BYTES, PathArg, count_chunks_parallel, count_segments
 from bpe_course.progress import finish_at_count, progress_bar
-from bpe_course.shards import PIECE_BYTES, read_pieces, text_files, total_bytes
+from bpe_course.shards import split_segments, text_files
 from bpe_course.validate import check_training_args
 
 DEFAULT_MERGES = 10_000  # a vocabulary of about ten thousand tokens past the characters
@@ -91,59 +91,23 @@ def _train(trainer: ArrayTrainer, num_merges: int, progress: bool) -> list[Pair]
     return trainer.merges
 
 
-def _split_pieces(
-    paths: PathArg, train_fraction: float, progress: bool
-) -> tuple[Iterator[str], Iterator[str]]:
-    """Two iterators, the training part of the text and the held-out rest, read in turn.
-
-    The cut falls at the first space at or after ``train_fraction`` of the bytes, and the
-    held-out part starts with that space, as ``split_train_heldout`` cuts a str.
-    """
-    if not 0 < train_fraction < 1:
-        raise ValueError(f"train_fraction must lie strictly between 0 and 1, got {train_fraction}")
-    target = int(total_bytes(text_files(paths)) * train_fraction)
-    pieces = read_pieces(paths, PIECE_BYTES, progress=progress)
-    rest: list[str] = []
-
-    def training() -> Iterator[str]:
-        offset = 0
-        for piece in pieces:
-            size = len(piece.encode("utf-8"))
-            if offset + size <= target:
-                offset += size
-                yield piece
-                continue
-            # The cut is in this piece or later: find the first space from the target on.
-            start = len(piece.encode("utf-8")[: max(target - offset, 0)].decode("utf-8", "ignore"))
-            space = piece.find(" ", start)
-            while space < 0:  # past the target: the first space of a later piece
-                yield piece
-                later = next(pieces, None)
-                if later is None:
-                    return
-                piece = later
-                space = piece.find(" ")
-            yield piece[:space]
-            rest.append(piece[space:])
-            return
-
-    def heldout() -> Iterator[str]:
-        yield from rest
-        yield from pieces
-
-    return training(), heldout()
-
-
 def count_split(
     paths: PathArg,
     train_fraction: float = 2 / 3,
     workers: int | None = None,
     progress: bool = True,
 ) -> tuple[Counter[str], Counter[str]]:
-    """Chunk counts of the training part and of the held-out rest, each counted in parallel."""
-    training, heldout = _split_pieces(paths, train_fraction, progress)
-    train_counts = count_pieces(training, workers)
-    return train_counts, count_pieces(heldout, workers)
+    """Chunk counts of the training part and of the held-out rest, each counted in parallel.
+
+    The cut falls at the first space at or after ``train_fraction`` of the bytes, and the
+    held-out part starts with that space, as ``split_train_heldout`` cuts a str. The workers
+    read each part's byte ranges from the files themselves, as ``train_on_files``'s do.
+    """
+    if not 0 < train_fraction < 1:
+        raise ValueError(f"train_fraction must lie strictly between 0 and 1, got {train_fraction}")
+    training, heldout = split_segments(text_files(paths), train_fraction)
+    train_counts = count_segments(training, workers, progress=progress, desc="training part")
+    return train_counts, count_segments(heldout, workers, progress=progress, desc="held-out part")
 
 
 def curve_from_counts(

@@ -9,6 +9,8 @@ The text itself never crosses between processes, and the counts cross once per w
 rather than once per piece: this process only waits and moves the progress bar. The result
 is exactly ``chunk_counts`` of the whole text, while memory holds, per worker, a piece and
 a table whose size is the number of distinct chunks it met, not the length of the text.
+:func:`count_segments` does the same for a text given as byte ranges of files (a part of
+them, such as the training part of the overfitting curve).
 :func:`count_pieces` counts pieces handed to it (a text read some other way) in workers, a
 piece per task. With ``workers=1`` both count in this process, with no worker.
 
@@ -36,9 +38,11 @@ from bpe_course.pretokenize import pretokenize
 from bpe_course.progress import progress_bar
 from bpe_course.shards import (
     Segment,
+    plan_segment_shards,
     plan_shards,
     read_pieces,
     read_segments,
+    segment_bytes,
     text_files,
     total_bytes,
 )
@@ -142,12 +146,52 @@ def count_chunks_parallel(
         return count_pieces(read_pieces(paths, piece_bytes, progress=progress), 1)
     files = text_files(paths)
     shards = plan_shards(files, shard_bytes)
+    return _count_in_workers(shards, total_bytes(files), workers, piece_bytes, progress)
+
+
+def count_segments(
+    segments: Sequence[Segment],
+    workers: int | None = None,
+    piece_bytes: int = COUNT_PIECE_BYTES,
+    progress: bool = True,
+    shard_bytes: int = SHARD_BYTES,
+    desc: str = "reading",
+) -> Counter[str]:
+    """``count_chunks_parallel`` for a text given as segments of files (byte ranges, read with
+    a newline between them; ``bpe_course.shards.split_segments`` makes them): the chunk
+    counts of that text, read and counted by the workers, never by this process."""
+    workers = _checked(workers)
+    if not segments:
+        return Counter()
+    shards = plan_segment_shards(segments, shard_bytes)
+    size = segment_bytes(segments)
+    if workers == 1:
+        total: Counter[str] = Counter()
+        with progress_bar(size, desc, "B", enabled=progress, unit_scale=True) as bar:
+            for shard in shards:
+                for piece in read_segments(shard, piece_bytes, block_bytes=piece_bytes):
+                    total.update(pretokenize(piece))
+                bar.update(segment_bytes(shard))
+        return total
+    return _count_in_workers(shards, size, workers, piece_bytes, progress, desc)
+
+
+def _count_in_workers(
+    shards: list[list[Segment]],
+    size: int,
+    workers: int,
+    piece_bytes: int,
+    progress: bool,
+    desc: str = "reading",
+) -> Counter[str]:
+    """The chunk counts of ``shards`` (``size`` bytes in all), counted by ``workers``
+    processes that each take the next shard no one has taken and send back one table."""
     workers = min(workers, len(shards))  # a worker with no shard to take would idle
     taken = _context().Value("q", 0)  # shards handed out so far, across the workers
     done = _context().Value("q", 0)  # bytes counted so far, for the progress bar
     tables: list[Counter[str]] = []
     with (
-        progress_bar(total_bytes(files), "reading", "B", enabled=progress, unit_scale=True) as bar,
+        progress_bar(size, desc, "B", enabled=progress, unit_scale=True) as bar,
         ProcessPoolExecutor(
             workers,
             mp_context=_context(),
@@ -194,6 +238,5 @@ def _count_shards(shards: list[list[Segment]], piece_bytes: int) -> Counter[str]
             return total
         for piece in read_segments(shards[number], piece_bytes, block_bytes=piece_bytes):
             total.update(pretokenize(piece))
-        size = sum(end - start for _, start, end in shards[number]) + len(shards[number]) - 1
         with _done.get_lock():
-            _done.value += size
+            _done.value += segment_bytes(shards[number])
