@@ -101,13 +101,15 @@ def count_split(
 
     The cut falls at the first space at or after ``train_fraction`` of the bytes, and the
     held-out part starts with that space, as ``split_train_heldout`` cuts a str. The workers
-    read each part's byte ranges from the files themselves, as ``train_on_files``'s do.
+    read both parts' byte ranges from the files themselves, as ``train_on_files``'s do.
     """
     if not 0 < train_fraction < 1:
         raise ValueError(f"train_fraction must lie strictly between 0 and 1, got {train_fraction}")
-    training, heldout = split_segments(text_files(paths), train_fraction)
-    train_counts = count_segments(training, workers, progress=progress, desc="training part")
-    return train_counts, count_segments(heldout, workers, progress=progress, desc="held-out part")
+    parts = split_segments(text_files(paths), train_fraction)
+    # One pool for both parts: its workers start before any table is held here, so none
+    # of them begins life with a copy of one.
+    train_counts, heldout_counts = count_segments(parts, workers, progress=progress)
+    return train_counts, heldout_counts
 
 
 def curve_from_counts(

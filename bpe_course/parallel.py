@@ -9,8 +9,8 @@ The text itself never crosses between processes, and the counts cross once per w
 rather than once per piece: this process only waits and moves the progress bar. The result
 is exactly ``chunk_counts`` of the whole text, while memory holds, per worker, a piece and
 a table whose size is the number of distinct chunks it met, not the length of the text.
-:func:`count_segments` does the same for a text given as byte ranges of files (a part of
-them, such as the training part of the overfitting curve).
+:func:`count_segments` does the same for several texts given as byte ranges of files (the
+training and the held-out part of the overfitting curve), in one pool, a table per text.
 :func:`count_pieces` counts pieces handed to it (a text read some other way) in workers, a
 piece per task. With ``workers=1`` both count in this process, with no worker.
 
@@ -145,53 +145,56 @@ def count_chunks_parallel(
     if workers == 1:
         return count_pieces(read_pieces(paths, piece_bytes, progress=progress), 1)
     files = text_files(paths)
-    shards = plan_shards(files, shard_bytes)
-    return _count_in_workers(shards, total_bytes(files), workers, piece_bytes, progress)
+    shards = [(0, shard) for shard in plan_shards(files, shard_bytes)]
+    return _count_in_workers(shards, 1, total_bytes(files), workers, piece_bytes, progress)[0]
 
 
 def count_segments(
-    segments: Sequence[Segment],
+    parts: Sequence[Sequence[Segment]],
     workers: int | None = None,
     piece_bytes: int = COUNT_PIECE_BYTES,
     progress: bool = True,
     shard_bytes: int = SHARD_BYTES,
-    desc: str = "reading",
-) -> Counter[str]:
-    """``count_chunks_parallel`` for a text given as segments of files (byte ranges, read with
-    a newline between them; ``bpe_course.shards.split_segments`` makes them): the chunk
-    counts of that text, read and counted by the workers, never by this process."""
+) -> list[Counter[str]]:
+    """The chunk counts of each of several texts, each given as segments of files (byte
+    ranges read with a newline between them; ``bpe_course.shards.split_segments`` makes
+    the two parts of the overfitting curve). One pool of workers reads and counts every
+    part, each worker keeping a table per part; this process reads none of the text."""
     workers = _checked(workers)
-    if not segments:
-        return Counter()
-    shards = plan_segment_shards(segments, shard_bytes)
-    size = segment_bytes(segments)
-    if workers == 1:
-        total: Counter[str] = Counter()
-        with progress_bar(size, desc, "B", enabled=progress, unit_scale=True) as bar:
-            for shard in shards:
+    shards = [
+        (number, shard)
+        for number, part in enumerate(parts)
+        if part
+        for shard in plan_segment_shards(part, shard_bytes)
+    ]
+    size = sum(segment_bytes(part) for part in parts if part)
+    if workers == 1 or not shards:
+        totals: list[Counter[str]] = [Counter() for _ in parts]
+        with progress_bar(size, "reading", "B", enabled=progress, unit_scale=True) as bar:
+            for number, shard in shards:
                 for piece in read_segments(shard, piece_bytes, block_bytes=piece_bytes):
-                    total.update(pretokenize(piece))
+                    totals[number].update(pretokenize(piece))
                 bar.update(segment_bytes(shard))
-        return total
-    return _count_in_workers(shards, size, workers, piece_bytes, progress, desc)
+        return totals
+    return _count_in_workers(shards, len(parts), size, workers, piece_bytes, progress)
+
+
+# A shard and the number of the text it belongs to.
+Tagged = tuple[int, list[Segment]]
 
 
 def _count_in_workers(
-    shards: list[list[Segment]],
-    size: int,
-    workers: int,
-    piece_bytes: int,
-    progress: bool,
-    desc: str = "reading",
-) -> Counter[str]:
-    """The chunk counts of ``shards`` (``size`` bytes in all), counted by ``workers``
-    processes that each take the next shard no one has taken and send back one table."""
+    shards: list[Tagged], parts: int, size: int, workers: int, piece_bytes: int, progress: bool
+) -> list[Counter[str]]:
+    """The chunk counts of each of ``parts`` texts cut into ``shards`` (``size`` bytes in
+    all), counted by ``workers`` processes that each take the next shard no one has taken
+    and send back one table per text."""
     workers = min(workers, len(shards))  # a worker with no shard to take would idle
     taken = _context().Value("q", 0)  # shards handed out so far, across the workers
     done = _context().Value("q", 0)  # bytes counted so far, for the progress bar
-    tables: list[Counter[str]] = []
+    sent: list[list[Counter[str]]] = []
     with (
-        progress_bar(size, desc, "B", enabled=progress, unit_scale=True) as bar,
+        progress_bar(size, "reading", "B", enabled=progress, unit_scale=True) as bar,
         ProcessPoolExecutor(
             workers,
             mp_context=_context(),
@@ -199,16 +202,20 @@ def _count_in_workers(
             initargs=(taken, done),
         ) as pool,
     ):
-        waiting = {pool.submit(_count_shards, shards, piece_bytes) for _ in range(workers)}
+        waiting = {pool.submit(_count_shards, shards, parts, piece_bytes) for _ in range(workers)}
         try:
             while waiting:
                 finished, waiting = wait(waiting, timeout=0.2, return_when=FIRST_COMPLETED)
-                tables += [_result(future) for future in finished]
+                sent += [_result(future) for future in finished]
                 bar.update(done.value - bar.n)
         except BaseException:
             taken.value = len(shards)  # the other workers stop after their current shard
             pool.shutdown(cancel_futures=True)
             raise
+    return [_added([tables[number] for tables in sent]) for number in range(parts)]
+
+
+def _added(tables: list[Counter[str]]) -> Counter[str]:
     tables.sort(key=len)
     total = tables.pop()  # the largest, so the others are added to it one entry at a time
     for table in tables:
@@ -226,17 +233,18 @@ def _share(taken: Any, done: Any) -> None:
     _taken, _done = taken, done
 
 
-def _count_shards(shards: list[list[Segment]], piece_bytes: int) -> Counter[str]:
+def _count_shards(shards: list[Tagged], parts: int, piece_bytes: int) -> list[Counter[str]]:
     """Count shard after shard, whichever no worker has taken yet, until none is left; the
-    counts of all of them, sent back once."""
-    total: Counter[str] = Counter()
+    counts of each text, sent back once."""
+    totals: list[Counter[str]] = [Counter() for _ in range(parts)]
     while True:
         with _taken.get_lock():
             number = _taken.value
             _taken.value = number + 1
         if number >= len(shards):
-            return total
-        for piece in read_segments(shards[number], piece_bytes, block_bytes=piece_bytes):
-            total.update(pretokenize(piece))
+            return totals
+        part, shard = shards[number]
+        for piece in read_segments(shard, piece_bytes, block_bytes=piece_bytes):
+            totals[part].update(pretokenize(piece))
         with _done.get_lock():
-            _done.value += segment_bytes(shards[number])
+            _done.value += segment_bytes(shard)

@@ -186,12 +186,9 @@ def test_the_workers_count_the_two_parts_of_a_folder_as_its_bytes_split(
     # the newline between files; shards of a few bytes cut each part many times over.
     folder = tmp_path_factory.mktemp("split")
     files = [write(folder, part, f"{name}.txt") for name, part in zip("abc", parts)]
-    training, heldout = split_segments(files, fraction)
-    counted = tuple(
-        count_segments(part, workers=1, piece_bytes=3, progress=False, shard_bytes=shard)
-        for part in (training, heldout)
-    )
-    assert counted == counts_of_byte_split(files, fraction)
+    parts = split_segments(files, fraction)
+    counted = count_segments(parts, workers=1, piece_bytes=3, progress=False, shard_bytes=shard)
+    assert tuple(counted) == counts_of_byte_split(files, fraction)
 
 
 def test_count_split_of_a_folder_in_two_workers_equals_the_byte_split(tmp_path: Path) -> None:
@@ -203,8 +200,8 @@ def test_count_split_of_a_folder_in_two_workers_equals_the_byte_split(tmp_path: 
     training, _ = split_segments(files, 2 / 3)
     assert [name for name, _, _ in training] == [str(files[0]), str(files[1])]  # inside b.txt
     assert count_split(tmp_path, workers=2, progress=False) == expected
-    for part, counts in zip(split_segments(files, 2 / 3), expected):
-        assert count_segments(part, workers=2, progress=False, shard_bytes=200) == counts
+    parts = split_segments(files, 2 / 3)
+    assert tuple(count_segments(parts, workers=2, progress=False, shard_bytes=200)) == expected
 
 
 def test_a_text_with_no_space_after_the_cut_holds_nothing_out(tmp_path: Path) -> None:
