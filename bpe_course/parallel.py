@@ -214,14 +214,21 @@ def _count_in_workers(
             taken.value = len(shards)  # the other workers stop after their current shard
             pool.shutdown(cancel_futures=True)
             raise
-    return [_added([tables[number] for tables in sent]) for number in range(parts)]
+    totals = []
+    for number in range(parts):
+        tables = []
+        for worker_tables in sent:  # taken out, so each is freed once it has been added
+            tables.append(worker_tables[number])
+            worker_tables[number] = Counter()
+        totals.append(_added(tables))
+    return totals
 
 
 def _added(tables: list[Counter[str]]) -> Counter[str]:
     tables.sort(key=len)
     total = tables.pop()  # the largest, so the others are added to it one entry at a time
-    for table in tables:
-        total.update(table)
+    while tables:  # each freed as soon as it is added
+        total.update(tables.pop())
     return total
 
 
