@@ -22,7 +22,7 @@ from itertools import chain
 from typing import Any
 
 from bpe_course.arrays import ArrayTrainer, Pair
-from bpe_course.compression import CompressionCurve, follow_merges
+from bpe_course.compression import CompressionCurve
 from bpe_course.parallel import COUNT_PIECE_BYTES, PathArg, count_chunks_parallel, count_segments
 from bpe_course.progress import finish_at_count, progress_bar
 from bpe_course.shards import split_segments, text_files
@@ -121,23 +121,36 @@ def curve_from_counts(
 ) -> CompressionCurve:
     """ρ on both parts after every merge learned on ``train_counts`` (``None``: to the end).
 
-    The held-out table replays each merge as it is learned, which encodes it as ``Encoder``
-    would (the precondition in ``bpe_course.engine.ChunkTable``). ``take`` empties both
-    tables as the arrays are laid out (``ArrayTrainer``'s ``take``), to spare memory.
+    Training runs first, to the end, and only then is the held-out table laid out and each
+    merge replayed on it in order, which encodes it as ``Encoder`` would (the precondition
+    in ``bpe_course.engine.ChunkTable``): the same numbers as side by side, with one table
+    of arrays in memory at a time instead of two. ``take`` empties both tables as the
+    arrays are laid out (``ArrayTrainer``'s ``take``), to spare memory.
     """
     train_bytes = sum(len(chunk.encode("utf-8")) * n for chunk, n in train_counts.items())
     heldout_bytes = sum(len(chunk.encode("utf-8")) * n for chunk, n in heldout_counts.items())
     distinct = len(train_counts)
     trainer = ArrayTrainer(train_counts, take=take)
-    heldout = ArrayTrainer(heldout_counts, take=take)
     bound = int(trainer.weight.size - distinct)  # each merge removes a symbol
-
-    def next_merge() -> Pair | None:
-        learned = trainer.step()
-        return None if learned is None else learned[0]
-
-    sides = (trainer, train_bytes), (heldout, heldout_bytes)
-    return follow_merges(next_merge, *sides, bound=bound, num_merges=num_merges, progress=progress)
+    total = bound if num_merges is None else min(num_merges, bound)
+    train_rho = [train_bytes / trainer.total_tokens]
+    with progress_bar(total, "merges", "merge", enabled=progress) as bar:
+        while num_merges is None or len(trainer.merges) < num_merges:
+            if trainer.step() is None:
+                break
+            train_rho.append(train_bytes / trainer.total_tokens)
+            bar.update()
+        finish_at_count(bar)  # the bound is loose: end the bar full, at what was done
+    merges = trainer.merges
+    del trainer  # its arrays go before the held-out table's are laid out
+    heldout = ArrayTrainer(heldout_counts, take=take)
+    heldout_rho = [heldout_bytes / heldout.total_tokens]
+    with progress_bar(len(merges), "held-out", "merge", enabled=progress) as bar:
+        for pair in merges:
+            heldout.apply(pair)
+            heldout_rho.append(heldout_bytes / heldout.total_tokens)
+            bar.update()
+    return CompressionCurve(merges, train_rho, heldout_rho)
 
 
 def file_curve(

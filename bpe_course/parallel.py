@@ -10,7 +10,7 @@ rather than once per piece: this process only waits and moves the progress bar. 
 is exactly ``chunk_counts`` of the whole text, while memory holds, per worker, a piece and
 a table whose size is the number of distinct chunks it met, not the length of the text.
 :func:`count_segments` does the same for several texts given as byte ranges of files (the
-training and the held-out part of the overfitting curve), in one pool, a table per text.
+training and the held-out part of the overfitting curve), one after the other in one pool.
 :func:`count_pieces` counts pieces handed to it (a text read some other way) in workers, a
 piece per task. With ``workers=1`` both count in this process, with no worker.
 
@@ -147,8 +147,8 @@ def count_chunks_parallel(
     if workers == 1:
         return count_pieces(read_pieces(paths, piece_bytes, progress=progress), 1)
     files = text_files(paths)
-    shards = [(0, shard) for shard in plan_shards(files, shard_bytes)]
-    return _count_in_workers(shards, 1, total_bytes(files), workers, piece_bytes, progress)[0]
+    planned = [plan_shards(files, shard_bytes)]
+    return _count_in_workers(planned, total_bytes(files), workers, piece_bytes, progress)[0]
 
 
 def count_segments(
@@ -160,41 +160,38 @@ def count_segments(
 ) -> list[Counter[str]]:
     """The chunk counts of each of several texts, each given as segments of files (byte
     ranges read with a newline between them; ``bpe_course.shards.split_segments`` makes
-    the two parts of the overfitting curve). One pool of workers reads and counts every
-    part, each worker keeping a table per part; this process reads none of the text."""
+    the two parts of the overfitting curve). One pool of workers counts the texts one
+    after the other; this process reads none of them."""
     workers = _checked(workers)
-    shards = [
-        (number, shard)
-        for number, part in enumerate(parts)
-        if part
-        for shard in plan_segment_shards(part, shard_bytes)
-    ]
+    planned = [plan_segment_shards(part, shard_bytes) if part else [] for part in parts]
     size = sum(segment_bytes(part) for part in parts if part)
-    if workers == 1 or not shards:
+    if workers == 1 or not any(planned):
         totals: list[Counter[str]] = [Counter() for _ in parts]
         with progress_bar(size, "reading", "B", enabled=progress, unit_scale=True) as bar:
-            for number, shard in shards:
-                for piece in read_segments(shard, piece_bytes, block_bytes=piece_bytes):
-                    totals[number].update(pretokenize(piece))
-                bar.update(segment_bytes(shard))
+            for total, shards in zip(totals, planned):
+                for shard in shards:
+                    for piece in read_segments(shard, piece_bytes, block_bytes=piece_bytes):
+                        total.update(pretokenize(piece))
+                    bar.update(segment_bytes(shard))
         return totals
-    return _count_in_workers(shards, len(parts), size, workers, piece_bytes, progress)
-
-
-# A shard and the number of the text it belongs to.
-Tagged = tuple[int, list[Segment]]
+    return _count_in_workers(planned, size, workers, piece_bytes, progress)
 
 
 def _count_in_workers(
-    shards: list[Tagged], parts: int, size: int, workers: int, piece_bytes: int, progress: bool
+    planned: list[list[list[Segment]]], size: int, workers: int, piece_bytes: int, progress: bool
 ) -> list[Counter[str]]:
-    """The chunk counts of each of ``parts`` texts cut into ``shards`` (``size`` bytes in
-    all), counted by ``workers`` processes that each take the next shard no one has taken
-    and send back one table per text."""
-    workers = min(workers, len(shards))  # a worker with no shard to take would idle
-    taken = _context().Value("q", 0)  # shards handed out so far, across the workers
+    """The chunk counts of each text cut into shards (``planned``, ``size`` bytes in all),
+    one text after the other, by ``workers`` processes that each take the next shard no
+    one has taken and send back one table per text.
+
+    The workers are started once, before this process holds any table, so none begins
+    with a copy of one; and a worker sends a text's table back before it counts the next,
+    so it holds one table at a time, not one per text.
+    """
+    workers = min(workers, max(len(shards) for shards in planned))  # none left idle
+    taken = _context().Value("q", 0)  # shards of this text handed out so far
     done = _context().Value("q", 0)  # bytes counted so far, for the progress bar
-    sent: list[list[Counter[str]]] = []
+    totals: list[Counter[str]] = []
     with (
         progress_bar(size, "reading", "B", enabled=progress, unit_scale=True) as bar,
         ProcessPoolExecutor(
@@ -204,27 +201,29 @@ def _count_in_workers(
             initargs=(taken, done),
         ) as pool,
     ):
-        waiting = {pool.submit(_count_shards, shards, parts, piece_bytes) for _ in range(workers)}
-        try:
-            while waiting:
-                finished, waiting = wait(waiting, timeout=0.2, return_when=FIRST_COMPLETED)
-                sent += [_result(future) for future in finished]
-                bar.update(done.value - bar.n)
-        except BaseException:
-            taken.value = len(shards)  # the other workers stop after their current shard
-            pool.shutdown(cancel_futures=True)
-            raise
-    totals = []
-    for number in range(parts):
-        tables = []
-        for worker_tables in sent:  # taken out, so each is freed once it has been added
-            tables.append(worker_tables[number])
-            worker_tables[number] = Counter()
-        totals.append(_added(tables))
+        tables: list[Counter[str]] = []
+        for shards in planned:
+            if tables:  # the last text's, added while the workers wait (and emptied)
+                totals.append(_added(tables))
+            taken.value = 0  # no worker is counting between two texts
+            waiting = {pool.submit(_count_shards, shards, piece_bytes) for _ in range(workers)}
+            try:
+                while waiting:
+                    finished, waiting = wait(waiting, timeout=0.2, return_when=FIRST_COMPLETED)
+                    tables += [_result(future) for future in finished]
+                    bar.update(done.value - bar.n)
+            except BaseException:
+                taken.value = len(shards)  # the other workers stop after their current shard
+                pool.shutdown(cancel_futures=True)
+                raise
+    # The last text's tables are added once the workers have exited: this is when this
+    # process holds the most, and the workers' memory is then free.
+    totals.append(_added(tables))
     return totals
 
 
 def _added(tables: list[Counter[str]]) -> Counter[str]:
+    """The sum of ``tables``, which it empties."""
     tables.sort(key=len)
     total = tables.pop()  # the largest, so the others are added to it one entry at a time
     while tables:  # each freed as soon as it is added
@@ -242,18 +241,17 @@ def _share(taken: Any, done: Any) -> None:
     _taken, _done = taken, done
 
 
-def _count_shards(shards: list[Tagged], parts: int, piece_bytes: int) -> list[Counter[str]]:
+def _count_shards(shards: list[list[Segment]], piece_bytes: int) -> Counter[str]:
     """Count shard after shard, whichever no worker has taken yet, until none is left; the
-    counts of each text, sent back once."""
-    totals: list[Counter[str]] = [Counter() for _ in range(parts)]
+    counts of all of them, sent back once."""
+    total: Counter[str] = Counter()
     while True:
         with _taken.get_lock():
             number = _taken.value
             _taken.value = number + 1
         if number >= len(shards):
-            return totals
-        part, shard = shards[number]
-        for piece in read_segments(shard, piece_bytes, block_bytes=piece_bytes):
-            totals[part].update(pretokenize(piece))
+            return total
+        for piece in read_segments(shards[number], piece_bytes, block_bytes=piece_bytes):
+            total.update(pretokenize(piece))
         with _done.get_lock():
-            _done.value += segment_bytes(shard)
+            _done.value += segment_bytes(shards[number])
