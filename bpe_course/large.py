@@ -6,9 +6,10 @@ own table, then adds up the workers' tables (``bpe_course.parallel``) and learns
 with the course's array engine
 (``bpe_course.arrays``); given a Dask client, the cluster's workers count it instead
 (``bpe_course.dask_counting``). :func:`file_curve` does the same for the overfitting curve:
-it trains on the first part of the text and replays every merge on the rest. Memory follows
-the number of distinct chunks, not the size of the text; progress bars count the bytes read
-and the merges learned.
+its workers count the first part of the text and the rest, each as byte ranges of the files
+they read themselves, and it trains on the first part and replays every merge on the rest.
+Memory follows the number of distinct chunks, not the size of the text; progress bars count
+the bytes read and the merges learned.
 
 But: nothing here is new algorithm; each step lives in its own module, and the merges are
 exactly ``learn_merges``'s on ``chunk_counts`` of the whole text.
@@ -17,15 +18,14 @@ exactly ``learn_merges``'s on ``chunk_counts`` of the whole text.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
 from itertools import chain
 from typing import Any
 
 from bpe_course.arrays import ArrayTrainer, Pair
-from bpe_course.compression import CompressionCurve, follow_merges
-from bpe_course.parallel import COUNT_PIECE_BYTES, PathArg, count_chunks_parallel, count_pieces
+from bpe_course.compression import CompressionCurve
+from bpe_course.parallel import COUNT_PIECE_BYTES, PathArg, count_chunks_parallel, count_segments
 from bpe_course.progress import finish_at_count, progress_bar
-from bpe_course.shards import PIECE_BYTES, read_pieces, text_files, total_bytes
+from bpe_course.shards import split_segments, text_files
 from bpe_course.validate import check_training_args
 
 DEFAULT_MERGES = 10_000  # a vocabulary of about ten thousand tokens past the characters
@@ -91,59 +91,25 @@ def _train(trainer: ArrayTrainer, num_merges: int, progress: bool) -> list[Pair]
     return trainer.merges
 
 
-def _split_pieces(
-    paths: PathArg, train_fraction: float, progress: bool
-) -> tuple[Iterator[str], Iterator[str]]:
-    """Two iterators, the training part of the text and the held-out rest, read in turn.
-
-    The cut falls at the first space at or after ``train_fraction`` of the bytes, and the
-    held-out part starts with that space, as ``split_train_heldout`` cuts a str.
-    """
-    if not 0 < train_fraction < 1:
-        raise ValueError(f"train_fraction must lie strictly between 0 and 1, got {train_fraction}")
-    target = int(total_bytes(text_files(paths)) * train_fraction)
-    pieces = read_pieces(paths, PIECE_BYTES, progress=progress)
-    rest: list[str] = []
-
-    def training() -> Iterator[str]:
-        offset = 0
-        for piece in pieces:
-            size = len(piece.encode("utf-8"))
-            if offset + size <= target:
-                offset += size
-                yield piece
-                continue
-            # The cut is in this piece or later: find the first space from the target on.
-            start = len(piece.encode("utf-8")[: max(target - offset, 0)].decode("utf-8", "ignore"))
-            space = piece.find(" ", start)
-            while space < 0:  # past the target: the first space of a later piece
-                yield piece
-                later = next(pieces, None)
-                if later is None:
-                    return
-                piece = later
-                space = piece.find(" ")
-            yield piece[:space]
-            rest.append(piece[space:])
-            return
-
-    def heldout() -> Iterator[str]:
-        yield from rest
-        yield from pieces
-
-    return training(), heldout()
-
-
 def count_split(
     paths: PathArg,
     train_fraction: float = 2 / 3,
     workers: int | None = None,
     progress: bool = True,
 ) -> tuple[Counter[str], Counter[str]]:
-    """Chunk counts of the training part and of the held-out rest, each counted in parallel."""
-    training, heldout = _split_pieces(paths, train_fraction, progress)
-    train_counts = count_pieces(training, workers)
-    return train_counts, count_pieces(heldout, workers)
+    """Chunk counts of the training part and of the held-out rest, each counted in parallel.
+
+    The cut falls at the first space at or after ``train_fraction`` of the bytes, and the
+    held-out part starts with that space, as ``split_train_heldout`` cuts a str. The workers
+    read both parts' byte ranges from the files themselves, as ``train_on_files``'s do.
+    """
+    if not 0 < train_fraction < 1:
+        raise ValueError(f"train_fraction must lie strictly between 0 and 1, got {train_fraction}")
+    parts = split_segments(text_files(paths), train_fraction)
+    # One pool for both parts: its workers start before any table is held here, so none
+    # of them begins life with a copy of one.
+    train_counts, heldout_counts = count_segments(parts, workers, progress=progress)
+    return train_counts, heldout_counts
 
 
 def curve_from_counts(
@@ -155,23 +121,36 @@ def curve_from_counts(
 ) -> CompressionCurve:
     """ρ on both parts after every merge learned on ``train_counts`` (``None``: to the end).
 
-    The held-out table replays each merge as it is learned, which encodes it as ``Encoder``
-    would (the precondition in ``bpe_course.engine.ChunkTable``). ``take`` empties both
-    tables as the arrays are laid out (``ArrayTrainer``'s ``take``), to spare memory.
+    Training runs first, to the end, and only then is the held-out table laid out and each
+    merge replayed on it in order, which encodes it as ``Encoder`` would (the precondition
+    in ``bpe_course.engine.ChunkTable``): the same numbers as side by side, with one table
+    of arrays in memory at a time instead of two. ``take`` empties both tables as the
+    arrays are laid out (``ArrayTrainer``'s ``take``), to spare memory.
     """
     train_bytes = sum(len(chunk.encode("utf-8")) * n for chunk, n in train_counts.items())
     heldout_bytes = sum(len(chunk.encode("utf-8")) * n for chunk, n in heldout_counts.items())
     distinct = len(train_counts)
     trainer = ArrayTrainer(train_counts, take=take)
-    heldout = ArrayTrainer(heldout_counts, take=take)
     bound = int(trainer.weight.size - distinct)  # each merge removes a symbol
-
-    def next_merge() -> Pair | None:
-        learned = trainer.step()
-        return None if learned is None else learned[0]
-
-    sides = (trainer, train_bytes), (heldout, heldout_bytes)
-    return follow_merges(next_merge, *sides, bound=bound, num_merges=num_merges, progress=progress)
+    total = bound if num_merges is None else min(num_merges, bound)
+    train_rho = [train_bytes / trainer.total_tokens]
+    with progress_bar(total, "merges", "merge", enabled=progress) as bar:
+        while num_merges is None or len(trainer.merges) < num_merges:
+            if trainer.step() is None:
+                break
+            train_rho.append(train_bytes / trainer.total_tokens)
+            bar.update()
+        finish_at_count(bar)  # the bound is loose: end the bar full, at what was done
+    merges = trainer.merges
+    del trainer  # its arrays go before the held-out table's are laid out
+    heldout = ArrayTrainer(heldout_counts, take=take)
+    heldout_rho = [heldout_bytes / heldout.total_tokens]
+    with progress_bar(len(merges), "held-out", "merge", enabled=progress) as bar:
+        for pair in merges:
+            heldout.apply(pair)
+            heldout_rho.append(heldout_bytes / heldout.total_tokens)
+            bar.update()
+    return CompressionCurve(merges, train_rho, heldout_rho)
 
 
 def file_curve(

@@ -9,6 +9,8 @@ The text itself never crosses between processes, and the counts cross once per w
 rather than once per piece: this process only waits and moves the progress bar. The result
 is exactly ``chunk_counts`` of the whole text, while memory holds, per worker, a piece and
 a table whose size is the number of distinct chunks it met, not the length of the text.
+:func:`count_segments` does the same for several texts given as byte ranges of files (the
+training and the held-out part of the overfitting curve), one after the other in one pool.
 :func:`count_pieces` counts pieces handed to it (a text read some other way) in workers, a
 piece per task. With ``workers=1`` both count in this process, with no worker.
 
@@ -30,15 +32,17 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any
+from typing import Any, TypeVar
 
 from bpe_course.pretokenize import pretokenize
 from bpe_course.progress import progress_bar
 from bpe_course.shards import (
     Segment,
+    plan_segment_shards,
     plan_shards,
     read_pieces,
     read_segments,
+    segment_bytes,
     text_files,
     total_bytes,
 )
@@ -49,6 +53,7 @@ SHARD_BYTES = 8 << 20  # a worker takes this much at a time: the last shard keep
 # processor's cache until it is counted. On the scale bench's text, about 7% less CPU
 # than pieces of 64 KB and 12% less than 1 MB (same counts: pieces end where chunks end).
 COUNT_PIECE_BYTES = 1 << 14
+Counted = TypeVar("Counted")  # what a worker sends back: a table, or a table per text
 
 
 def default_workers() -> int:
@@ -108,10 +113,11 @@ def count_pieces(pieces: Iterable[str], workers: int | None = None) -> Counter[s
 
 def _add(total: Counter[str], done: Iterable[Future[Counter[str]]]) -> None:
     for future in done:
-        total.update(_result(future))
+        counts: Counter[str] = _result(future)
+        total.update(counts)
 
 
-def _result(future: Future[Counter[str]]) -> Counter[str]:
+def _result(future: Future[Counted]) -> Counted:
     """A worker's counts, or its failure as one plain error."""
     try:
         return future.result()
@@ -141,13 +147,53 @@ def count_chunks_parallel(
     if workers == 1:
         return count_pieces(read_pieces(paths, piece_bytes, progress=progress), 1)
     files = text_files(paths)
-    shards = plan_shards(files, shard_bytes)
-    workers = min(workers, len(shards))  # a worker with no shard to take would idle
-    taken = _context().Value("q", 0)  # shards handed out so far, across the workers
+    planned = [plan_shards(files, shard_bytes)]
+    return _count_in_workers(planned, total_bytes(files), workers, piece_bytes, progress)[0]
+
+
+def count_segments(
+    parts: Sequence[Sequence[Segment]],
+    workers: int | None = None,
+    piece_bytes: int = COUNT_PIECE_BYTES,
+    progress: bool = True,
+    shard_bytes: int = SHARD_BYTES,
+) -> list[Counter[str]]:
+    """The chunk counts of each of several texts, each given as segments of files (byte
+    ranges read with a newline between them; ``bpe_course.shards.split_segments`` makes
+    the two parts of the overfitting curve). One pool of workers counts the texts one
+    after the other; this process reads none of them."""
+    workers = _checked(workers)
+    planned = [plan_segment_shards(part, shard_bytes) if part else [] for part in parts]
+    size = sum(segment_bytes(part) for part in parts if part)
+    if workers == 1 or not any(planned):
+        totals: list[Counter[str]] = [Counter() for _ in parts]
+        with progress_bar(size, "reading", "B", enabled=progress, unit_scale=True) as bar:
+            for total, shards in zip(totals, planned):
+                for shard in shards:
+                    for piece in read_segments(shard, piece_bytes, block_bytes=piece_bytes):
+                        total.update(pretokenize(piece))
+                    bar.update(segment_bytes(shard))
+        return totals
+    return _count_in_workers(planned, size, workers, piece_bytes, progress)
+
+
+def _count_in_workers(
+    planned: list[list[list[Segment]]], size: int, workers: int, piece_bytes: int, progress: bool
+) -> list[Counter[str]]:
+    """The chunk counts of each text cut into shards (``planned``, ``size`` bytes in all),
+    one text after the other, by ``workers`` processes that each take the next shard no
+    one has taken and send back one table per text.
+
+    The workers are started once, before this process holds any table, so none begins
+    with a copy of one; and a worker sends a text's table back before it counts the next,
+    so it holds one table at a time, not one per text.
+    """
+    workers = min(workers, max(len(shards) for shards in planned))  # none left idle
+    taken = _context().Value("q", 0)  # shards of this text handed out so far
     done = _context().Value("q", 0)  # bytes counted so far, for the progress bar
-    tables: list[Counter[str]] = []
+    totals: list[Counter[str]] = []
     with (
-        progress_bar(total_bytes(files), "reading", "B", enabled=progress, unit_scale=True) as bar,
+        progress_bar(size, "reading", "B", enabled=progress, unit_scale=True) as bar,
         ProcessPoolExecutor(
             workers,
             mp_context=_context(),
@@ -155,20 +201,33 @@ def count_chunks_parallel(
             initargs=(taken, done),
         ) as pool,
     ):
-        waiting = {pool.submit(_count_shards, shards, piece_bytes) for _ in range(workers)}
-        try:
-            while waiting:
-                finished, waiting = wait(waiting, timeout=0.2, return_when=FIRST_COMPLETED)
-                tables += [_result(future) for future in finished]
-                bar.update(done.value - bar.n)
-        except BaseException:
-            taken.value = len(shards)  # the other workers stop after their current shard
-            pool.shutdown(cancel_futures=True)
-            raise
+        tables: list[Counter[str]] = []
+        for shards in planned:
+            if tables:  # the last text's, added while the workers wait (and emptied)
+                totals.append(_added(tables))
+            taken.value = 0  # no worker is counting between two texts
+            waiting = {pool.submit(_count_shards, shards, piece_bytes) for _ in range(workers)}
+            try:
+                while waiting:
+                    finished, waiting = wait(waiting, timeout=0.2, return_when=FIRST_COMPLETED)
+                    tables += [_result(future) for future in finished]
+                    bar.update(done.value - bar.n)
+            except BaseException:
+                taken.value = len(shards)  # the other workers stop after their current shard
+                pool.shutdown(cancel_futures=True)
+                raise
+    # The last text's tables are added once the workers have exited: this is when this
+    # process holds the most, and the workers' memory is then free.
+    totals.append(_added(tables))
+    return totals
+
+
+def _added(tables: list[Counter[str]]) -> Counter[str]:
+    """The sum of ``tables``, which it empties."""
     tables.sort(key=len)
     total = tables.pop()  # the largest, so the others are added to it one entry at a time
-    for table in tables:
-        total.update(table)
+    while tables:  # each freed as soon as it is added
+        total.update(tables.pop())
     return total
 
 
@@ -194,6 +253,5 @@ def _count_shards(shards: list[list[Segment]], piece_bytes: int) -> Counter[str]
             return total
         for piece in read_segments(shards[number], piece_bytes, block_bytes=piece_bytes):
             total.update(pretokenize(piece))
-        size = sum(end - start for _, start, end in shards[number]) + len(shards[number]) - 1
         with _done.get_lock():
-            _done.value += size
+            _done.value += segment_bytes(shards[number])

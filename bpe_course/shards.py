@@ -10,6 +10,8 @@ piece and one block are held at a time, and a progress bar can count the bytes r
 :func:`plan_shards` cuts the same text into shards of many pieces, as byte ranges of the
 files, so that workers elsewhere (``bpe_course.dask_counting``) read their own shard with
 :func:`read_segments`; the shards in turn are the text again, cut where chunks end.
+:func:`split_segments` cuts the text in two at a space, as byte ranges too, so that the
+training part and the held-out part of the overfitting curve are counted the same way.
 
 But: it neither pre-tokenizes nor counts (``bpe_course.parallel`` does), and a stretch of text
 with no whitespace in it (one enormous word) stays whole, however long it is.
@@ -155,27 +157,79 @@ def plan_shards(files: Sequence[Path], shard_bytes: int) -> list[list[Segment]]:
     ends, as lists of segments; a shard's segments are read with a newline between them,
     so the shards in turn are exactly ``read_pieces``'s text. Reads a few bytes at each cut.
     """
+    return plan_segment_shards(whole_files(files), shard_bytes)
+
+
+def whole_files(files: Sequence[Path]) -> list[Segment]:
+    """Each file as one segment, from its first byte to its end."""
+    return [(str(file), 0, size) for file, size in zip(files, _sizes(files))]
+
+
+def plan_segment_shards(segments: Sequence[Segment], shard_bytes: int) -> list[list[Segment]]:
+    """``plan_shards`` for a text given as segments read with a newline between them (the
+    training or held-out part of ``split_segments``, say)."""
     if shard_bytes < 1:
         raise ValueError(f"shard_bytes must be 1 or more, got {shard_bytes}")
     shards: list[list[Segment]] = []
     current: list[Segment] = []
     room = shard_bytes  # bytes the current shard may still take
-    for file, size in zip(files, _sizes(files)):
-        start = 0
-        while size - start > room:
-            cut = _chunk_end_after(file, start + max(room, 0))
-            if cut is None or cut >= size:
-                break  # no cut before the end: the rest of the file joins this shard
-            current.append((str(file), start, cut))
+    for name, start, end in segments:
+        while end - start > room:
+            cut = _chunk_end_after(Path(name), start + max(room, 0))
+            if cut is None or cut >= end:
+                break  # no cut before the end: the rest of the segment joins this shard
+            current.append((name, start, cut))
             shards.append(current)
             current, room, start = [], shard_bytes, cut
-        current.append((str(file), start, size))
-        # and the newline before the next file: a shard never ends at a file's end, where
-        # the newline may belong to a chunk with the whitespace before or after it
-        room -= size - start + 1
+        current.append((name, start, end))
+        # and the newline before the next segment: a shard never ends at a segment's end,
+        # where the newline may belong to a chunk with the whitespace before or after it
+        room -= end - start + 1
     if current:
         shards.append(current)
     return shards
+
+
+def segment_bytes(segments: Sequence[Segment]) -> int:
+    """The size of the text of ``segments``: theirs and one newline between each."""
+    return sum(end - start for _, start, end in segments) + max(len(segments) - 1, 0)
+
+
+def split_segments(
+    files: Sequence[Path], train_fraction: float
+) -> tuple[list[Segment], list[Segment]]:
+    """The text of ``files`` cut in two, as segments: up to the first space at or after
+    ``train_fraction`` of its bytes, and from that space on (the held-out part starts with
+    it, as ``split_train_heldout`` cuts a str). With no space that far on, all of the text
+    is the first part and the second is empty. Reads only from the cut to that space.
+    """
+    whole = whole_files(files)
+    target = int(segment_bytes(whole) * train_fraction)
+    position = 0  # where the current file starts in the joined text
+    for number, (name, _, size) in enumerate(whole):
+        if target <= position + size:
+            space = _space_at_or_after(Path(name), max(target - position, 0))
+            if space is not None:
+                training = whole[:number] + [(name, 0, space)]
+                return training, [(name, space, size)] + whole[number + 1 :]
+        position += size + 1  # the file and the newline after it
+    return whole, []
+
+
+def _space_at_or_after(file: Path, offset: int, window: int = 1 << 20) -> int | None:
+    """The byte offset of the first space (byte 0x20, never part of another UTF-8
+    character) at or after ``offset`` in ``file``, or None if there is none."""
+    try:
+        with open(file, "rb") as stream:
+            stream.seek(offset)
+            while block := stream.read(window):
+                found = block.find(b" ")
+                if found >= 0:
+                    return offset + found
+                offset += len(block)
+    except OSError as error:
+        raise OSError(f"cannot read {file}: {error.strerror or error}") from None
+    return None
 
 
 def _sizes(files: Sequence[Path]) -> list[int]:

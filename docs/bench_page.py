@@ -5,8 +5,11 @@ the script's own line with its arguments, as ``bench/record.py`` records it) and
 ``targets`` as a table of goal, measured, limit and met or MISSED; the machine it ran on,
 the record's own ``machine`` entry (otherwise the machine building the site, said as such);
 then the rest of its figures (nested values flattened, in the record's own order; a list of
-like rows as a table of its own). Each bench script's docstring says what it measures. With
-no record it says how to make them.
+like rows as a table of its own). Rows that give each trainer's wall time and peak memory at
+several text sizes (``scale.json``'s) are also drawn, time and memory against size, one line
+per trainer told apart by marker and line style as well as colour, with alt text that says
+what the lines show; the table beside it keeps every number. Each bench script's docstring
+says what it measures. With no record it says how to make them.
 
 But: it measures nothing, judges nothing (the verdicts are the record's) and copies no figure
 by hand; a bench that only prints (and writes no record) is listed with what it measures,
@@ -16,6 +19,7 @@ without figures. No folder of any machine is named: only file names relative to 
 from __future__ import annotations
 
 import ast
+import base64
 import datetime
 import importlib.metadata
 import json
@@ -24,6 +28,7 @@ import platform
 import re
 import sys
 import tempfile
+from io import StringIO
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -139,6 +144,112 @@ def targets_table(targets: list) -> list[str]:
     return table(rows, ("goal", "measured", "limit", "met or MISSED"))
 
 
+# The columns of a table of runs that scale_figure draws: size, who ran, and what it measured.
+SIZE, TRAINER, WALL, MEMORY = "text (MB)", "trainer", "wall (s)", "peak memory (MB)"
+# Okabe-Ito colours, safe for colour-blind readers; markers and dashes tell the lines apart
+# without any colour at all.
+STYLES = [
+    ("#0072B2", "o", "-"),
+    ("#D55E00", "s", "--"),
+    ("#009E73", "^", "-."),
+    ("#CC79A7", "D", ":"),
+    ("#E69F00", "v", (0, (5, 1, 1, 1, 1, 1))),
+    ("#56B4E9", "P", (0, (1, 3))),
+]
+
+
+def scale_series(rows: list[dict]) -> dict[str, list[tuple[float, float, float]]]:
+    """Each trainer's (size, wall, memory) points in size order, trainers in the rows' order.
+
+    >>> scale_series([{"text (MB)": 30, "trainer": "a", "wall (s)": 2, "peak memory (MB)": 9},
+    ...               {"text (MB)": 1, "trainer": "a", "wall (s)": 1, "peak memory (MB)": 5}])
+    {'a': [(1.0, 1.0, 5.0), (30.0, 2.0, 9.0)]}
+    """
+    series: dict[str, list[tuple[float, float, float]]] = {}
+    for row in rows:
+        point = (float(row[SIZE]), float(row[WALL]), float(row[MEMORY]))
+        series.setdefault(str(row[TRAINER]), []).append(point)
+    return {name: sorted(points) for name, points in series.items()}
+
+
+def draws(rows: object) -> bool:
+    """Whether ``rows`` is a table of runs ``scale_figure`` can draw."""
+    if not is_table(rows):
+        return False
+    assert isinstance(rows, list)
+    columns = {SIZE, TRAINER, WALL, MEMORY}
+    numbers = (SIZE, WALL, MEMORY)
+    return columns <= set(rows[0]) and all(
+        isinstance(row[key], int | float) and row[key] > 0 for row in rows for key in numbers
+    )
+
+
+def describe_scale(series: dict[str, list[tuple[float, float, float]]]) -> str:
+    """The alt text of the scale figure: what it draws, and each line's points in words.
+
+    >>> print(describe_scale({"a": [(1.0, 1.5, 5.0), (30.0, 2.0, 9.0)]}))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    Two line charts, both axes logarithmic: wall time (seconds, left) and peak memory (MB,
+    right) against the size of the text (MB), one line per trainer. a (blue, solid line,
+    circles): 1 MB in 1.5 s and 5 MB, 30 MB in 2 s and 9 MB. The table below holds every
+    figure.
+    """
+    names = {"o": "circles", "s": "squares", "^": "triangles", "D": "diamonds"}
+    names |= {"v": "downward triangles", "P": "plus signs"}
+    colours = ["blue", "vermillion", "green", "pink", "orange", "sky blue"]
+    lines = ["solid line", "dashed line", "dash-dot line", "dotted line"]
+    lines += ["dash-dot-dot line", "loosely dotted line"]
+    parts = []
+    for number, (name, points) in enumerate(series.items()):
+        at = number % len(STYLES)
+        said = ", ".join(
+            f"{mb:g} MB in {wall:.3g} s and {memory:,.0f} MB" for mb, wall, memory in points
+        )
+        style = f"{colours[at]}, {lines[at]}, {names[STYLES[at][1]]}"
+        parts.append(f"{name} ({style}): {said}.")
+    return (
+        "Two line charts, both axes logarithmic: wall time (seconds, left) and peak memory "
+        "(MB, right) against the size of the text (MB), one line per trainer. "
+        + " ".join(parts)
+        + " The table below holds every figure."
+    )
+
+
+def scale_figure(rows: list[dict]) -> list[str]:
+    """The figure of ``rows`` as an inline SVG image with its alt text, as page lines."""
+    from matplotlib import rc_context
+    from matplotlib.figure import Figure  # no pyplot: no window, no global state
+    from matplotlib.ticker import NullLocator
+
+    series = scale_series(rows)
+    figure = Figure(figsize=(10, 4.2))
+    wall, memory = figure.subplots(1, 2)
+    for number, (name, points) in enumerate(series.items()):
+        colour, marker, dashes = STYLES[number % len(STYLES)]
+        sizes = [point[0] for point in points]
+        for axes, column in ((wall, 1), (memory, 2)):
+            values = [point[column] for point in points]
+            axes.plot(sizes, values, color=colour, marker=marker, linestyle=dashes, label=name)
+    sizes_run = sorted({point[0] for points in series.values() for point in points})
+    for axes, label in ((wall, "wall time (s)"), (memory, "peak memory (MB)")):
+        axes.set_xscale("log")
+        axes.set_yscale("log")
+        axes.set_xticks(sizes_run, [f"{mb:g}" for mb in sizes_run])  # the sizes the bench ran
+        axes.xaxis.set_minor_locator(NullLocator())
+        axes.set_xlabel("text (MB)")
+        axes.set_ylabel(label)
+        axes.grid(alpha=0.3, which="both")
+    wall.legend(fontsize="small")
+    figure.tight_layout()
+    svg = StringIO()
+    # No date and a fixed salt for the SVG's ids: the same record makes the same picture.
+    with rc_context({"svg.hashsalt": "bench-page"}):
+        figure.savefig(svg, format="svg", metadata={"Date": None})
+    data = base64.b64encode(svg.getvalue().encode("utf-8")).decode("ascii")
+    alt = describe_scale(series).replace("&", "&amp;").replace('"', "&quot;")
+    return [f'<img src="data:image/svg+xml;base64,{data}" alt="{alt}" width="100%">', ""]
+
+
 def scripts() -> dict[str, str]:
     """Each bench script's name and its docstring."""
     found = {}
@@ -234,7 +345,10 @@ def render(records: Path = RECORDS) -> str:
         for key, value in rows.items():
             header = tuple(str(k) for k in value[0])
             cells = [tuple(_show(v) for v in row.values()) for row in value]
-            out += [f"{key}:", "", *table(cells, header), ""]
+            out += [f"{key}:", ""]
+            if draws(value):
+                out += scale_figure(value)
+            out += [*table(cells, header), ""]
     if not found:
         out += ["## The machine building this page", ""]
         out += [*table(list(here.items()), ("machine", "value")), ""]

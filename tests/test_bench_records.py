@@ -218,7 +218,47 @@ def test_bench_scale_writes_its_record_for_real(tmp_path: Path) -> None:
         folder=tmp_path,
         timeout=600,
     )
-    # Memory at 1 MB; wall and memory at 2 MB; Dask's merges at each size.
-    assert len(data["targets"]) == 5
+    # Memory at 1 MB; wall and memory at 2 MB, and lesson 3's cell's memory; Dask's merges
+    # at each size.
+    assert len(data["targets"]) == 6
     assert {row["text (MB)"] for row in data["training"]} == {1, 2}
     assert data["merges"] == 200 and data["sizes (MB)"] == [1, 2]
+    [cell] = [row for row in data["training"] if row["trainer"] == "lesson 3's own-text cell"]
+    assert cell["text (MB)"] == 2 and cell["merges"] == 2000  # the lesson's own number
+    said = data["lesson 3's own-text cell"]["seconds the cell printed"]
+    assert 0 < said < cell["wall (s)"]  # the cell's own clock, inside the job's
+
+
+def load_bench_scale():
+    spec = importlib.util.spec_from_file_location("bench_scale", BENCH / "bench_scale.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_scale_bench_runs_lesson_3_s_cell_as_written(tmp_path: Path) -> None:
+    bench_scale = load_bench_scale()
+    text = tmp_path / "it's a text.txt"
+    code = bench_scale.lesson_cell(text)
+    compile(code, "cell", "exec")  # every line is code once uncommented
+    assert f"overfitting_curve(Path({str(text)!r}), num_merges=2000)" in code
+    assert "path/to/some_text.txt" not in code
+    # Names earlier cells import, imported as they import them; the cell's own imports kept.
+    assert "from bpe_course.plots import plot_compression_curve\n" in code
+    assert "from bpe_course import show_pair\n" in code
+    assert "from bpe_course.plots import overfitting_curve\n" in code
+    assert 'print(f"read, counted and trained in {perf_counter() - started:.1f} s")' in code
+    assert bench_scale.CELL_TIME.findall("read, counted and trained in 12.5 s\n['a']") == ["12.5"]
+
+
+def test_the_scale_bench_stops_when_the_lesson_cell_is_not_there(tmp_path: Path) -> None:
+    bench_scale = load_bench_scale()
+    notebook = tmp_path / "lesson.ipynb"
+    cells = [{"cell_type": "code", "source": ["x = overfitting_curve('text')"], "metadata": {}}]
+    notebook.write_text(json.dumps({"cells": cells}))
+    with pytest.raises(SystemExit, match="found 0"):
+        bench_scale.lesson_cell(tmp_path / "t.txt", notebook)
+    cells[0]["source"] = ["# y = overfitting_curve(Path('a.txt'))\n# print(undefined_name)"]
+    notebook.write_text(json.dumps({"cells": cells}))
+    with pytest.raises(SystemExit, match="undefined_name"):
+        bench_scale.lesson_cell(tmp_path / "t.txt", notebook)

@@ -24,6 +24,7 @@ README's text reads well where it lands.
 from __future__ import annotations
 
 import ast
+import base64
 import doctest
 import html
 import importlib.util
@@ -525,3 +526,61 @@ def test_pages_in_chromium_load_nothing_from_outside(site: Path, browser) -> Non
         assert outside == [] and failed == []
     finally:
         context.close()
+
+
+def _scale_rows(hf_wall_at_1000: float = 140.0) -> list[dict]:
+    rows = []
+    for mb, scale in ((30, 1.0), (1000, 30.0)):
+        for trainer, wall, memory in (
+            ("ours, 2 workers", 4.0, 120.0),
+            ("HF, 2 threads", 5.0, 190.0),
+        ):
+            rows.append(
+                {
+                    "text (MB)": mb,
+                    "trainer": trainer,
+                    "wall (s)": hf_wall_at_1000
+                    if (mb, trainer[0]) == (1000, "H")
+                    else wall * scale,
+                    "peak memory (MB)": memory * scale**0.5,
+                }
+            )
+    return rows
+
+
+def _scale_figure(page: str) -> tuple[str, str]:
+    """The scale figure's SVG and alt text, from the one image on the page."""
+    found = re.findall(r'<img src="data:image/svg\+xml;base64,([^"]+)" alt="([^"]+)"', page)
+    assert len(found) == 1, page[:2000]
+    data, alt = found[0]
+    return base64.b64decode(data).decode("utf-8"), alt
+
+
+def test_the_bench_page_draws_time_and_memory_against_size(tmp_path: Path) -> None:
+    bench = load("bench_page")
+    (tmp_path / "scale.json").write_text(
+        json.dumps({**_widget_record(), "training": _scale_rows()})
+    )
+    page = bench.render(tmp_path)
+    svg, alt = _scale_figure(page)
+    assert "<svg" in svg and "wall time (s)" in svg and "peak memory (MB)" in svg
+    # The alt text says what is drawn, tells the lines apart without colour, gives the points;
+    # the table after the figure keeps every number.
+    assert alt.startswith("Two line charts, both axes logarithmic: wall time")
+    assert "ours, 2 workers (blue, solid line, circles): 30 MB in 4 s and 120 MB" in alt
+    assert "HF, 2 threads (vermillion, dashed line, squares): 30 MB in 5 s" in alt
+    assert "1000 MB in 140 s" in alt
+    after = page[page.index("data:image/svg") :]
+    assert "| text (MB) | trainer | wall (s) | peak memory (MB) |" in after
+    assert "| 1000 | HF, 2 threads | 140.000 |" in after
+    # Made from the record: another figure in it makes another picture, the same one the same.
+    assert _scale_figure(bench.render(tmp_path)) == (svg, alt)
+    (tmp_path / "scale.json").write_text(
+        json.dumps({**_widget_record(), "training": _scale_rows(hf_wall_at_1000=600.0)})
+    )
+    changed_svg, changed_alt = _scale_figure(bench.render(tmp_path))
+    assert changed_svg != svg and "1000 MB in 600 s" in changed_alt
+    # A table of runs with no trainer column (the widget's) stays a table, with no figure.
+    (tmp_path / "scale.json").unlink()
+    (tmp_path / "widget.json").write_text(json.dumps(_widget_record()))
+    assert "data:image/svg" not in bench.render(tmp_path)

@@ -33,9 +33,9 @@ from bpe_course.arrays import ArrayTrainer, learn_merges_arrays
 from bpe_course.batch_encode import RankTable
 from bpe_course.engine import Encoder, naive_merges
 from bpe_course.large import count_split, file_curve, train_on_files
-from bpe_course.parallel import count_chunks_parallel, count_pieces
+from bpe_course.parallel import count_chunks_parallel, count_pieces, count_segments
 from bpe_course.plots import overfitting_curve
-from bpe_course.shards import read_pieces
+from bpe_course.shards import read_pieces, split_segments
 from bpe_course.texts import split_train_heldout
 from tests.conftest import ROOT
 
@@ -162,6 +162,53 @@ def test_the_file_curve_splits_like_a_str(tmp_path: Path) -> None:
     curve = file_curve(path, num_merges=None, workers=1, progress=False)
     assert curve == overfitting_curve(text, progress=False)
     assert overfitting_curve(path, progress=False) == curve  # under the 10,000 default
+
+
+def counts_of_byte_split(files: list[Path], fraction: float) -> tuple[Counter, Counter]:
+    """What the overfitting curve of a folder counts, by definition: the files' bytes joined
+    by newlines, cut at the first space from ``fraction`` of them on."""
+    data = b"\n".join(file.read_bytes() for file in files)
+    cut = data.find(b" ", int(len(data) * fraction))
+    cut = len(data) if cut < 0 else cut
+    return chunk_counts(data[:cut].decode("utf-8")), chunk_counts(data[cut:].decode("utf-8"))
+
+
+@SETTINGS
+@given(
+    parts=st.lists(texts, min_size=1, max_size=3),
+    fraction=st.sampled_from([0.05, 0.3, 0.5, 2 / 3, 0.95]),
+    shard=st.integers(1, 9),
+)
+def test_the_workers_count_the_two_parts_of_a_folder_as_its_bytes_split(
+    tmp_path_factory: pytest.TempPathFactory, parts: list[str], fraction: float, shard: int
+) -> None:
+    # The cut may fall inside any file, inside a multi-byte character's neighbourhood or in
+    # the newline between files; shards of a few bytes cut each part many times over.
+    folder = tmp_path_factory.mktemp("split")
+    files = [write(folder, part, f"{name}.txt") for name, part in zip("abc", parts)]
+    parts = split_segments(files, fraction)
+    counted = count_segments(parts, workers=1, piece_bytes=3, progress=False, shard_bytes=shard)
+    assert tuple(counted) == counts_of_byte_split(files, fraction)
+
+
+def test_count_split_of_a_folder_in_two_workers_equals_the_byte_split(tmp_path: Path) -> None:
+    # Non-ASCII text in three files, the cut inside the second (two thirds of the bytes);
+    # small shards so that both workers take several of each part.
+    texts_ = [COURSE_TEXT[:900], "Ça, c'est l'été à Zürich — 中文 😀 " * 40, COURSE_TEXT[900:1500]]
+    files = [write(tmp_path, text, f"{name}.txt") for name, text in zip("abc", texts_)]
+    expected = counts_of_byte_split(files, 2 / 3)
+    training, _ = split_segments(files, 2 / 3)
+    assert [name for name, _, _ in training] == [str(files[0]), str(files[1])]  # inside b.txt
+    assert count_split(tmp_path, workers=2, progress=False) == expected
+    parts = split_segments(files, 2 / 3)
+    assert tuple(count_segments(parts, workers=2, progress=False, shard_bytes=200)) == expected
+
+
+def test_a_text_with_no_space_after_the_cut_holds_nothing_out(tmp_path: Path) -> None:
+    path = write(tmp_path, "one two three " + "x" * 100)
+    assert count_split(path, workers=2, progress=False) == (chunk_counts(path.read_text()), {})
+    with pytest.raises(ValueError, match="too short to hold part of it out"):
+        file_curve(path, workers=1, progress=False)
 
 
 @SETTINGS

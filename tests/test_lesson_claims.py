@@ -453,3 +453,25 @@ def test_the_prose_says_what_the_last_ratio_is(lessons: dict, cell_id: str, pros
     assert abs(train_rho / heldout_rho - ratio) < 0.01
     prose = master_cell("03_real_text_overfitting", prose_id)
     assert f"{ratio:.2f}" in prose, f"{prose_id} should say what {ratio:.2f} means"
+
+
+def test_the_floor_s_figures_are_those_of_train_on_files_on_the_plays(tmp_path) -> None:
+    # Quick, no kernel: the figures lesson 3's prose states for min_count=2, recomputed with
+    # the trainer a learner would call on a file (the lesson's cell uses learn_merges).
+    from bpe_course.large import train_on_files
+
+    train, _ = split_train_heldout(shakespeare_text(max_bytes=300_000))
+    path = tmp_path / "plays.txt"
+    path.write_bytes(train.encode("utf-8"))
+    counts = chunk_counts(train)
+    floored = {chunk: n for chunk, n in counts.items() if n >= 2}
+    full = train_on_files(path, 3000, workers=1, progress=False)
+    kept = train_on_files(path, 3000, workers=1, progress=False, min_count=2)
+    first = next(k for k, (a, b) in enumerate(zip(full, kept)) if a != b)
+    both = len(set(full[:1000]) & set(kept[:1000]))
+    dropped = 1 - sum(floored.values()) / sum(counts.values())
+    prose = " ".join(master_cell("03_real_text_overfitting", "l03-floor-why").split())
+    assert f"({len(counts):,} to {len(floored):,})" in prose
+    assert f"only {dropped:.0%} of the chunks in the text" in prose
+    assert f"from merge {first + 1} on" in prose
+    assert f"{both:,} of the first 1,000 merges are in both tables" in prose
