@@ -64,6 +64,7 @@ from nbgrader.exchange.default.collect import ExchangeCollect
 from nbgrader.utils import parse_utc
 from traitlets import Enum, Float, Integer
 from traitlets.config import Config, Configurable
+from traitlets.config.loader import PyFileConfigLoader
 
 from autograder.course import ASSIGNMENT, CODE_ROOT, RECORDS, class_db_path, course_config
 from autograder.grading.grade_class import merge_result, save_grading_results, start_grading
@@ -655,14 +656,16 @@ class SummaryWriter:
         print(f"the class summary was not written: {failure!r}", file=sys.stderr, flush=True)
 
 
-def serve(options: GradingOptions, idle_exit: int | None = None) -> int:
+def serve(
+    options: GradingOptions, idle_exit: int | None = None, also: list[Path] | None = None
+) -> int:
     """Grade each entry as it arrives until stopped (Ctrl-C), or ``idle_exit`` seconds with
-    nothing to grade."""
+    nothing to grade; ``also``: settings files read under the course's (``service_config``)."""
     root = options.course_root.resolve()
     options = replace(options, course_root=root, progress=False)
     refuse_untrusted("the grading service")
     put_alembic_on_path()  # the collect makes a gradebook where there is none
-    config = course_config(root)
+    config = service_config(root, also or [])
     exchange_root, inbound = inbound_of(config)
     if not wait_for_inbound(inbound, idle_exit):
         return 0
@@ -679,6 +682,17 @@ def serve(options: GradingOptions, idle_exit: int | None = None) -> int:
             return _watch(service, store, client, template, idle_exit)
         print("stopped; make grading-service resumes the queue", flush=True)
         return 0
+
+
+def service_config(root: Path, also: list[Path]) -> Config:
+    """The course's ``nbgrader_config.py`` over each file of ``also`` in turn: on a hub, the
+    settings every account's nbgrader reads (``OwnedCollect.require_account`` among them),
+    which the instructor's own nbgrader reads under the course's too (its config path)."""
+    config = Config()
+    for path in also:
+        config.merge(PyFileConfigLoader(path.name, path=str(path.parent)).load_config())
+    config.merge(course_config(root))
+    return config
 
 
 def wait_for_inbound(inbound: Path, give_up: int | None = None) -> bool:
