@@ -26,20 +26,19 @@ import datetime
 import os
 import shutil
 import signal
-import sqlite3
 import subprocess
 import time
 from pathlib import Path
 
 import pytest
-from nbgrader.api import Gradebook
 
-from autograder.grading.service import STATE_FOLDER, entry_parts
+from autograder.grading.service import entry_parts
 from course_fixtures.catalogue import CORRECT, WRONG
 from course_fixtures.scratch_course import make_scratch_course
 from course_fixtures.synthetic import write_submission
 from tests.conftest import ROOT
 from tests.support import doc_text
+from tests.support.service_store import kill_workers, scores, store_rows, wait_for_rows
 from tests.test_exchange_collect import COURSE_ID
 from tests.test_regrade import _make
 
@@ -97,56 +96,13 @@ def stop_group(process: subprocess.Popen[str]) -> str:
     return out
 
 
-def kill_workers(group: int) -> int:
-    """SIGKILL every Dask worker process of the process group ``group`` (the service's, which
-    this test started), each named so by Dask. How many were killed."""
-    killed = 0
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            pgid = os.getpgid(int(proc.name))
-            command = (proc / "cmdline").read_bytes()
-        except (OSError, ProcessLookupError):
-            continue
-        if pgid == group and command.startswith(b"dask worker"):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(int(proc.name), signal.SIGKILL)
-                killed += 1
-    return killed
-
-
-def store_rows(root: Path) -> dict[str, tuple[str, str, int, str]]:
-    """Each entry's (state, reason, gradings, feedback) in the service's store."""
-    queue = root / STATE_FOLDER / "queue.db"
-    with sqlite3.connect(f"file:{queue}?mode=ro", uri=True) as db:
-        rows = db.execute("SELECT name, state, reason, gradings, feedback FROM entry")
-        return {name: tuple(rest) for name, *rest in rows}
-
-
-def scores(root: Path) -> dict[str, tuple[float, str]]:
-    """Every student's score and submission time in the course's gradebook."""
-    with Gradebook(f"sqlite:///{root / 'gradebook.db'}", COURSE_ID) as gradebook:
-        return {
-            s.student_id: (float(s.score), str(s.timestamp))
-            for s in gradebook.assignment_submissions("bpe")
-        }
-
-
 def wait_for_state(root: Path, service: subprocess.Popen[str], where: str, seconds: float) -> None:
     """Return once the service's store holds an entry ``where`` (SQL) says."""
-    deadline = time.monotonic() + seconds
-    queue = root / STATE_FOLDER / "queue.db"
-    while time.monotonic() < deadline:
-        assert service.poll() is None, stop_group(service)
-        if queue.exists():
-            with contextlib.suppress(sqlite3.OperationalError):  # its table not made yet
-                with sqlite3.connect(f"file:{queue}?mode=ro", uri=True) as db:
-                    found = db.execute(f"SELECT COUNT(*) FROM entry WHERE {where}").fetchone()
-                if found[0]:
-                    return
-        time.sleep(0.2)
-    raise AssertionError(f"no entry {where} in {seconds} s: {stop_group(service)}")
+
+    def alive() -> str:
+        return "" if service.poll() is None else stop_group(service)
+
+    wait_for_rows(root, where, seconds, alive)
 
 
 def test_killed_mid_rush_and_restarted_every_newest_entry_is_graded_once(
