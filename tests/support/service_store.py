@@ -77,3 +77,16 @@ def wait_for_rows(root: Path, where: str, seconds: float, alive: Callable[[], st
                     return
         time.sleep(0.2)
     raise AssertionError(f"no entry {where} in {seconds} s: {alive() or 'the service runs'}")
+
+
+def cell_scores(root: Path) -> dict[str, dict[str, float]]:
+    """Every student's score on each graded cell (``notebook/cell``) in the gradebook."""
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}", COURSE_ID) as gradebook:
+        return {
+            s.student_id: {
+                f"{book.name}/{grade.name}": float(grade.score)
+                for book in s.notebooks
+                for grade in book.grades
+            }
+            for s in gradebook.assignment_submissions("bpe")
+        }
