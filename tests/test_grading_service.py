@@ -15,6 +15,9 @@ sets ``GradingService.feedback = "at once"``: each newest entry's feedback was r
 through the exchange. The README's
 ``make grading-status`` prints the counts and the refusal.
 
+SIGTERM mid-grade stops the service and its cluster, the entry queued again, and the next
+start grades it once.
+
 But: no hub and no Unix accounts (the owner checks of the collect rules are
 ``test_exchange_collect``'s).
 """
@@ -171,3 +174,71 @@ def test_killed_mid_rush_and_restarted_every_newest_entry_is_graded_once(
     assert f"{graded} graded" in status and "1 refused" in status, status
     assert "nothing waits" in status, status
     assert "not a student" in status, status
+
+
+def group_members(group: int) -> list[int]:
+    """The ids of the live processes of the process group ``group`` (an ended one that its
+    parent has not yet reaped runs nothing)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        with contextlib.suppress(OSError, ProcessLookupError):
+            if proc.name.isdigit() and os.getpgid(int(proc.name)) == group:
+                state = (proc / "stat").read_text().rpartition(")")[2].split()[0]
+                if state != "Z":
+                    found.append(int(proc.name))
+    return found
+
+
+def wait_for_group_to_end(group: int, seconds: float) -> dict[int, bytes]:
+    """Each process still in ``group`` after ``seconds`` (none, at once, once all ended),
+    with its command line."""
+    deadline = time.monotonic() + seconds
+    while group_members(group) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    left = {}
+    for pid in group_members(group):
+        with contextlib.suppress(OSError):
+            left[pid] = Path(f"/proc/{pid}/cmdline").read_bytes()[:200]
+    return left
+
+
+def serve_process(group: int) -> int:
+    """The ``autograder serve`` process of the process group ``group`` (make's)."""
+    for pid in group_members(group):
+        with contextlib.suppress(OSError):
+            if b"autograder\0serve\0" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                return pid
+    raise AssertionError(f"no autograder serve in the process group {group}")
+
+
+def test_sigterm_mid_grade_requeues_the_entry_and_stops_every_worker(tmp_path: Path) -> None:
+    """JupyterHub stops its service with a signal (SIGTERM after Ctrl-C's): mid-grade, the
+    service stops with its Dask cluster, the store holds the entry queued again, not
+    'grading', and the next start grades it once."""
+    root = make_scratch_course(tmp_path / "course")
+    for name in ("Makefile", "requirements.txt", "pyproject.toml"):
+        shutil.copy2(ROOT / name, root / name)
+    start = datetime.datetime.now(datetime.UTC).replace(tzinfo=None) - datetime.timedelta(hours=1)
+    entry = file_entry(root, "a", RIGHT, start)
+    service = start_service(root, SERVE)
+    try:
+        wait_for_state(root, service, "state = 'grading'", 180)
+        os.kill(serve_process(service.pid), signal.SIGTERM)
+        said, _ = service.communicate(timeout=120)
+        left = wait_for_group_to_end(service.pid, 20)  # no Dask worker or nanny left
+    finally:
+        stop_group(service)
+    assert left == {}, (left, said)
+    assert service.returncode == 0, said
+    assert "stopped; make grading-service resumes the queue" in said, said
+    state, reason, gradings, _ = store_rows(root)[entry]
+    assert (state, gradings) == ("queued", 0), (state, reason, said)
+    assert "the service was stopped" in reason
+
+    service = start_service(root, RESTART)
+    try:
+        again, _ = service.communicate(timeout=600)
+    finally:
+        stop_group(service)
+    assert service.returncode == 0, again
+    assert store_rows(root)[entry][0::2] == ("graded", 1), (store_rows(root), again)

@@ -17,6 +17,8 @@ its collect, its worker and its merge took (``bench/bench_service.py`` reads the
 the queue empties, the class summary is written as ``make autograde`` writes it, in a thread
 of its own (``SummaryWriter``), so its seconds delay no merge.
 Started before the assignment's release, it waits for inbound to exist, saying so once.
+SIGTERM (JupyterHub stopping it) or Ctrl-C stops it between two steps, never inside a merge:
+what has finished is merged, each grading under way is queued again, the store says so.
 ``status`` (``make grading-status``) prints one line from the store, and each failure.
 
 >>> entry_parts("ada+bpe+2026-12-05 03:00:00.000001 UTC+a1b2")
@@ -44,6 +46,7 @@ import contextlib
 import datetime
 import fcntl
 import os
+import signal
 import sqlite3
 import stat
 import subprocess
@@ -379,6 +382,21 @@ class Service:
         self.unreadable: set[str] = set()  # entry names said to be no text, said once
         self.finished_at: dict[Future[StudentResult], float] = {}  # grading -> when it ended
         self.wake = threading.Event()  # set when a grading ends
+        self.stopping = threading.Event()  # set by SIGTERM or a first Ctrl-C
+
+    def ask_to_stop(self, signum: int, frame: object) -> None:
+        """SIGTERM (JupyterHub stopping its service) or a first Ctrl-C: stop after the merge
+        under way, never in the middle of one; a second Ctrl-C stops at once."""
+        self.stopping.set()
+        self.wake.set()
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    def requeue_running(self) -> None:
+        """At a stop: each grading under way is queued again, for the next start."""
+        for future, name in list(self.running.items()):
+            future.cancel()
+            self.store.set(name, QUEUED, "queued again: the service was stopped")
+        self.running.clear()
 
     def resume(self) -> None:
         """After a stop: an entry left grading is graded if the gradebook holds its copy
@@ -502,6 +520,8 @@ class Service:
         """Start the grading of each queued entry whose student is not being graded."""
         busy = self.busy()
         for entry in self.store.entries(QUEUED):
+            if self.stopping.is_set():
+                return
             if entry.student in busy:
                 continue
             busy.add(entry.student)
@@ -572,6 +592,8 @@ class Service:
         busy = self.busy()
         waiting = {e.student for e in self.store.entries(WAITING)}
         for student in sorted(waiting - busy):
+            if self.stopping.is_set():
+                return
             if student in self.busy():  # its queued entry started with an earlier student's
                 continue
             self.take(student)
@@ -677,8 +699,10 @@ def serve(
         service = Service(options, store, config)
         service.resume()
         client, template = start_grading(options, stack)
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            stack.callback(signal.signal, signum, signal.signal(signum, service.ask_to_stop))
         print(f"grading each submission in {inbound} as it arrives; Ctrl-C stops", flush=True)
-        with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: the queue stays for next time
+        with contextlib.suppress(KeyboardInterrupt):  # a second Ctrl-C: resumed next time
             return _watch(service, store, client, template, idle_exit)
         print("stopped; make grading-service resumes the queue", flush=True)
         return 0
@@ -730,7 +754,7 @@ def _watch(
     quiet_since, worked = time.monotonic(), False
     summaries = SummaryWriter(service.root)
     try:
-        while True:
+        while not service.stopping.is_set():
             service.step(client, template)
             summaries.follow_up()
             if not service.idle():
@@ -743,6 +767,10 @@ def _watch(
                 print(f"nothing to grade for {idle_exit} s: stopping", flush=True)
                 return 0
             service.pause(poll)
+        service.collect_results()  # stopped: what has just finished is merged, the rest
+        service.requeue_running()  # queued again
+        print(f"stopped; make grading-service resumes the queue. {status_line(store)}", flush=True)
+        return 0
     finally:
         summaries.close()  # Ctrl-C included: the last summary is whole
 
