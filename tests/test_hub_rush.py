@@ -17,7 +17,8 @@ newest entry was graded exactly once, every older one at most once or superseded
 entries were refused with their reasons and the classmate's grade is from their own entry; the
 grades agree with ``make autograde`` on a copy of the course given one student of each kind;
 the guide's ``make grading-status``, as the instructor in ``~/course``, counts the refusals;
-Ctrl-C stops the hub and nothing of the class is left running.
+Ctrl-C stops the hub, which stops the service cleanly (its last words in the hub's log), and
+nothing of the class is left running.
 
 But: no browser (``tests/test_hub.py`` plays the class in Chromium, with the service off),
 and the feedback is left for the instructor to release (the course's default). Accounts,
@@ -289,3 +290,5 @@ def test_a_deadline_rush_is_graded_once_each_by_the_hubs_service(hub: Hub, tmp_p
     stop_hub(hub.process)  # Ctrl-C: JupyterHub stops the service with the servers
     assert "stopped: no server, kernel or proxy" in hub.output.read_text(), hub.output.read_text()
     assert service_pids(hub) == []
+    log = (hub.root / "state" / "jupyterhub.log").read_text()  # stopped between two steps
+    assert "stopped; make grading-service resumes the queue" in log, log[-3000:]
