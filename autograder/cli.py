@@ -49,6 +49,13 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n(`{self.prog} --help` lists what it takes)\n")
 
 
+def _settings_file(text: str) -> Path:
+    path = Path(text).resolve()
+    if not path.is_file():
+        raise argparse.ArgumentTypeError(f"no settings file {path}: give an nbgrader_config.py")
+    return path
+
+
 def _count(what: str) -> Callable[[str], int]:
     """A type for a count of ``what`` that must be 1 or more."""
 
@@ -260,6 +267,15 @@ def parser() -> _Parser:
         help="stop once nothing has been waiting or grading for this many seconds (default: "
         "run until Ctrl-C)",
     )
+    sub["serve"].add_argument(
+        "--config",
+        type=_settings_file,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="also read this nbgrader_config.py, under the course's own (which wins where both "
+        "set a value): the hub's common settings, as the instructor's server reads them",
+    )
     sub["export"].add_argument("--out", type=Path, default=Path("grades.csv"), help="CSV to write")
     canvas = sub["canvas"]
     canvas.add_argument("export", type=_canvas_export, help="the CSV from Canvas's Grades, Export")
@@ -328,7 +344,7 @@ def _serve(args: argparse.Namespace) -> int:
     from autograder.grading import service
 
     options = _flags_as(GradingOptions, args, course_root=args.root, progress=False)
-    return service.serve(options, args.idle_exit)
+    return service.serve(options, args.idle_exit, args.config)
 
 
 def _grading_status(args: argparse.Namespace) -> int:

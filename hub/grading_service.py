@@ -4,7 +4,9 @@ JupyterHub starts each entry of ``c.JupyterHub.services`` that has a ``command``
 restarts it when it exits and stops it (Ctrl-C first) when the hub stops. This one runs as the
 instructor's account (``user``), in their course copy, with the environment their own server
 gets (``hub.roles``: the course's grading code and the hub's exchange), so it grades exactly
-as their ``make grading-service`` would; it writes to the hub's standard output, which
+as their ``make grading-service`` would, under the hub's common settings too
+(``--config``: a name with no account of the machine is made up, as the collect that
+their server runs knows); it writes to the hub's standard output, which
 ``hub/run_hub.py`` keeps in ``<hub root>/state/jupyterhub.log``.
 
 >>> settings = {"venv": "/v", "instructor": "i", "course_root": "/h/i/course",
@@ -36,11 +38,14 @@ def services(settings: dict) -> list[dict]:
         return []
     instructor = settings["instructor"]
     python = os.path.join(settings["venv"], "bin", "python")
+    common = os.path.join(settings["config_common"], "nbgrader_config.py")
     return [
         {
             "name": NAME,
             # make grading-service's defaults: lean (no lesson demos), one worker a core.
-            "command": [python, "-m", "autograder", "serve", "--lean"],
+            # --config: the hub's common settings (OwnedCollect.require_account: a name with no
+            # account is made up), read under the course's as the instructor's server does.
+            "command": [python, "-m", "autograder", "serve", "--lean", "--config", common],
             "user": instructor,  # without it JupyterHub would run it as the hub's root
             "cwd": settings["course_root"],
             "environment": role_environment(settings, instructor),

@@ -43,6 +43,9 @@ SHARED = {
     "accounts": (
         *("test_hub", "test_collect_refusals", "test_exchange_collect", "test_take_down"),
         *("test_upstream_copies", "test_one_configuration"),
+        # A second hub: both make hub runs would rebuild the shared venv and node_modules at
+        # once when stale, and two hubs' gradings and servers overrun the two cores.
+        "test_hub_rush",
     ),
     # A student named a-honest: the unconfined attack kills every kernel of that name.
     "a-honest": ("test_hostile_class", "test_refused_submission"),

@@ -15,6 +15,9 @@ sets ``GradingService.feedback = "at once"``: each newest entry's feedback was r
 through the exchange. The README's
 ``make grading-status`` prints the counts and the refusal.
 
+SIGTERM mid-grade stops the service and its cluster, the entry queued again, and the next
+start grades it once.
+
 But: no hub and no Unix accounts (the owner checks of the collect rules are
 ``test_exchange_collect``'s).
 """
@@ -26,20 +29,19 @@ import datetime
 import os
 import shutil
 import signal
-import sqlite3
 import subprocess
 import time
 from pathlib import Path
 
 import pytest
-from nbgrader.api import Gradebook
 
-from autograder.grading.service import STATE_FOLDER, entry_parts
+from autograder.grading.service import entry_parts
 from course_fixtures.catalogue import CORRECT, WRONG
 from course_fixtures.scratch_course import make_scratch_course
 from course_fixtures.synthetic import write_submission
 from tests.conftest import ROOT
 from tests.support import doc_text
+from tests.support.service_store import kill_workers, scores, store_rows, wait_for_rows
 from tests.test_exchange_collect import COURSE_ID
 from tests.test_regrade import _make
 
@@ -97,56 +99,13 @@ def stop_group(process: subprocess.Popen[str]) -> str:
     return out
 
 
-def kill_workers(group: int) -> int:
-    """SIGKILL every Dask worker process of the process group ``group`` (the service's, which
-    this test started), each named so by Dask. How many were killed."""
-    killed = 0
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            pgid = os.getpgid(int(proc.name))
-            command = (proc / "cmdline").read_bytes()
-        except (OSError, ProcessLookupError):
-            continue
-        if pgid == group and command.startswith(b"dask worker"):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(int(proc.name), signal.SIGKILL)
-                killed += 1
-    return killed
-
-
-def store_rows(root: Path) -> dict[str, tuple[str, str, int, str]]:
-    """Each entry's (state, reason, gradings, feedback) in the service's store."""
-    queue = root / STATE_FOLDER / "queue.db"
-    with sqlite3.connect(f"file:{queue}?mode=ro", uri=True) as db:
-        rows = db.execute("SELECT name, state, reason, gradings, feedback FROM entry")
-        return {name: tuple(rest) for name, *rest in rows}
-
-
-def scores(root: Path) -> dict[str, tuple[float, str]]:
-    """Every student's score and submission time in the course's gradebook."""
-    with Gradebook(f"sqlite:///{root / 'gradebook.db'}", COURSE_ID) as gradebook:
-        return {
-            s.student_id: (float(s.score), str(s.timestamp))
-            for s in gradebook.assignment_submissions("bpe")
-        }
-
-
 def wait_for_state(root: Path, service: subprocess.Popen[str], where: str, seconds: float) -> None:
     """Return once the service's store holds an entry ``where`` (SQL) says."""
-    deadline = time.monotonic() + seconds
-    queue = root / STATE_FOLDER / "queue.db"
-    while time.monotonic() < deadline:
-        assert service.poll() is None, stop_group(service)
-        if queue.exists():
-            with contextlib.suppress(sqlite3.OperationalError):  # its table not made yet
-                with sqlite3.connect(f"file:{queue}?mode=ro", uri=True) as db:
-                    found = db.execute(f"SELECT COUNT(*) FROM entry WHERE {where}").fetchone()
-                if found[0]:
-                    return
-        time.sleep(0.2)
-    raise AssertionError(f"no entry {where} in {seconds} s: {stop_group(service)}")
+
+    def alive() -> str:
+        return "" if service.poll() is None else stop_group(service)
+
+    wait_for_rows(root, where, seconds, alive)
 
 
 def test_killed_mid_rush_and_restarted_every_newest_entry_is_graded_once(
@@ -215,3 +174,71 @@ def test_killed_mid_rush_and_restarted_every_newest_entry_is_graded_once(
     assert f"{graded} graded" in status and "1 refused" in status, status
     assert "nothing waits" in status, status
     assert "not a student" in status, status
+
+
+def group_members(group: int) -> list[int]:
+    """The ids of the live processes of the process group ``group`` (an ended one that its
+    parent has not yet reaped runs nothing)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        with contextlib.suppress(OSError, ProcessLookupError):
+            if proc.name.isdigit() and os.getpgid(int(proc.name)) == group:
+                state = (proc / "stat").read_text().rpartition(")")[2].split()[0]
+                if state != "Z":
+                    found.append(int(proc.name))
+    return found
+
+
+def wait_for_group_to_end(group: int, seconds: float) -> dict[int, bytes]:
+    """Each process still in ``group`` after ``seconds`` (none, at once, once all ended),
+    with its command line."""
+    deadline = time.monotonic() + seconds
+    while group_members(group) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    left = {}
+    for pid in group_members(group):
+        with contextlib.suppress(OSError):
+            left[pid] = Path(f"/proc/{pid}/cmdline").read_bytes()[:200]
+    return left
+
+
+def serve_process(group: int) -> int:
+    """The ``autograder serve`` process of the process group ``group`` (make's)."""
+    for pid in group_members(group):
+        with contextlib.suppress(OSError):
+            if b"autograder\0serve\0" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                return pid
+    raise AssertionError(f"no autograder serve in the process group {group}")
+
+
+def test_sigterm_mid_grade_requeues_the_entry_and_stops_every_worker(tmp_path: Path) -> None:
+    """JupyterHub stops its service with a signal (SIGTERM after Ctrl-C's): mid-grade, the
+    service stops with its Dask cluster, the store holds the entry queued again, not
+    'grading', and the next start grades it once."""
+    root = make_scratch_course(tmp_path / "course")
+    for name in ("Makefile", "requirements.txt", "pyproject.toml"):
+        shutil.copy2(ROOT / name, root / name)
+    start = datetime.datetime.now(datetime.UTC).replace(tzinfo=None) - datetime.timedelta(hours=1)
+    entry = file_entry(root, "a", RIGHT, start)
+    service = start_service(root, SERVE)
+    try:
+        wait_for_state(root, service, "state = 'grading'", 180)
+        os.kill(serve_process(service.pid), signal.SIGTERM)
+        said, _ = service.communicate(timeout=120)
+        left = wait_for_group_to_end(service.pid, 20)  # no Dask worker or nanny left
+    finally:
+        stop_group(service)
+    assert left == {}, (left, said)
+    assert service.returncode == 0, said
+    assert "stopped; make grading-service resumes the queue" in said, said
+    state, reason, gradings, _ = store_rows(root)[entry]
+    assert (state, gradings) == ("queued", 0), (state, reason, said)
+    assert "the service was stopped" in reason
+
+    service = start_service(root, RESTART)
+    try:
+        again, _ = service.communicate(timeout=600)
+    finally:
+        stop_group(service)
+    assert service.returncode == 0, again
+    assert store_rows(root)[entry][0::2] == ("graded", 1), (store_rows(root), again)

@@ -17,6 +17,8 @@ its collect, its worker and its merge took (``bench/bench_service.py`` reads the
 the queue empties, the class summary is written as ``make autograde`` writes it, in a thread
 of its own (``SummaryWriter``), so its seconds delay no merge.
 Started before the assignment's release, it waits for inbound to exist, saying so once.
+SIGTERM (JupyterHub stopping it) or Ctrl-C stops it between two steps, never inside a merge:
+what has finished is merged, each grading under way is queued again, the store says so.
 ``status`` (``make grading-status``) prints one line from the store, and each failure.
 
 >>> entry_parts("ada+bpe+2026-12-05 03:00:00.000001 UTC+a1b2")
@@ -44,6 +46,7 @@ import contextlib
 import datetime
 import fcntl
 import os
+import signal
 import sqlite3
 import stat
 import subprocess
@@ -64,6 +67,7 @@ from nbgrader.exchange.default.collect import ExchangeCollect
 from nbgrader.utils import parse_utc
 from traitlets import Enum, Float, Integer
 from traitlets.config import Config, Configurable
+from traitlets.config.loader import PyFileConfigLoader
 
 from autograder.course import ASSIGNMENT, CODE_ROOT, RECORDS, class_db_path, course_config
 from autograder.grading.grade_class import merge_result, save_grading_results, start_grading
@@ -378,6 +382,21 @@ class Service:
         self.unreadable: set[str] = set()  # entry names said to be no text, said once
         self.finished_at: dict[Future[StudentResult], float] = {}  # grading -> when it ended
         self.wake = threading.Event()  # set when a grading ends
+        self.stopping = threading.Event()  # set by SIGTERM or a first Ctrl-C
+
+    def ask_to_stop(self, signum: int, frame: object) -> None:
+        """SIGTERM (JupyterHub stopping its service) or a first Ctrl-C: stop after the merge
+        under way, never in the middle of one; a second Ctrl-C stops at once."""
+        self.stopping.set()
+        self.wake.set()
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    def requeue_running(self) -> None:
+        """At a stop: each grading under way is queued again, for the next start."""
+        for future, name in list(self.running.items()):
+            future.cancel()
+            self.store.set(name, QUEUED, "queued again: the service was stopped")
+        self.running.clear()
 
     def resume(self) -> None:
         """After a stop: an entry left grading is graded if the gradebook holds its copy
@@ -501,6 +520,8 @@ class Service:
         """Start the grading of each queued entry whose student is not being graded."""
         busy = self.busy()
         for entry in self.store.entries(QUEUED):
+            if self.stopping.is_set():
+                return
             if entry.student in busy:
                 continue
             busy.add(entry.student)
@@ -571,6 +592,8 @@ class Service:
         busy = self.busy()
         waiting = {e.student for e in self.store.entries(WAITING)}
         for student in sorted(waiting - busy):
+            if self.stopping.is_set():
+                return
             if student in self.busy():  # its queued entry started with an earlier student's
                 continue
             self.take(student)
@@ -655,14 +678,16 @@ class SummaryWriter:
         print(f"the class summary was not written: {failure!r}", file=sys.stderr, flush=True)
 
 
-def serve(options: GradingOptions, idle_exit: int | None = None) -> int:
+def serve(
+    options: GradingOptions, idle_exit: int | None = None, also: list[Path] | None = None
+) -> int:
     """Grade each entry as it arrives until stopped (Ctrl-C), or ``idle_exit`` seconds with
-    nothing to grade."""
+    nothing to grade; ``also``: settings files read under the course's (``service_config``)."""
     root = options.course_root.resolve()
     options = replace(options, course_root=root, progress=False)
     refuse_untrusted("the grading service")
     put_alembic_on_path()  # the collect makes a gradebook where there is none
-    config = course_config(root)
+    config = service_config(root, also or [])
     exchange_root, inbound = inbound_of(config)
     if not wait_for_inbound(inbound, idle_exit):
         return 0
@@ -674,11 +699,24 @@ def serve(options: GradingOptions, idle_exit: int | None = None) -> int:
         service = Service(options, store, config)
         service.resume()
         client, template = start_grading(options, stack)
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            stack.callback(signal.signal, signum, signal.signal(signum, service.ask_to_stop))
         print(f"grading each submission in {inbound} as it arrives; Ctrl-C stops", flush=True)
-        with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: the queue stays for next time
+        with contextlib.suppress(KeyboardInterrupt):  # a second Ctrl-C: resumed next time
             return _watch(service, store, client, template, idle_exit)
         print("stopped; make grading-service resumes the queue", flush=True)
         return 0
+
+
+def service_config(root: Path, also: list[Path]) -> Config:
+    """The course's ``nbgrader_config.py`` over each file of ``also`` in turn: on a hub, the
+    settings every account's nbgrader reads (``OwnedCollect.require_account`` among them),
+    which the instructor's own nbgrader reads under the course's too (its config path)."""
+    config = Config()
+    for path in also:
+        config.merge(PyFileConfigLoader(path.name, path=str(path.parent)).load_config())
+    config.merge(course_config(root))
+    return config
 
 
 def wait_for_inbound(inbound: Path, give_up: int | None = None) -> bool:
@@ -716,7 +754,7 @@ def _watch(
     quiet_since, worked = time.monotonic(), False
     summaries = SummaryWriter(service.root)
     try:
-        while True:
+        while not service.stopping.is_set():
             service.step(client, template)
             summaries.follow_up()
             if not service.idle():
@@ -729,6 +767,10 @@ def _watch(
                 print(f"nothing to grade for {idle_exit} s: stopping", flush=True)
                 return 0
             service.pause(poll)
+        service.collect_results()  # stopped: what has just finished is merged, the rest
+        service.requeue_running()  # queued again
+        print(f"stopped; make grading-service resumes the queue. {status_line(store)}", flush=True)
+        return 0
     finally:
         summaries.close()  # Ctrl-C included: the last summary is whole
 
