@@ -77,11 +77,24 @@ def exercise_of(cell: str) -> str | None:
 
 
 def course_config(course_root: Path) -> Config:
-    """The configuration that the course's ``nbgrader_config.py`` (in ``course_root``) sets,
-    as nbgrader reads it: every reader of the course's settings starts here."""
+    """The configuration nbgrader run in ``course_root`` reads: the ``nbgrader_config.py`` of
+    each Jupyter config folder (``jupyter --paths``; on a hub, the settings every account
+    reads, ``OwnedCollect.require_account`` among them), then the course's own, which wins.
+    Every reader of the course's settings starts here."""
+    from jupyter_core.paths import jupyter_config_path
+    from traitlets.config import Config
     from traitlets.config.loader import PyFileConfigLoader
 
-    return PyFileConfigLoader("nbgrader_config.py", path=str(course_root)).load_config()
+    config = Config()
+    # nbgrader lets the first folder of the list win, and the folder it runs in over all.
+    own = os.path.realpath(course_root)
+    for folder in reversed(jupyter_config_path()):
+        if os.path.realpath(folder) == own:  # read last, once (on a hub it is on the path)
+            continue
+        if os.path.isfile(os.path.join(folder, "nbgrader_config.py")):
+            config.merge(PyFileConfigLoader("nbgrader_config.py", path=folder).load_config())
+    config.merge(PyFileConfigLoader("nbgrader_config.py", path=str(course_root)).load_config())
+    return config
 
 
 def class_db_path(course_root: Path) -> Path:

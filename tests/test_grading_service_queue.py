@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import datetime
 import os
+import pwd
 import shutil
 import subprocess
 import sys
@@ -34,6 +35,7 @@ from autograder.grading import service as grading_service
 from autograder.grading.options import GradingOptions
 from autograder.grading.service import (
     GRADING,
+    PERSON,
     QUEUED,
     REFUSED,
     STATE_FOLDER,
@@ -293,3 +295,69 @@ def test_the_summary_is_written_aside_once_at_a_time_and_the_last_ask_is_kept(
     writer.close()
     assert len(calls) == 5
     assert "the class summary was not written: OSError('disk full')" in capsys.readouterr().err
+
+
+def test_no_entry_of_a_student_can_stop_the_service(root: Path) -> None:
+    """A newer entry whose name is no text was chosen by the collect and then stopped the
+    service at every start; so did a refusal naming a file whose name is no text. Each is now
+    left alone or refused, and any other failure holds that student's entries for a person."""
+    inbound = root / ".exchange" / COURSE_ID / "inbound"
+    ada = file_entry(root, "ada", 9)
+    later = (NOW - datetime.timedelta(minutes=1)).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
+    odd = os.fsencode(inbound) + f"/ada+bpe+{later}+ab".encode() + b"\xff"
+    os.mkdir(odd)
+    with open(odd + b"/timestamp.txt", "w") as stamp:
+        stamp.write(later)
+    bob = file_entry(root, "nobody", 8)  # an account of every machine: its owner is checked
+    unnamed = os.fsencode(inbound / bob) + b"/\xff"
+    with open(unnamed, "w") as file:
+        file.write("{}")
+    os.chmod(unnamed, 0o666)
+    stranger = pwd.getpwnam("nobody").pw_uid
+    for path in (os.fsencode(inbound / bob), os.fsencode(inbound / bob / "timestamp.txt")):
+        os.lchown(path, stranger, stranger)
+    os.lchown(os.fsencode(inbound / bob / "01_bpe_by_hand.ipynb"), stranger, stranger)
+    os.lchown(unnamed, stranger, stranger)
+    states = look(service(root))
+    assert states[ada][0] == QUEUED, states
+    assert states[bob][0] == REFUSED and "\\udcff" in states[bob][1], states
+
+    cyd = file_entry(root, "cyd", 7)
+    run = service(root)
+
+    def broken(student: str) -> None:
+        raise OSError(f"no {student}")
+
+    run.take = broken  # type: ignore[method-assign]
+    run.scan()
+    run.take_or_hold("cyd")
+    held = {e.name: (e.state, e.reason) for e in run.store.entries(student="cyd")}
+    assert held[cyd][0] == PERSON and "OSError: no cyd" in held[cyd][1], held
+
+
+def test_the_service_reads_jupyters_settings_under_the_courses_and_vets_config_files(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """nbgrader run in the course reads every Jupyter config folder's ``nbgrader_config.py``
+    under the course's own (on a hub, ``OwnedCollect.require_account``); the grading code
+    reads the same. A ``--config`` file another account can write is refused."""
+    shared = tmp_path / "common"
+    shared.mkdir()
+    (shared / "nbgrader_config.py").write_text(
+        "c = get_config()\nc.OwnedCollect.require_account = True\n"
+        "c.CourseDirectory.course_id = 'not-this-one'\n"
+    )
+    monkeypatch.setenv("JUPYTER_CONFIG_PATH", str(shared))
+    config = course_config(root)
+    assert config.OwnedCollect.require_account is True
+    assert config.CourseDirectory.course_id == COURSE_ID  # the course's own file wins
+
+    open_folder = tmp_path / "open"
+    open_folder.mkdir()
+    open_folder.chmod(0o777)
+    (open_folder / "nbgrader_config.py").write_text("c = get_config()\n")
+    monkeypatch.delenv("JUPYTER_CONFIG_PATH")
+    with pytest.raises(SystemExit, match="given by --config"):
+        grading_service.serve(
+            GradingOptions(course_root=root), also=[open_folder / "nbgrader_config.py"]
+        )

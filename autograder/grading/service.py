@@ -79,7 +79,12 @@ from autograder.plugins.owned_collect import OwnedCollect
 from autograder.problems import printable
 from autograder.reports import summary
 from autograder.roster import read_roster, why_not_a_student
-from autograder.sandbox.trusted_paths import refuse_untrusted
+from autograder.sandbox.trusted_paths import (
+    UntrustedPathError,
+    refusal,
+    refuse_untrusted,
+    why_untrusted,
+)
 
 STATE_FOLDER = RECORDS / "service"  # relative to the course root; mode 0700
 WAITING, QUEUED, GRADING, GRADED = "waiting", "queued", "grading", "graded"
@@ -178,14 +183,14 @@ class Store:
         self.db.execute(
             "INSERT INTO entry (name, student, account, state, reason, seen, changed) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (name, student, account, state, reason, now, now),
+            (name, student, account, state, printable(reason), now, now),
         )
 
     def set(self, name: str, state: str, reason: str = "", copy_stamp: str | None = None) -> None:
         self.db.execute(
             "UPDATE entry SET state = ?, reason = ?, changed = ?, "
             "copy_stamp = COALESCE(?, copy_stamp) WHERE name = ?",
-            (state, reason, time.time(), copy_stamp, name),
+            (state, printable(reason), time.time(), copy_stamp, name),
         )
 
     def graded(self, name: str, state: str, reason: str) -> None:
@@ -193,7 +198,7 @@ class Store:
         self.db.execute(
             "UPDATE entry SET state = ?, reason = ?, changed = ?, gradings = gradings + ? "
             "WHERE name = ?",
-            (state, reason, time.time(), int(state == GRADED), name),
+            (state, printable(reason), time.time(), int(state == GRADED), name),
         )
 
     def mark(self, name: str, milestone: str, when: float | None = None, **seconds: float) -> None:
@@ -312,7 +317,7 @@ class ServiceCollect(OwnedCollect):
 
     def _path_to_record(self, path: str) -> dict[str, object]:
         name = os.path.basename(path)
-        if name in self.left_out:
+        if name in self.left_out or not _is_text(name):
             return {"username": None, "filename": name, "timestamp": datetime.datetime.min}
         return super()._path_to_record(path)
 
@@ -325,6 +330,16 @@ class Collected:
     chosen: str | None
     copy_stamp: datetime.datetime | None
     refused: dict[str, str]
+
+
+def _is_text(name: str) -> bool:
+    """False for a name holding bytes no encoding reads: the scan leaves such an entry alone
+    (SQLite stores text only), so the collect must not choose it either."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def collect_student(config: Config, student: str, left_out: frozenset[str]) -> Collected:
@@ -387,8 +402,9 @@ class Service:
     def ask_to_stop(self, signum: int, frame: object) -> None:
         """SIGTERM (JupyterHub stopping its service) or a first Ctrl-C: stop after the merge
         under way, never in the middle of one; a second Ctrl-C stops at once."""
+        # Not wake.set(): the main thread may hold the Event's lock when the signal lands,
+        # and the handler would wait for it forever; the loop sees stopping within a poll.
         self.stopping.set()
-        self.wake.set()
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
     def requeue_running(self) -> None:
@@ -510,6 +526,17 @@ class Service:
             print(f"queued {student} ({printable(chosen)[:120]})", flush=True)
         self._supersede(student, waiting, f"not the student's entry the collect chose ({chosen})")
 
+    def take_or_hold(self, student: str) -> None:
+        """``take``; if it fails, the student's waiting entries wait for a person instead, so
+        that no entry can stop the service (and every restart of it) for the class."""
+        try:
+            self.take(student)
+        except Exception as error:  # noqa: BLE001 - one student's entry, never the class
+            why = f"collecting it failed ({type(error).__name__}: {error}); see the log"
+            for entry in self.store.entries(WAITING, student=student):
+                self.store.set(entry.name, PERSON, why[:500])
+            print(f"{student}'s entries wait for a person: {printable(why)[:300]}", flush=True)
+
     def _supersede(self, student: str, waiting: list[Entry], why: str) -> None:
         left = {e.name for e in self.store.entries(WAITING, student=student)}
         for entry in waiting:
@@ -596,7 +623,7 @@ class Service:
                 return
             if student in self.busy():  # its queued entry started with an earlier student's
                 continue
-            self.take(student)
+            self.take_or_hold(student)
             # Started before the next student's collect, and merged as they end: in a rush,
             # the first grading need not wait for the whole look's collects.
             self.grade(client, template)
@@ -626,7 +653,13 @@ def release_feedback(course_root: Path, student: str) -> str | None:
         command = [sys.executable, "-m", "nbgrader", step, ASSIGNMENT, f"--student={student}"]
         command += ["--force", "--log-level=WARN"] if step == "generate_feedback" else []
         done = subprocess.run(
-            command, cwd=course_root, env=env, capture_output=True, text=True, timeout=600
+            command,
+            cwd=course_root,
+            env=env,
+            capture_output=True,
+            text=True,
+            errors="replace",  # a student's file name in nbgrader's output need not be text
+            timeout=600,
         )
         if done.returncode:
             said = " ".join((done.stdout + done.stderr).split())[-300:]
@@ -686,6 +719,12 @@ def serve(
     root = options.course_root.resolve()
     options = replace(options, course_root=root, progress=False)
     refuse_untrusted("the grading service")
+    # A settings file is run as Python: another account's hand in it would be theirs in ours.
+    open_to_others = [
+        f"{why} (given by --config)" for why in map(why_untrusted, map(str, also or [])) if why
+    ]
+    if open_to_others:
+        raise UntrustedPathError(refusal("the grading service", open_to_others))
     put_alembic_on_path()  # the collect makes a gradebook where there is none
     config = service_config(root, also or [])
     exchange_root, inbound = inbound_of(config)

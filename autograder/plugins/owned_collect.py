@@ -143,12 +143,14 @@ def _check_owner(info: os.stat_result, where: str, owner: int | None) -> None:
     """The part ``where`` is the student's (``owner``) and no other account can write it."""
     if owner is None:
         return
+    # repr: a name is the student's bytes, which need not be text (or printable) at all.
+    part = repr(where) if where else "the entry"
     if info.st_uid != owner:
         owned = account_name(info.st_uid)
-        raise UntrustedEntryError(f"{where or 'the entry'} is owned by {owned}, not by the student")
+        raise UntrustedEntryError(f"{part} is owned by {owned}, not by the student")
     if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
         raise UntrustedEntryError(
-            f"{where or 'the entry'} can be written by other accounts (mode "
+            f"{part} can be written by other accounts (mode "
             f"{stat.S_IMODE(info.st_mode):04o}), so a classmate may have removed or renamed its "
             "files; the student submits again with the course's Submit (or nbgrader submit "
             "with the course's settings), which keeps an entry private"
