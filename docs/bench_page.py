@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import base64
 import datetime
+import html
 import importlib.metadata
 import json
 import os
@@ -99,7 +100,7 @@ def _cell(text: str) -> str:
     # A record bench/record.py did not write may name a folder; the page never shows one.
     if named_folder(text):
         return "(a folder of the machine, left out)"
-    return text.replace("|", "\\|").replace("\n", " ")
+    return html.escape(text, quote=False).replace("|", "\\|").replace("\n", " ")
 
 
 def table(rows: list[tuple[str, ...]], header: tuple[str, ...]) -> list[str]:
@@ -168,8 +169,13 @@ def scale_series(rows: list[dict]) -> dict[str, list[tuple[float, float, float]]
     series: dict[str, list[tuple[float, float, float]]] = {}
     for row in rows:
         point = (float(row[SIZE]), float(row[WALL]), float(row[MEMORY]))
-        series.setdefault(str(row[TRAINER]), []).append(point)
+        series.setdefault(_label(str(row[TRAINER])), []).append(point)
     return {name: sorted(points) for name, points in series.items()}
+
+
+def _label(name: str) -> str:
+    """A trainer's name as the figure and its alt text show it: on one line, no folder."""
+    return "(a folder of the machine, left out)" if named_folder(name) else " ".join(name.split())
 
 
 def draws(rows: object) -> bool:
@@ -246,7 +252,8 @@ def scale_figure(rows: list[dict]) -> list[str]:
     with rc_context({"svg.hashsalt": "bench-page"}):
         figure.savefig(svg, format="svg", metadata={"Date": None})
     data = base64.b64encode(svg.getvalue().encode("utf-8")).decode("ascii")
-    alt = describe_scale(series).replace("&", "&amp;").replace('"', "&quot;")
+    # Escaped whole: a record is a file anyone may have edited, and the page is HTML.
+    alt = html.escape(" ".join(describe_scale(series).split()), quote=True)
     return [f'<img src="data:image/svg+xml;base64,{data}" alt="{alt}" width="100%">', ""]
 
 

@@ -584,3 +584,18 @@ def test_the_bench_page_draws_time_and_memory_against_size(tmp_path: Path) -> No
     (tmp_path / "scale.json").unlink()
     (tmp_path / "widget.json").write_text(json.dumps(_widget_record()))
     assert "data:image/svg" not in bench.render(tmp_path)
+
+
+def test_a_record_cannot_put_markup_or_a_folder_on_the_bench_page(tmp_path: Path) -> None:
+    """A record is a file anyone may have edited: a trainer's name that ends the image's HTML
+    block with a newline, or names a folder, shows as text in the figure, alt text and table."""
+    bench = load("bench_page")
+    rows = _scale_rows()
+    rows[0]["trainer"] = rows[2]["trainer"] = 'ours\n\n<script>alert("x")</script>'
+    rows[1]["trainer"] = rows[3]["trainer"] = "HF in /home/alice/hf"
+    (tmp_path / "scale.json").write_text(json.dumps({**_widget_record(), "training": rows}))
+    page = bench.render(tmp_path)
+    assert "<script" not in page
+    _, alt = _scale_figure(page)
+    assert "&lt;script&gt;" in alt and "alice" not in alt
+    assert "/home/alice" not in page
