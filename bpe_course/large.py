@@ -165,8 +165,11 @@ def file_curve(
     if not any(chunk.strip() for chunk in chain(train_counts, heldout_counts)):
         raise ValueError(f"overfitting_curve needs some text; {paths} holds none")
     if not heldout_counts or not train_counts:
+        # The held-out part starts at a space: text written without spaces (Chinese, say)
+        # has none after the cut however long it is.
         raise ValueError(
-            f"the text of {paths} is too short to hold part of it out; "
-            "give it a few sentences at least"
+            f"nothing of {paths} is left to hold out: the held-out part starts at the first "
+            f"space from {train_fraction:.0%} of the text on, and there is none there; give "
+            "a longer text, or a smaller train_fraction"
         )
     return curve_from_counts(train_counts, heldout_counts, num_merges, progress, take=True)

@@ -122,7 +122,10 @@ def _result(future: Future[Counted]) -> Counted:
     try:
         return future.result()
     except BrokenProcessPool as error:
-        raise RuntimeError("a counting worker died; out of memory?") from error
+        raise RuntimeError(
+            "a counting worker died, most likely out of memory; try workers=1, or a part "
+            "of the text"
+        ) from error
     except (OSError, ValueError):
         raise  # a file missing, unreadable or not UTF-8: the message names it
     except Exception as error:  # the worker's own error, re-raised here by the pool

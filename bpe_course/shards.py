@@ -54,7 +54,10 @@ def text_files(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]])
         if path.is_dir():
             found = sorted(p for p in path.rglob("*.txt") if not p.is_dir())
             if not found:
-                raise FileNotFoundError(f"{path} is a folder with no .txt files in it")
+                raise FileNotFoundError(
+                    f"{path} is a folder with no .txt files in it; give a .txt file, or a "
+                    "folder holding some (other files are not read)"
+                )
             files += found
         elif path.exists():
             files.append(path)

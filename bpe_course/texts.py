@@ -63,7 +63,10 @@ def load_text(path: str | Path) -> str:
     if path.is_dir():
         files = sorted(path.rglob("*.txt"))
         if not files:
-            raise FileNotFoundError(f"{path} is a folder with no .txt files in it")
+            raise FileNotFoundError(
+                f"{path} is a folder with no .txt files in it; give a .txt file, or a "
+                "folder holding some (other files are not read)"
+            )
         return "\n".join(_read_utf8(file) for file in files)
     if not path.exists():
         raise FileNotFoundError(f"{path} does not exist; give the path of a text file or a folder")
@@ -111,10 +114,11 @@ def shakespeare_text(max_bytes: int | None = None) -> str:
 
 
 def split_train_heldout(text: str, train_fraction: float = 2 / 3) -> tuple[str, str]:
-    """Split ``text`` near ``train_fraction`` of its length, at the start of a word.
+    """Split ``text`` near ``train_fraction`` of its length, at the first space from there.
 
-    The held-out part begins with the space in front of its first word, so both parts
-    pre-tokenize exactly as the whole text does.
+    Usually that space stands in front of a word, and both parts then pre-tokenize exactly
+    as the whole text does; a space inside a longer run of whitespace splits that run's
+    chunk in two, a difference of one chunk.
     """
     if not 0 < train_fraction < 1:
         raise ValueError(f"train_fraction must lie strictly between 0 and 1, got {train_fraction}")
