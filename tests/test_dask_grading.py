@@ -2,11 +2,12 @@
 
 The scheduler and two workers are started by the guide's own commands (``make scheduler``,
 ``make worker SCHEDULER=…``, copied from its "More than one machine"), run as written in a copy
-of the course folder, talking TLS with the course's certificate on 127.0.0.1; they are
-stopped by process group in the fixture's teardown. The class is the catalogue class of
-``course_fixtures.catalogue``: a student per row of known-wrong answers (``wrong-<j>`` makes
-the j-th catalogued mistake of every exercise that has one), ``wrong-0`` twice, a student
-whose ``merge_pair`` fails in no catalogued way and an untouched stub of notebook 1.
+of the course folder, talking TLS with the course's certificate on 127.0.0.1; the fixture's
+teardown stops them as a ``kill`` of each would, then by process group. The class is the
+catalogue class of ``course_fixtures.catalogue``: a student per row of known-wrong answers
+(``wrong-<j>`` makes the j-th catalogued mistake of every exercise that has one), ``wrong-0``
+twice, a student whose ``merge_pair`` fails in no catalogued way and an untouched stub of
+notebook 1.
 
 The guide's ``make autograde SCHEDULER=…`` grades it while the test kills one worker process
 as soon as it is running a student's task. Every student must then have exactly one set of
@@ -19,6 +20,7 @@ page per graded notebook, on the same workers.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import os
@@ -122,8 +124,26 @@ def cluster(courses: tuple, tmp_path_factory: pytest.TempPathFactory) -> Iterato
         running.workers.append(_run_in_background(worker, on_dask, logs / "w"))
         yield running
     finally:
-        for process in [*running.workers, running.scheduler]:
-            stop(process)
+        _stop_programs([*running.workers, running.scheduler])
+
+
+def _stop_programs(programs: list[subprocess.Popen]) -> None:
+    """Stop each guide command's program as a ``kill`` of it would: SIGTERM to the course's
+    ``python -m autograder`` process alone, which hands it to Dask's program, whose nannies
+    close their workers at once. (A signal to the whole group also reaches each worker
+    process mid-close, and its nanny waits 8 s before killing it.) Whatever is still running
+    after 10 s is stopped by process group."""
+    import psutil
+
+    for program in programs:
+        with contextlib.suppress(psutil.Error):
+            for child in psutil.Process(program.pid).children(recursive=True):
+                if child.cmdline()[1:3] == ["-m", "autograder"]:
+                    child.terminate()
+    for program in programs:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            program.wait(timeout=10)
+        stop(program)  # its whole group, should anything of it be left
 
 
 def _wait_for(check: Callable[[], Any], what: str, seconds: float = 60.0) -> Any:
@@ -377,7 +397,9 @@ def test_the_local_cluster_lets_no_one_else_connect(tmp_path: Path) -> None:
     from autograder.grading.on_dask import open_cluster
     from autograder.grading.options import GradingOptions
 
-    with open_cluster(GradingOptions(ROOT)) as client:
+    # Its feedback workers: the same local cluster and certificate, without the grading
+    # workers' proof that they can start a kernel, which this test does not need.
+    with open_cluster(GradingOptions(ROOT), feedback=True) as client:
         address = client.scheduler.address
         assert address.startswith("tls://")
         ours = client.security

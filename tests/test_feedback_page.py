@@ -1,7 +1,7 @@
 """The feedback page's parts, without nbgrader's pipeline (``tests/test_feedback_browser.py``
 runs that): test cell titles, formulas written as MathML (a student's TeX included, which
-must never become markup), and an exporter other settings cannot turn back into nbgrader's
-default page."""
+must never become markup), an exporter other settings cannot turn back into nbgrader's
+default page, and its templates compiled once a process, the same page drawn from them."""
 
 from __future__ import annotations
 
@@ -119,3 +119,76 @@ def test_no_configuration_turns_the_redaction_off() -> None:
     for section in ("RedactHiddenTests", "NbGraderPreprocessor", "Preprocessor"):
         config = Config({section: {"enabled": False}})
         assert RedactHiddenTests(config=config).enabled is True, section
+
+
+def _compiles(monkeypatch) -> list[str]:
+    """The names of the templates Jinja compiles from now on, in order."""
+    from jinja2 import Environment
+
+    compiled: list[str] = []
+    compile_ = Environment.compile
+
+    def counted(self, source, name=None, filename=None, raw=False, defer_init=False):
+        compiled.append(name)
+        return compile_(self, source, name, filename, raw, defer_init)
+
+    monkeypatch.setattr(Environment, "compile", counted)
+    return compiled
+
+
+def test_a_second_exporter_compiles_no_template_and_draws_the_same_page(monkeypatch) -> None:
+    """nbgrader makes an exporter per student: the page's templates are compiled by the
+    first one of the process only, and a page drawn from the kept code is the same, byte for
+    byte, as one drawn by an environment that compiled everything itself."""
+    import nbgrader
+
+    from autograder.plugins import feedback
+
+    # Where nbgrader's GenerateFeedback tells the exporter its page's stylesheet is.
+    css = "server_extensions/formgrader/static/node_modules/bootstrap/dist/css"
+    config = Config()
+    config.HTMLExporter.extra_template_paths = [f"{nbgrader.__path__[0]}/{css}"]
+    notebook = new_notebook(cells=[new_markdown_cell("Pairs: $n - 1$"), new_code_cell("1 + 1")])
+    # What nbgrader's GetGrades puts in the resources of a page.
+    grades = {"nbgrader": {"notebook": "01", "score": 1.0, "max_score": 2.0, "late_penalty": 0}}
+    monkeypatch.setattr(feedback, "_COMPILED", {})
+    compiled = _compiles(monkeypatch)
+    first, _ = FeedbackExporter(config=config).from_notebook_node(notebook, dict(grades))
+    assert TEMPLATE_FILE in compiled
+    compiled.clear()
+    second, _ = FeedbackExporter(config=config).from_notebook_node(notebook, dict(grades))
+    assert compiled == []
+
+    class Uncached(FeedbackExporter):
+        def _create_environment(self):
+            return super(FeedbackExporter, self)._create_environment()
+
+    fresh, _ = Uncached(config=config).from_notebook_node(notebook, dict(grades))
+    assert TEMPLATE_FILE in compiled
+    assert first == second == fresh
+
+
+def test_a_changed_template_is_compiled_again(tmp_path, monkeypatch) -> None:
+    from jinja2 import Environment, FileSystemLoader, pass_context
+
+    from autograder.plugins import feedback
+
+    monkeypatch.setattr(feedback, "_COMPILED", {})
+    page = tmp_path / "page.j2"
+
+    def draw() -> str:
+        environment = Environment(loader=FileSystemLoader(tmp_path))
+        environment.filters["shout"] = str.upper
+        environment.bytecode_cache = feedback.compiled_templates(environment)
+        return environment.get_template("page.j2").render(name="ada")
+
+    page.write_text("hello {{ name | shout }}")
+    assert draw() == draw() == "hello ADA"
+    page.write_text("goodbye {{ name }}")
+    assert draw() == "goodbye ada"
+    # A filter that takes the template's context is called differently: never the same code.
+    plain = Environment()
+    plain.filters["shout"] = str.upper
+    context = Environment()
+    context.filters["shout"] = pass_context(lambda ctx, text: text.upper())
+    assert feedback.compiled_templates(plain) is not feedback.compiled_templates(context)

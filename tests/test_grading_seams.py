@@ -4,7 +4,8 @@
   on the way, and names the course folder by an absolute path whatever the command line said;
 - a result that never came back from a worker is recorded in ``results.json`` with the same
   fields as any other student's, and its grading counts as stopped;
-- ``grade_class`` (grade, regrade, check-class) and ``on_dask`` read ``--root`` alike.
+- ``grade_class`` (grade, regrade, check-class) and ``on_dask`` read ``--root`` alike;
+- feedback tasks are handed out largest first, so that the last ones are short.
 
 But: nothing here grades (``test_grade_class`` and ``test_dask_grading`` do).
 """
@@ -82,3 +83,20 @@ def test_every_grading_command_reads_the_course_root_alike(
     with pytest.raises(SystemExit):  # no abbreviations where there were none
         cli.main(["check-class", "--ro", relative])
     capsys.readouterr()
+
+
+def test_feedback_is_handed_out_largest_first(tmp_path: Path) -> None:
+    """The last feedback tasks leave the other workers idle while they finish: the students
+    with the most autograded bytes go first, equal ones by name, a missing folder last."""
+    from autograder.course import ASSIGNMENT
+    from autograder.grading.on_dask import largest_first
+
+    sizes = {"ada": 10, "bob": 300, "cy": 10, "di": 120}
+    for student, size in sizes.items():
+        folder = tmp_path / "autograded" / student / ASSIGNMENT
+        folder.mkdir(parents=True)
+        (folder / "01.ipynb").write_bytes(b"x" * size)
+        (folder / "02.ipynb").write_bytes(b"x" * size)
+        (folder / "notes.txt").write_bytes(b"x" * 1000)  # not a notebook: not weighed
+    order = largest_first(tmp_path, ["ada", "gone", "cy", "di", "bob"])
+    assert order == ["bob", "di", "ada", "cy", "gone"]

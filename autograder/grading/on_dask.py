@@ -8,8 +8,9 @@ process may import from a folder another account can write, and each worker must
 grading kernel (``why_cannot_grade``). ``grade_on_cluster`` submits each student with the run's
 configuration as data of the task, and calls back here with each result, so the caller stays
 the gradebook's one writer. ``feedback_on_cluster`` writes each student's feedback pages as one
-task on the same cluster (``open_cluster(..., feedback=True)``: its workers proved only to
-import nothing from a folder another account can write, since feedback runs no student code).
+task on the same cluster, the largest first (``open_cluster(..., feedback=True)``: its
+workers proved only to import nothing from a folder another account can write, since
+feedback runs no student code).
 
 >>> failed("ada", "the grading worker died").problems
 (Problem(kind='not_graded', notebook='', detail='the grading worker died'),)
@@ -301,17 +302,36 @@ def feedback_task(course_root: Path, student: str) -> str | None:
     return write_pages(course_root, student)
 
 
+def largest_first(course_root: Path, students: list[str]) -> list[str]:
+    """``students`` by the bytes of their autograded notebooks, most first (then by name):
+    the order to hand their feedback out in. A page costs about as much as its notebook
+    weighs, and the scheduler hands tasks out in the order given, so the last ones, which
+    leave the other workers idle while they finish, are the smallest."""
+
+    def weight(student: str) -> int:
+        folder = course_root / "autograded" / student / ASSIGNMENT
+        try:
+            return sum(p.stat().st_size for p in folder.glob("*.ipynb") if p.is_file())
+        except OSError:  # gone meanwhile: its task says why
+            return 0
+
+    weights = {student: weight(student) for student in students}
+    return sorted(students, key=lambda student: (-weights[student], student))
+
+
 def feedback_on_cluster(
     client: Client,
     course_root: Path,
     students: list[str],
     on_result: Callable[[str, str | None], None],
 ) -> None:
-    """Write each student's feedback pages as one task; ``on_result(student, why)`` runs
-    here once per student as they finish (``why``: None, or why they have no pages)."""
+    """Write each student's feedback pages as one task, the largest first
+    (``largest_first``); ``on_result(student, why)`` runs here once per student as they
+    finish (``why``: None, or why they have no pages)."""
     run = uuid.uuid4().hex[:8]  # keys unique on a cluster that other runs share
     futures = {
-        client.submit(feedback_task, course_root, s, key=f"feedback-{s}-{run}"): s for s in students
+        client.submit(feedback_task, course_root, s, key=f"feedback-{s}-{run}"): s
+        for s in largest_first(course_root, students)
     }
     try:
         for future in as_completed(futures, loop=client.loop):

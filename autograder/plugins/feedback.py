@@ -10,11 +10,13 @@ wrapped messages, ruled tables and test cells named by what they test.
 - ``FeedbackExporter`` (``GenerateFeedback.exporter_class``) is nbgrader's HTML exporter drawing
   with ``feedback_template/bpe_feedback/page.html.j2``, which extends nbgrader's feedback
   template, with nbconvert's ``sanitize_html`` on (outputs' HTML through bleach); other tools'
-  exporter settings do not reach it. Its markdown filter (``markdown2html``, nbconvert's with
-  the math hooks replaced) writes each ``$…$``, ``$$…$$`` and ``\\begin{…}…\\end{…}``
-  through ``latex2mathml`` as a ``<math>`` element, which browsers draw and screen readers read
-  with no script (the TeX kept as ``alttext``): the page holds no MathJax (it was 450 KB of a
-  630 KB page), loads nothing and links to none of the instructor's files.
+  exporter settings do not reach it, and its compiled templates stay in the process
+  (``CompiledTemplates``: nbgrader makes an exporter per student). Its markdown filter
+  (``markdown2html``, nbconvert's with the math hooks replaced) writes each ``$…$``,
+  ``$$…$$`` and ``\\begin{…}…\\end{…}`` through ``latex2mathml`` as a ``<math>`` element,
+  which browsers draw and screen readers read with no script (the TeX kept as ``alttext``):
+  the page holds no MathJax (it was 450 KB of a 630 KB page), loads nothing and links to none
+  of the instructor's files.
 
 Markdown cells can be a student's, so latex2mathml's output is not trusted: it writes
 ``\\text{…}`` back unescaped and turns ``\\href``, ``\\style`` and ``\\color`` into attributes.
@@ -57,7 +59,9 @@ from typing import Any
 from xml.etree.ElementTree import Element
 
 import nbgrader
+from jinja2 import BytecodeCache, Environment
 from jinja2 import pass_context as contextfilter
+from jinja2.bccache import Bucket
 from latex2mathml.converter import convert_to_element
 from nbconvert.exporters import HTMLExporter
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
@@ -281,6 +285,40 @@ class FeedbackPage(NbGraderPreprocessor):
         return nb, resources
 
 
+class CompiledTemplates(BytecodeCache):
+    """Jinja's compiled templates, kept in this process's memory: nbgrader makes a new
+    exporter (and so a new Jinja environment) for every student, which would compile the
+    page's templates again each time. A changed template file is compiled again (Jinja
+    checks each file's checksum). Memory, not a folder: code read back from a file is run,
+    and a folder is one more thing someone else could write."""
+
+    def __init__(self) -> None:
+        self.compiled: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        if bucket.key in self.compiled:
+            bucket.bytecode_from_string(self.compiled[bucket.key])
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        self.compiled[bucket.key] = bucket.bytecode_to_string()
+
+
+# One cache per kind of environment: Jinja compiles a filter call differently when the filter
+# takes the template's context, so environments whose filters differ never share code.
+_COMPILED: dict[tuple, CompiledTemplates] = {}
+
+
+def compiled_templates(environment: Environment) -> CompiledTemplates:
+    """The process's compiled templates for environments made like ``environment``."""
+    kind = tuple(
+        (name, getattr(function, "jinja_pass_arg", None))
+        for table in (environment.filters, environment.tests)
+        for name, function in sorted(table.items())
+    )
+    key = (environment.is_async, tuple(sorted(environment.extensions)), kind)
+    return _COMPILED.setdefault(key, CompiledTemplates())
+
+
 class FeedbackExporter(HTMLExporter):
     """nbgrader's feedback exporter with the course's page template, whatever the exporter
     settings of other tools (nbgrader's formgrader sets ``HTMLExporter.template_name``)."""
@@ -313,3 +351,10 @@ class FeedbackExporter(HTMLExporter):
             **self.lexer_options,
         )
         return MarkdownWithMath(renderer=renderer).render(source)
+
+    def _create_environment(self) -> Environment:
+        """nbconvert's environment, its compiled templates shared by every exporter of this
+        process made alike (``compiled_templates``): a worker compiles the page once."""
+        environment = super()._create_environment()
+        environment.bytecode_cache = compiled_templates(environment)
+        return environment
