@@ -24,6 +24,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -361,3 +362,14 @@ def test_the_service_reads_jupyters_settings_under_the_courses_and_vets_config_f
         grading_service.serve(
             GradingOptions(course_root=root), also=[open_folder / "nbgrader_config.py"]
         )
+
+
+def test_an_entry_dated_ahead_by_its_files_clock_still_settles(root: Path) -> None:
+    """A student can set timestamp.txt's mtime a year ahead; settling by it, the entry was
+    never taken, never counted against the bound, and listed again at every look."""
+    name = file_entry(root, "ada", 9)
+    stamp = root / ".exchange" / COURSE_ID / "inbound" / name / "timestamp.txt"
+    ahead = stamp.stat().st_mtime + 365 * 24 * 3600
+    os.utime(stamp, (ahead, ahead))
+    time.sleep(1.1)  # older than settle_seconds by its ctime, which no account can set
+    assert look(service(root, settle_seconds=1))[name][0] == QUEUED

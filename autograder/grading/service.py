@@ -445,7 +445,9 @@ class Service:
                 stamp = os.lstat(self.inbound / name / "timestamp.txt")
             except OSError:  # not whole yet (or gone): looked at again next time
                 continue
-            if now - max(stamp.st_mtime, stamp.st_ctime) < self.settings.settle_seconds:
+            # ctime alone: a write moves it too, and no account can set it (a student can set
+            # an mtime in the future, which would never settle and be listed every look).
+            if now - stamp.st_ctime < self.settings.settle_seconds:
                 continue
             student, bound = parts[0], self.settings.max_entries_per_account
             # Another account than this service's files in its own name alone (the collect
