@@ -3,8 +3,8 @@
 :func:`dask_cluster` runs ``python -m autograder scheduler`` and ``... worker``
 (what ``make scheduler`` and ``make worker`` run: TLS with the course's certificate, scratch
 files in folders of their own) on 127.0.0.1 and a free port, each program in its own process
-group with its log in a given folder, and stops them all by process group when the block
-ends. Tests and ``bench/bench_class.py`` grade through it; a client connects with
+group with its log in a given folder, and stops them when the block ends: each program
+first, as a kill of it would, then whatever is left of its process group. Tests and ``bench/bench_class.py`` grade through it; a client connects with
 ``autograder.grading.on_dask.security(course_root)``.
 
 But: it does not wait for the workers to join (a client's ``wait_for_workers`` does) and
@@ -13,6 +13,7 @@ grades nothing itself.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -103,5 +104,14 @@ def dask_cluster(
             cluster.workers.append(_start(worker, state, f"worker-{k}.log", env))
         yield cluster
     finally:
-        for process in [*reversed(cluster.workers), cluster.scheduler]:
-            stop(process)
+        programs = [*reversed(cluster.workers), cluster.scheduler]
+        # First as a kill of each program would: it closes its own workers at once. A signal
+        # to the whole group would also reach each worker mid-close, and its nanny would
+        # wait 8 s before killing it.
+        for process in programs:
+            with contextlib.suppress(ProcessLookupError):
+                process.terminate()
+        for process in programs:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=10)
+            stop(process)  # whatever of its group is left
