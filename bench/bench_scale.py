@@ -29,12 +29,12 @@ printed are recorded beside them.
 
 Sizes: 30 MB and 1000 MB by default (about 12 minutes on 2 cores); 5000 MB is opt-in
 (``--sizes 30,1000,5000``, and 5 GB of temporary disk). Past 1000 MB only "ours, 2 workers"
-runs, the one job the 5 GB target judges: building the text and that job take several
-minutes more (the record's "seconds in all" says how long a run took). The targets are
-judged at the sizes run: at 30 MB ours (2 workers) uses no more memory than HF; at 1 GB at most half HF's wall and half its peak
-memory, and lesson 3's cell at most half HF's peak memory (the memory budget the issue sets
-at 1 GB); at 5 GB ours within 15 minutes and 4 GB; Dask's merges equal one machine's at
-every size Dask ran. The record goes to ``artifacts/bench/scale.json``
+runs, the one job the 5 GB target judges: building the text and that job take several minutes
+more (the record's "seconds in all" says how long a run took). The targets are judged at the
+sizes run: at 30 MB ours (2 workers) uses no more memory than HF; at 1 GB at most half HF's
+wall and half its peak memory, and lesson 3's cell at most half HF's peak memory (the memory
+budget the issue sets at 1 GB); at 5 GB ours within 15 minutes and 4 GB; Dask's merges equal
+one machine's at every size Dask ran. The record goes to ``artifacts/bench/scale.json``
 (``bench/record.py``).
 
 Run: ``PYTHONPATH=. .venv/bin/python bench/bench_scale.py`` (``--sizes 1,2 --merges 200``

@@ -4,7 +4,8 @@
 (what ``make scheduler`` and ``make worker`` run: TLS with the course's certificate, scratch
 files in folders of their own) on 127.0.0.1 and a free port, each program in its own process
 group with its log in a given folder, and stops them when the block ends: each program
-first, as a kill of it would, then whatever is left of its process group. Tests and ``bench/bench_class.py`` grade through it; a client connects with
+first, as a kill of it would, then whatever is left of its process group. Tests and
+``bench/bench_class.py`` grade through it; a client connects with
 ``autograder.grading.on_dask.security(course_root)``.
 
 But: it does not wait for the workers to join (a client's ``wait_for_workers`` does) and
