@@ -37,6 +37,7 @@ of each step go to ``artifacts/hub/``. Skipped, with the reason, without root or
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import datetime
 import json
@@ -186,6 +187,27 @@ def stop_hub(process: subprocess.Popen) -> None:
             process.wait()
 
 
+@contextlib.contextmanager
+def running_hub(
+    command: list[str], output: Path, root: Path, prefix: str, port: int
+) -> Iterator[Hub]:
+    """The hub a ``make hub`` line starts in ``root`` on ``port``; at the end, even after a
+    failure, it is stopped and its accounts (``prefix``), folder and mark on the venv go."""
+    process = None
+    try:
+        process = start_hub(command, output)
+        state = root / "state"
+        settings = json.loads((state / "settings.json").read_text())
+        passwords = json.loads((state / "passwords.json").read_text())
+        yield Hub(f"http://127.0.0.1:{port}", root, settings, passwords, process, output)
+    finally:
+        if process is not None:
+            stop_hub(process)
+        accounts.remove_accounts(prefix)
+        shutil.rmtree(root, ignore_errors=True)
+        classes.unmark_class(HUB_VENV, root)  # make hub marked the shared venv for this class
+
+
 @pytest.fixture(scope="module")
 def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
     reason = why_not(platform.system(), os.geteuid(), shutil.which("useradd") is not None)
@@ -212,26 +234,14 @@ def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
         f"HUB_PORT={port}", f"HUB_VENV={HUB_VENV}",
     ]  # fmt: skip
     assert command[:2] == ["make", "hub"], command
-    process = None
-    try:
-        process = start_hub(command, output)
-        state = root / "state"
-        settings = json.loads((state / "settings.json").read_text())
-        passwords = json.loads((state / "passwords.json").read_text())
-        course = Path(settings["course_root"])
+    with running_hub(command, output, root, PREFIX, port) as hub:
         # A fixed term secret, so the random hidden cases are the same in every run.
-        secret = course / ".grading-secret"
+        secret = hub.course / ".grading-secret"
         secret.write_text(SCRATCH_SECRET + "\n")
-        owner = pwd.getpwnam(settings["instructor"])
+        owner = pwd.getpwnam(hub.instructor)
         os.chown(secret, owner.pw_uid, owner.pw_gid)
         secret.chmod(0o600)
-        yield Hub(f"http://127.0.0.1:{port}", root, settings, passwords, process, output)
-    finally:
-        if process is not None:
-            stop_hub(process)
-        accounts.remove_accounts(PREFIX)
-        shutil.rmtree(root, ignore_errors=True)
-        classes.unmark_class(HUB_VENV, root)  # make hub marked the shared venv for this class
+        yield hub
 
 
 @pytest.fixture(scope="module")

@@ -28,7 +28,6 @@ folders and processes are removed at the end, even after a failure; skipped with
 from __future__ import annotations
 
 import datetime
-import json
 import os
 import platform
 import pwd
@@ -47,7 +46,7 @@ import pytest
 from autograder.grading.service import entry_parts
 from course_fixtures.catalogue import WRONG
 from course_fixtures.scratch_course import make_scratch_course
-from hub import accounts, classes
+from hub import accounts
 from hub.preflight import why_not
 from tests.support import doc_text
 from tests.support.service_store import (
@@ -64,7 +63,7 @@ from tests.test_hub import (
     WITH_MISTAKE,
     Hub,
     free_port,
-    start_hub,
+    running_hub,
     stop_hub,
     submit_from_a_terminal,
 )
@@ -114,19 +113,8 @@ def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
         *line.split(), f"STUDENTS={STUDENTS}", f"HUB_PREFIX={PREFIX}", f"HUB_ROOT={root}",
         "HUB_HOMES_INSIDE=1", f"HUB_PORT={port}", f"HUB_VENV={HUB_VENV}",
     ]  # fmt: skip
-    process = None
-    try:
-        process = start_hub(command, output)
-        state = root / "state"
-        settings = json.loads((state / "settings.json").read_text())
-        passwords = json.loads((state / "passwords.json").read_text())
-        yield Hub(f"http://127.0.0.1:{port}", root, settings, passwords, process, output)
-    finally:
-        if process is not None:
-            stop_hub(process)
-        accounts.remove_accounts(PREFIX)
-        shutil.rmtree(root, ignore_errors=True)
-        classes.unmark_class(HUB_VENV, root)  # make hub marked the shared venv for this class
+    with running_hub(command, output, root, PREFIX, port) as hub:
+        yield hub
 
 
 def service_pids(hub: Hub) -> list[int]:

@@ -468,14 +468,12 @@ class Service:
     def _storable(self, name: str) -> bool:
         """False, said once, for a name that is not text (bytes no encoding reads): no
         student's id, and SQLite cannot store it."""
-        try:
-            name.encode("utf-8")
-        except UnicodeEncodeError:
-            if name not in self.unreadable:
-                self.unreadable.add(name)
-                print(f"left alone: an entry whose name is not text ({printable(name)[:120]})")
-            return False
-        return True
+        if _is_text(name):
+            return True
+        if name not in self.unreadable:
+            self.unreadable.add(name)
+            print(f"left alone: an entry whose name is not text ({printable(name)[:120]})")
+        return False
 
     def busy(self) -> set[str]:
         """Students whose grading runs now."""
