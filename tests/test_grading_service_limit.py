@@ -31,7 +31,7 @@ from nbgrader.exchange.default.fetch_feedback import ExchangeFetchFeedback
 from nbgrader.utils import notebook_hash
 from traitlets.config import Config
 
-from autograder.grading.hourly_limit import HOUR, clock_text
+from autograder.grading.hourly_limit import HOUR, clock_text, notice_page
 from autograder.grading.service import (
     GRADED,
     GRADING,
@@ -220,3 +220,9 @@ def test_entries_forged_in_a_classmates_name_spend_none_of_the_classmates_gradin
     assert states[again][0] == GRADING, states
     assert run.held_until("nobody") is None
     assert [e.name for e in run.store.entries(QUEUED, HELD)] == []
+
+
+def test_a_notice_page_is_plain_text() -> None:
+    page = notice_page("<b>held</b>", ['<script>alert("x")</script>', "a & b"])
+    assert "<script" not in page and "<b>" not in page, page
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in page and "a &amp; b" in page

@@ -6,10 +6,9 @@ tells a student whose submission waits for the hour to allow it.
 once, else the moment the oldest of their last ``per_hour`` gradings leaves the hour.
 ``notice_keys`` names the pages nbgrader's ``fetch_feedback`` looks for under a submission:
 ``notebook_hash`` of its submission secret and each notebook's name, as nbgrader's
-``release_feedback`` names them (the name's hash of nbgrader's older entries without a
-secret). ``write_notice`` writes one short page of plain, escaped text under each key in the
-exchange's feedback folder, so the student's Fetch Feedback shows it; the grading's own
-feedback, released later under the same keys, replaces it.
+``release_feedback`` names them. ``write_notice`` writes one short page of plain, escaped
+text under each key in the exchange's feedback folder, so the student's Fetch Feedback shows
+it; the grading's own feedback, released later under the same keys, replaces it.
 
 >>> next_start([0.0, 10.0], now=100.0, per_hour=3) is None
 True
@@ -18,8 +17,10 @@ True
 >>> next_start([0.0, 10.0, 20.0], now=3601.0, per_hour=3) is None
 True
 
-But: it keeps no state (the service's store holds the starts and the pages' keys) and chooses
-no entry; a page says that the submission waits, until when and why, never a score or a case.
+But: it keeps no state (the service's store holds the starts and the pages' keys) and
+chooses no entry; a page says that the submission waits, until when and why, never a score or
+a case. An entry without a ``submission_secret.txt`` (nbgrader's submit before 0.7) gets no
+page, only its state in the store.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ import stat
 import tempfile
 from pathlib import Path
 
-from nbgrader.utils import make_unique_key, notebook_hash
+from nbgrader.utils import notebook_hash
 
 HOUR = 3600.0
 # A submission's notebooks looked at for keys: the course's assignment has a handful, and a
@@ -59,20 +60,15 @@ def clock_text(when: float) -> str:
     return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-def notice_keys(copy: Path, course_id: str, assignment: str, student: str) -> list[str]:
+def notice_keys(copy: Path) -> list[str]:
     """The names (without ``.html``) under which ``nbgrader fetch_feedback`` looks for the
-    feedback of the submission in ``copy`` (a collected, vetted copy in ``submitted/``)."""
+    feedback of the submission in ``copy`` (a collected copy in ``submitted/``, which the
+    collect rules keep free of links and bounded in size); none without a secret."""
     notebooks = sorted(p for p in copy.glob("*.ipynb") if p.is_file())[:MAX_NOTEBOOKS]
     secret_file = copy / "submission_secret.txt"
-    secret = secret_file.read_text(errors="replace")[:1000] if secret_file.is_file() else ""
-    if secret:
-        return [notebook_hash(secret=secret, notebook_id=p.stem) for p in notebooks]
-    stamp_file = copy / "timestamp.txt"
-    stamp = stamp_file.read_text(errors="replace")[:200] if stamp_file.is_file() else ""
-    return [
-        notebook_hash(str(p), make_unique_key(course_id, assignment, p.stem, student, stamp))
-        for p in notebooks
-    ]
+    # Read whole, as nbgrader's release_feedback reads it, so that the keys are the same.
+    secret = secret_file.read_text(errors="replace") if secret_file.is_file() else ""
+    return [notebook_hash(secret=secret, notebook_id=p.stem) for p in notebooks] if secret else []
 
 
 def notice_page(title: str, lines: list[str]) -> str:

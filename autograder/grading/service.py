@@ -642,10 +642,12 @@ class Service:
         coursedir = CourseDirectory(config=self.config)
         copy = Path(coursedir.format_path(coursedir.submitted_directory, entry.student, ASSIGNMENT))
         try:
-            keys = notice_keys(copy, self.inbound.parent.name, ASSIGNMENT, entry.student)
+            keys = notice_keys(copy)
         except OSError as error:
             keys = []
             print(f"no notice for {entry.student}: {error}", file=sys.stderr, flush=True)
+        if not keys:
+            print(f"{entry.student} is not told: no secret or notebook in {copy}", flush=True)
         self.store.add_notices(entry.name, keys)
         self.tell(entry, held_lines(entry, per_hour, until))
         print(f"held {entry.student} ({printable(entry.name)[:120]}): {why}", flush=True)
