@@ -51,6 +51,11 @@ c.GradingSandbox.unconfined = False
 # feedback through the exchange as soon as it is graded (docs/guides/sandbox.md says what a
 # student can learn by submitting again and again).
 c.GradingService.feedback = "when released"
+# With "at once": gradings of one student that may start within an hour (0: no limit). A later
+# submission waits until the hour allows it, and its student, fetching feedback, finds a page
+# saying so and until when. With "when released" there is no limit: students see nothing of a
+# grading before the release, so grading each submission teaches them nothing.
+c.GradingService.gradings_per_hour = 4
 # Seconds between two looks at inbound; seconds an entry's timestamp.txt must have been there;
 # entries one account may file in one student's name before the rest are refused.
 c.GradingService.poll_seconds = 0.25

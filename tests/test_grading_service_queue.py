@@ -75,14 +75,19 @@ def root(tmp_path: Path, empty_gradebook: Path) -> Path:
     return root
 
 
-def file_entry(root: Path, student: str, minutes_ago: float, text: str = "{}") -> str:
-    """An entry dated ``minutes_ago``, renamed whole into inbound; returns its name."""
+def file_entry(
+    root: Path, student: str, minutes_ago: float, text: str = "{}", secret: str = ""
+) -> str:
+    """An entry dated ``minutes_ago``, renamed whole into inbound; returns its name. With a
+    ``secret``, its ``submission_secret.txt`` (as nbgrader's submit writes one)."""
     when = NOW - datetime.timedelta(minutes=minutes_ago)
     stamp = when.strftime("%Y-%m-%d %H:%M:%S.%f UTC")
     draft = root.parent / "draft"
     draft.mkdir(mode=0o755)
     (draft / "01_bpe_by_hand.ipynb").write_text(text)
     (draft / "timestamp.txt").write_text(stamp)
+    if secret:
+        (draft / "submission_secret.txt").write_text(secret)
     name = f"{student}+bpe+{stamp}+{abs(hash(text)) % 4096:03x}"
     draft.rename(root / ".exchange" / COURSE_ID / "inbound" / name)
     return name

@@ -8,7 +8,7 @@ Each new entry is then taken through the course's own collect rules (``OwnedColl
 student alone), and the student's newest accepted entry is graded on a warm Dask cluster by
 the same task as ``make autograde`` (``grade_task``) and merged into ``gradebook.db`` by this
 process, the gradebook's one writer (hand grades are kept). Where each entry stands (waiting,
-queued, grading, graded, refused, superseded, needs a person) is kept in SQLite
+queued, grading, graded, refused, superseded, needs a person, held) is kept in SQLite
 (``Store``) in ``artifacts/grading/service/``, a folder of mode 0700 outside the exchange, so
 that a restarted service resumes: an entry that was being graded is graded again unless the
 gradebook already holds its copy, so nothing is merged twice and nothing is skipped. Its
@@ -35,9 +35,13 @@ collected; a name that is not text is left alone. Students see nothing of a grad
 the instructor releases feedback, unless ``GradingService.feedback`` is ``'at once'``: then
 each graded entry's feedback is generated and released through the exchange, one a look at
 inbound; one whose release failed is recorded, not retried, and a service stopped before
-releasing it releases it when started again. No student's gradings per hour are limited
-yet. It opens no port; on a hub, JupyterHub runs it as a managed service
-(``hub/grading_service.py``) and does not look at it otherwise.
+releasing it releases it when started again. Then, too, at most
+``GradingService.gradings_per_hour`` gradings of one student start within an hour by this
+process's clock (the store's start times, never a file's): a later entry is ``held``, its
+student told so by a page under that submission's feedback keys (``hourly_limit``), and
+queued at the first look at inbound after the hour allows it; a newer entry supersedes a
+held one, and a restart keeps it held. It opens no port; on a hub, JupyterHub runs it as a
+managed service (``hub/grading_service.py``) and does not look at it otherwise.
 """
 
 from __future__ import annotations
@@ -73,6 +77,14 @@ from autograder.course import ASSIGNMENT, CODE_ROOT, RECORDS, class_db_path, cou
 from autograder.grading.grade_class import merge_result, save_grading_results, start_grading
 from autograder.grading.grade_one import put_alembic_on_path
 from autograder.grading.gradebook_rows import StudentResult
+from autograder.grading.hourly_limit import (
+    HOUR,
+    clock_text,
+    next_start,
+    notice_keys,
+    notice_page,
+    write_notice,
+)
 from autograder.grading.on_dask import grade_task, result_of
 from autograder.grading.options import GradingOptions
 from autograder.plugins.owned_collect import OwnedCollect
@@ -89,11 +101,15 @@ from autograder.sandbox.trusted_paths import (
 STATE_FOLDER = RECORDS / "service"  # relative to the course root; mode 0700
 WAITING, QUEUED, GRADING, GRADED = "waiting", "queued", "grading", "graded"
 REFUSED, SUPERSEDED, PERSON = "refused", "superseded", "needs a person"
+# Accepted and collected, but its student's gradings of the last hour are as many as
+# GradingService.gradings_per_hour allows: queued once the hour allows it.
+HELD = "held"
 # Seconds between two looks for an inbound not yet made: the release comes once a term, so a
 # second's delay costs nothing, and a stat a second costs nothing either.
 INBOUND_LOOK_SECONDS = 1.0
-STATES = (WAITING, QUEUED, GRADING, GRADED, REFUSED, SUPERSEDED, PERSON)
-IN_FLIGHT = (WAITING, QUEUED, GRADING)
+STATES = (WAITING, QUEUED, GRADING, GRADED, REFUSED, SUPERSEDED, PERSON, HELD)
+IN_FLIGHT = (WAITING, QUEUED, GRADING, HELD)
+STARTED = (GRADING, GRADED, PERSON)  # an entry in these states had its grading started
 BY_INSTRUCTOR, AT_ONCE = "when released", "at once"  # GradingService.feedback
 PENDING = "pending"  # an entry's feedback, to be released at once
 # When each step of an entry's way happened (seconds since the epoch; ``seen`` and the merge's
@@ -121,6 +137,15 @@ class GradingService(Configurable):
         help="what students see of a grading: 'when released' (nothing until the instructor "
         "runs make feedback and releases it, or uses the Formgrader), or 'at once' (each "
         "graded submission's feedback generated and released through the exchange)",
+    ).tag(config=True)
+    gradings_per_hour = Integer(
+        4,
+        min=0,
+        help="with feedback 'at once': gradings of one student that may start within an "
+        "hour (0: no limit); a later entry is held, its student told so on a feedback page, "
+        "and graded when the hour allows. With 'when released' it does not apply: students "
+        "see nothing of a grading before the release, so grading each entry teaches them "
+        "nothing (max_entries_per_account bounds the work)",
     ).tag(config=True)
     max_entries_per_account = Integer(
         30,
@@ -173,6 +198,12 @@ class Store:
                 "CREATE TABLE IF NOT EXISTS timing (name TEXT PRIMARY KEY, queued REAL, "
                 "started REAL, done REAL, merged REAL, collect_seconds REAL, "
                 "worker_seconds REAL, merge_seconds REAL)"
+            )
+            # The pages that told a held entry's student it waits (their keys in the
+            # exchange's feedback folder), to be rewritten should it never be graded.
+            self.db.execute(
+                "CREATE TABLE IF NOT EXISTS notice (name TEXT NOT NULL, key TEXT NOT NULL, "
+                "PRIMARY KEY (name, key))"
             )
 
     def close(self) -> None:
@@ -227,6 +258,25 @@ class Store:
         """(entry, student) of each entry whose feedback waits to be released, oldest first."""
         query = "SELECT name, student FROM entry WHERE feedback = ? ORDER BY changed, name"
         return [(name, student) for name, student in self.db.execute(query, (PENDING,))]
+
+    def starts(self, student: str, since: float) -> list[float]:
+        """When each grading of ``student`` started after ``since`` (the service's clock);
+        an entry's grading started again after a stop counts once, its last start."""
+        query = (
+            "SELECT timing.started FROM timing JOIN entry ON entry.name = timing.name "
+            "WHERE entry.student = ? AND timing.started > ? AND entry.state IN (?, ?, ?)"
+        )
+        return [row[0] for row in self.db.execute(query, (student, since, *STARTED))]
+
+    def add_notices(self, name: str, keys: list[str]) -> None:
+        self.db.executemany(
+            "INSERT OR IGNORE INTO notice (name, key) VALUES (?, ?)", [(name, k) for k in keys]
+        )
+
+    def notices(self, name: str) -> list[str]:
+        """The keys of the pages that told ``name``'s student it was held."""
+        query = "SELECT key FROM notice WHERE name = ? ORDER BY key"
+        return [row[0] for row in self.db.execute(query, (name,))]
 
     def known(self, name: str) -> bool:
         return self.db.execute("SELECT 1 FROM entry WHERE name = ?", (name,)).fetchone() is not None
@@ -398,6 +448,8 @@ class Service:
         self.finished_at: dict[Future[StudentResult], float] = {}  # grading -> when it ended
         self.wake = threading.Event()  # set when a grading ends
         self.stopping = threading.Event()  # set by SIGTERM or a first Ctrl-C
+        # The hourly limit's clock: this process's, never a file's time a student could set.
+        self.clock = time.time
 
     def ask_to_stop(self, signum: int, frame: object) -> None:
         """SIGTERM (JupyterHub stopping its service) or a first Ctrl-C: stop after the merge
@@ -518,8 +570,10 @@ class Service:
         chosen_entry = next(e for e in current if e.name == chosen)
         # submitted/ holds it now: graded, even if refused before (dated ahead of the clock then).
         if chosen_entry.state in (WAITING, SUPERSEDED, REFUSED):
-            for older in self.store.entries(QUEUED, student=student):
+            for older in self.store.entries(QUEUED, HELD, student=student):
                 self.store.set(older.name, SUPERSEDED, f"a newer entry came: {chosen}")
+                if older.state == HELD:
+                    self.tell(older, superseded_lines(older, collected.copy_stamp))
             stamp = collected.copy_stamp.isoformat()
             self.store.set(chosen, QUEUED, "", copy_stamp=stamp)
             self.store.mark(chosen, "queued", collect=collect_seconds)
@@ -549,11 +603,11 @@ class Service:
         for entry in self.store.entries(QUEUED):
             if self.stopping.is_set():
                 return
-            if entry.student in busy:
+            if entry.student in busy or self.hold(entry):
                 continue
             busy.add(entry.student)
             self.store.set(entry.name, GRADING, "", copy_stamp=entry.copy_stamp)
-            self.store.mark(entry.name, "started")
+            self.store.mark(entry.name, "started", self.clock())
             if client is None:  # in this process: the result comes at once
                 result = grade_task(self.options, entry.student, template)
                 self.store.mark(entry.name, "done", worker=result.seconds)
@@ -563,6 +617,60 @@ class Service:
             future = client.submit(grade_task, self.options, entry.student, template, key=key)
             future.add_done_callback(self._finished)
             self.running[future] = entry.name
+
+    def held_until(self, student: str) -> float | None:
+        """When ``student``'s next grading may start (None: now); only with feedback at once,
+        where each grading shows its student some of the hidden cases."""
+        per_hour = self.settings.gradings_per_hour
+        if self.settings.feedback != AT_ONCE or per_hour <= 0:
+            return None
+        now = self.clock()
+        return next_start(self.store.starts(student, now - HOUR), now, per_hour)
+
+    def hold(self, entry: Entry) -> bool:
+        """Hold a queued entry whose student has had the hour's gradings, and tell the student
+        (a page their Fetch Feedback shows); False, and nothing done, when it may start."""
+        until = self.held_until(entry.student)
+        if until is None:
+            return False
+        per_hour = self.settings.gradings_per_hour
+        why = (
+            f"{per_hour} gradings of {entry.student} started within the hour "
+            f"(GradingService.gradings_per_hour): held until {clock_text(until)}"
+        )
+        self.store.set(entry.name, HELD, why)
+        coursedir = CourseDirectory(config=self.config)
+        copy = Path(coursedir.format_path(coursedir.submitted_directory, entry.student, ASSIGNMENT))
+        try:
+            keys = notice_keys(copy)
+        except OSError as error:
+            keys = []
+            print(f"no notice for {entry.student}: {error}", file=sys.stderr, flush=True)
+        if not keys:
+            print(f"{entry.student} is not told: no secret or notebook in {copy}", flush=True)
+        self.store.add_notices(entry.name, keys)
+        self.tell(entry, held_lines(entry, per_hour, until))
+        print(f"held {entry.student} ({printable(entry.name)[:120]}): {why}", flush=True)
+        return True
+
+    def release_held(self) -> None:
+        """Queue each held entry whose student's hour now allows a grading: each look at
+        inbound asks the store, so a held entry starts within a look of its time."""
+        for entry in self.store.entries(HELD):
+            if self.held_until(entry.student) is None:
+                self.store.set(entry.name, QUEUED, "")
+                print(f"queued {entry.student}: the hour allows it now", flush=True)
+
+    def tell(self, entry: Entry, lines: list[str]) -> None:
+        """Write the page each notice key of ``entry`` names; a failure is said, not fatal."""
+        keys = self.store.notices(entry.name)
+        if not keys:
+            return
+        page = notice_page(lines[0], lines[1:])
+        try:
+            write_notice(self.inbound.parent / "feedback", keys, page)
+        except OSError as error:
+            print(f"notice to {entry.student} not written: {error}", file=sys.stderr, flush=True)
 
     def _finished(self, future: Future[StudentResult]) -> None:
         """In the client's thread: note when a grading ended, and wake the service to merge it
@@ -597,6 +705,8 @@ class Service:
             why = printable("; ".join(p.detail for p in result.problems))[:300]
             self.store.graded(name, PERSON, why)
             print(f"not graded {result.student}: {why}", file=sys.stderr, flush=True)
+            entry = next(e for e in self.store.entries(PERSON) if e.name == name)
+            self.tell(entry, person_lines(entry))
         else:
             self.store.graded(name, GRADED, "")
             if self.settings.feedback == AT_ONCE:
@@ -616,6 +726,7 @@ class Service:
         """One look at inbound: record, then for each student collect, grade; merge."""
         self.scan()
         self.collect_results()
+        self.release_held()
         busy = self.busy()
         waiting = {e.student for e in self.store.entries(WAITING)}
         for student in sorted(waiting - busy):
@@ -641,6 +752,48 @@ class Service:
         self.store.set_feedback(name, f"not released: {why}" if why else "released")
         if why:
             print(f"feedback of {student} not released: {why}", file=sys.stderr, flush=True)
+
+
+def submitted_text(copy_stamp: str) -> str:
+    """A submission's time (its copy's, ISO format) as its student reads it."""
+    try:
+        return datetime.datetime.fromisoformat(copy_stamp).strftime("%Y-%m-%d %H:%M:%S UTC")
+    except ValueError:
+        return "(time unknown)"
+
+
+def held_lines(entry: Entry, per_hour: int, until: float) -> list[str]:
+    """The title and lines of the page telling a student their submission is held."""
+    return [
+        "Your submission waits to be graded",
+        f"Your submission of {ASSIGNMENT} made at {submitted_text(entry.copy_stamp)} has been "
+        f"received. {per_hour} of your submissions have already been graded in the last hour, "
+        f"the most this course grades for one student in an hour.",
+        f"It will be graded after {clock_text(until)}. Its feedback then replaces this page: "
+        "fetch feedback again after that time.",
+        "If you submit again before then, only your newest submission is graded.",
+    ]
+
+
+def superseded_lines(entry: Entry, newer: datetime.datetime | None) -> list[str]:
+    """The page telling a student their held submission gave way to a newer one."""
+    when = "" if newer is None else f" (made at {submitted_text(newer.isoformat())})"
+    return [
+        "This submission will not be graded",
+        f"Your submission of {ASSIGNMENT} made at {submitted_text(entry.copy_stamp)} was "
+        f"waiting to be graded. You have submitted a newer one since{when}, which is graded "
+        "in its place: fetch feedback again once it is graded.",
+    ]
+
+
+def person_lines(entry: Entry) -> list[str]:
+    """The page telling a student whose held submission a person must grade."""
+    return [
+        "Your submission needs a person",
+        f"Your submission of {ASSIGNMENT} made at {submitted_text(entry.copy_stamp)} could "
+        "not be graded automatically. Your instructor will look at it and release its "
+        "feedback.",
+    ]
 
 
 def release_feedback(course_root: Path, student: str) -> str | None:
