@@ -31,16 +31,18 @@ from nbgrader.exchange.default.fetch_feedback import ExchangeFetchFeedback
 from nbgrader.utils import notebook_hash
 from traitlets.config import Config
 
-from autograder.grading.hourly_limit import HOUR, clock_text, notice_page
 from autograder.grading.service import (
     GRADED,
     GRADING,
     HELD,
+    HOUR,
     QUEUED,
     REFUSED,
     SUPERSEDED,
     Service,
+    clock_text,
     entry_parts,
+    notice_page,
     status_line,
 )
 from tests import test_grading_service_queue as queue

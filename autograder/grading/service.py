@@ -38,7 +38,7 @@ inbound; one whose release failed is recorded, not retried, and a service stoppe
 releasing it releases it when started again. Then, too, at most
 ``GradingService.gradings_per_hour`` gradings of one student start within an hour by this
 process's clock (the store's start times, never a file's): a later entry is ``held``, its
-student told so by a page under that submission's feedback keys (``hourly_limit``), and
+student told so by a page under that submission's feedback keys (``write_notice``), and
 queued at the first look at inbound after the hour allows it; a newer entry supersedes a
 held one, and a restart keeps it held. It opens no port; on a hub, JupyterHub runs it as a
 managed service (``hub/grading_service.py``) and does not look at it otherwise.
@@ -49,12 +49,14 @@ from __future__ import annotations
 import contextlib
 import datetime
 import fcntl
+import html
 import os
 import signal
 import sqlite3
 import stat
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -68,7 +70,7 @@ from nbgrader.auth import Authenticator
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.exchange import ExchangeError
 from nbgrader.exchange.default.collect import ExchangeCollect
-from nbgrader.utils import parse_utc
+from nbgrader.utils import notebook_hash, parse_utc
 from traitlets import Enum, Float, Integer
 from traitlets.config import Config, Configurable
 from traitlets.config.loader import PyFileConfigLoader
@@ -77,14 +79,6 @@ from autograder.course import ASSIGNMENT, CODE_ROOT, RECORDS, class_db_path, cou
 from autograder.grading.grade_class import merge_result, save_grading_results, start_grading
 from autograder.grading.grade_one import put_alembic_on_path
 from autograder.grading.gradebook_rows import StudentResult
-from autograder.grading.hourly_limit import (
-    HOUR,
-    clock_text,
-    next_start,
-    notice_keys,
-    notice_page,
-    write_notice,
-)
 from autograder.grading.on_dask import grade_task, result_of
 from autograder.grading.options import GradingOptions
 from autograder.plugins.owned_collect import OwnedCollect
@@ -794,6 +788,73 @@ def person_lines(entry: Entry) -> list[str]:
         "not be graded automatically. Your instructor will look at it and release its "
         "feedback.",
     ]
+
+
+# How often one student is graded when feedback goes out at once, and the page that tells a
+# student whose submission waits for the hour (``GradingService.gradings_per_hour``).
+HOUR = 3600.0
+# A submission's notebooks looked at for keys: the course's assignment has a handful, and a
+# copy holding more (the collect caps files, not notebooks) gets pages for its first ones.
+MAX_NOTEBOOKS = 20
+NOTICE_MODE = 0o644  # as nbgrader's release_feedback leaves a page: its student fetches it
+
+
+def next_start(starts: list[float], now: float, per_hour: int) -> float | None:
+    """When the next grading may start: None (now), or when the oldest of the last
+    ``per_hour`` starts within the hour before ``now`` is an hour old."""
+    recent = sorted(s for s in starts if now - s < HOUR)
+    if per_hour <= 0 or len(recent) < per_hour:
+        return None
+    return recent[-per_hour] + HOUR
+
+
+def clock_text(when: float) -> str:
+    """A time of the service's clock as a student reads it, in UTC.
+
+    >>> clock_text(0.0)
+    '1970-01-01 00:00:00 UTC'
+    """
+    moment = datetime.datetime.fromtimestamp(when, datetime.UTC)
+    return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def notice_keys(copy: Path) -> list[str]:
+    """The names (without ``.html``) under which ``nbgrader fetch_feedback`` looks for the
+    feedback of the submission in ``copy`` (a collected copy in ``submitted/``, which the
+    collect rules keep free of links and bounded in size); none without a secret."""
+    notebooks = sorted(p for p in copy.glob("*.ipynb") if p.is_file())[:MAX_NOTEBOOKS]
+    secret_file = copy / "submission_secret.txt"
+    # Read whole, as nbgrader's release_feedback reads it, so that the keys are the same.
+    secret = secret_file.read_text(errors="replace") if secret_file.is_file() else ""
+    return [notebook_hash(secret=secret, notebook_id=p.stem) for p in notebooks] if secret else []
+
+
+def notice_page(title: str, lines: list[str]) -> str:
+    """A page of plain text: every line escaped, no script, no link, no style from outside."""
+    body = "\n".join(f"<p>{html.escape(line)}</p>" for line in lines)
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head><meta charset="utf-8">'
+        f"<title>{html.escape(title)}</title></head>\n"
+        f"<body>\n<h1>{html.escape(title)}</h1>\n{body}\n</body>\n</html>\n"
+    )
+
+
+def write_notice(feedback_folder: Path, keys: list[str], page: str) -> None:
+    """Write ``page`` as ``<key>.html`` for each key, each replaced whole (a student fetching
+    meanwhile reads the old page or the new, never half of one), as nbgrader releases."""
+    feedback_folder.mkdir(mode=0o755, parents=True, exist_ok=True)
+    if not stat.S_ISDIR(os.lstat(feedback_folder).st_mode):
+        raise OSError(f"{feedback_folder} is not a folder: no notice written")
+    for key in keys:
+        descriptor, draft = tempfile.mkstemp(prefix=".notice-", dir=feedback_folder)
+        try:
+            with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+                file.write(page)
+            os.chmod(draft, NOTICE_MODE)
+            os.replace(draft, feedback_folder / f"{key}.html")
+        except BaseException:
+            Path(draft).unlink(missing_ok=True)
+            raise
 
 
 def release_feedback(course_root: Path, student: str) -> str | None:
