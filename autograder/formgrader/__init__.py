@@ -20,12 +20,15 @@ between the grading view's columns (``static/css/formgrade.css``); lets the due-
 a time zone name and show an error instead of hanging (``lateness.DueDateAPI``, loaded by
 ``templates/manage_assignments.tpl`` with ``duedate_dialog.js``); answers a submission whose
 notebook has no autograded copy (lesson 3 has no graded cells) with a 404 page saying why, its
-next and previous leading back to the notebook's list (nbgrader answered 500); and keeps the
-server's routes that render or run a file away from the student folders (``student_routes``).
+next and previous leading back to the notebook's list (nbgrader answered 500); shows, above an
+assignment's submissions, the grading service's progress, kept up to date
+(``grading_progress``, drawn by ``static/js/grading_progress.js``); and keeps the server's
+routes that render or run a file away from the student folders (``student_routes``).
 Load order does not matter: the handlers read nbgrader's settings only when a request comes.
 
 But: of nbgrader's JSON API it changes only that three submission routes carry ``late`` and
-``seconds_late`` and that the assignment route reads a time zone name; it does not stop markup
+``seconds_late`` and that the assignment route reads a time zone name (it adds one route, the
+service's progress); it does not stop markup
 that a student's notebook puts in the grading view's cells (``autograder.plugins.outputs`` does,
 at autograde).
 """
@@ -46,6 +49,7 @@ from nbgrader.server_extensions.formgrader import apihandlers as nbgrader_api
 from nbgrader.server_extensions.formgrader import handlers as nbgrader_handlers
 from tornado import web
 
+from autograder.formgrader.grading_progress import GradingProgressAPI
 from autograder.formgrader.lateness import DueDateAPI, LateAPI, seconds_late
 from autograder.formgrader.student_routes import (
     EXPORT_ROUTE,
@@ -257,6 +261,7 @@ def routes(serverapp: Any) -> list[tuple]:
         if handler in LATE_RECORDS
     ]
     found.append((r"/formgrader/api/assignment/([^/]+)", DueDateAPI))
+    found.append((r"/formgrader/api/grading_progress", GradingProgressAPI))
     static = {"path": str(STATIC)}
     found.append((r"/formgrader/course_static/(.*)", web.StaticFileHandler, static))
     contents = serverapp.contents_manager
