@@ -37,7 +37,7 @@ def progress_record(course_root: Path) -> dict[str, Any]:
     """What the panel shows, as JSON-ready data; a store that cannot be read says why."""
     # Imported here: the grading service loads Dask and nbgrader's exchange, which a Jupyter
     # server that never opens this page need not load.
-    from autograder.grading.service import NO_QUEUE, failure_words, queue_path, read_progress
+    from autograder.grading.service import NO_QUEUE, queue_path, read_progress
     from autograder.problems import printable
 
     try:
@@ -57,7 +57,6 @@ def progress_record(course_root: Path) -> dict[str, Any]:
                 "state": entry.state,
                 "entry": printable(entry.name)[:120],
                 "reason": printable(entry.reason),
-                "words": failure_words(entry),
             }
             for entry in shown
         ],
