@@ -11,11 +11,17 @@ One scratch course, its one student graded once in one process (the earlier scor
   run names that Python, grades nobody, and the gradebook is as before;
 - a worker killed while it sets up: its nanny restarts it and the class is graded once;
 - a second account of the machine (no home, no key) connects to the scheduler that
-  ``make scheduler`` runs, with and without TLS: refused; it cannot read the course's key.
+  ``make scheduler`` runs, with and without TLS: refused; it cannot read the course's key;
+- the grading service grades an entry through a scheduler and a worker started as ``make
+  scheduler`` and ``make worker`` start them (``dask_cluster``, in a copy of the course with
+  its certificate) and, while it holds its client there and grades, strangers are refused by
+  that same scheduler: Dask clients of this account with no certificate, one of their own or
+  plain TCP, and the second account as above.
 """
 
 from __future__ import annotations
 
+import datetime
 import os
 import shutil
 import signal
@@ -25,6 +31,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -179,10 +186,35 @@ def test_a_worker_killed_while_it_sets_up_costs_nothing(
     assert "graded 2 submission(s)" in said and "2 graded" in said, said
 
 
+def as_another_account(course: Path, port: int, scheduler: subprocess.Popen) -> list[str]:
+    """What the account ``OTHER_ACCOUNT`` (no home, no key) gets from the scheduler that
+    ``python -m autograder scheduler`` (``scheduler``, its process) runs on ``port``: the
+    course's key, TLS without a certificate, plain TCP, Dask's pages, in ``PROBE``'s words."""
+    import psutil
+
+    dask_scheduler = psutil.Process(scheduler.pid).children()[0]
+    ports = sorted({c.laddr.port for c in dask_scheduler.net_connections("tcp")} - {port})
+    probe = PROBE.format(port=port, key=tls_files(course).key, http=ports)
+    other = ["setpriv", f"--reuid={OTHER_ACCOUNT}", f"--regid={OTHER_ACCOUNT}"]
+    done = subprocess.run(
+        [*other, "--clear-groups", "/usr/bin/python3", "-I", "-c", probe],
+        capture_output=True, text=True, timeout=60, cwd="/",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return done.stdout.split()
+
+
+REFUSED_ALL = ["key:", "unreadable", "tls:", "refused", "tcp:", "refused", "http:", "nothing"]
+
+
+def can_act_as_another_account() -> bool:
+    return os.geteuid() == 0 and shutil.which("setpriv") is not None
+
+
 def test_another_account_is_refused_by_the_scheduler_make_scheduler_starts(
     course: Path, tmp_path: Path
 ) -> None:
-    if os.geteuid() != 0 or not shutil.which("setpriv"):
+    if not can_act_as_another_account():
         pytest.skip("needs root and setpriv to act as another account")
     from distributed import Client
 
@@ -194,22 +226,11 @@ def test_another_account_is_refused_by_the_scheduler_make_scheduler_starts(
         wait_listening(port, scheduler, log)
         with Client(f"tls://127.0.0.1:{port}", security=security(course), timeout=30) as client:
             assert client.scheduler_info()["type"] == "Scheduler"  # the course's certificate
-        import psutil
-
-        dask_scheduler = psutil.Process(scheduler.pid).children()[0]
-        ports = sorted({c.laddr.port for c in dask_scheduler.net_connections("tcp")} - {port})
-        probe = PROBE.format(port=port, key=tls_files(course).key, http=ports)
-        other = ["setpriv", f"--reuid={OTHER_ACCOUNT}", f"--regid={OTHER_ACCOUNT}"]
-        done = subprocess.run(
-            [*other, "--clear-groups", "/usr/bin/python3", "-I", "-c", probe],
-            capture_output=True, text=True, timeout=60, cwd="/",
-        )  # fmt: skip
+        said = as_another_account(course, port, scheduler)
     finally:
         stop(scheduler)
-    assert done.returncode == 0, done.stderr
-    said = done.stdout.split()
-    assert said[:6] == ["key:", "unreadable", "tls:", "refused", "tcp:", "refused"], said
-    assert said[6:] == ["http:", "nothing"], f"Dask's pages about the cluster: {said}"
+    assert said[:6] == REFUSED_ALL[:6], said
+    assert said[6:] == REFUSED_ALL[6:], f"Dask's pages about the cluster: {said}"
     folder = tls_files(course).key.parent
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700
     assert {stat.S_IMODE(p.stat().st_mode) for p in folder.iterdir()} == {0o600}
@@ -249,3 +270,75 @@ for http in {http}:  # Dask's HTTP server: pages naming workers, tasks (students
             pass
 print("http:", " ".join(shown) or "nothing")
 """
+
+
+def scheduler_clients(address: str, course: Path) -> tuple[str, set[str]]:
+    """The id of a client with the course's certificate (the control), and the ids of every
+    other client the scheduler at ``address`` holds now."""
+    from distributed import Client
+
+    with Client(address, security=security(course), timeout=30, set_as_default=False) as ours:
+
+        def held(dask_scheduler: Any) -> list[str]:  # Dask passes its scheduler by this name
+            return list(dask_scheduler.clients)
+
+        return ours.id, set(ours.run_on_scheduler(held)) - {ours.id, "fire-and-forget"}
+
+
+def test_the_service_grades_through_the_tls_scheduler_that_turns_strangers_away(
+    course: Path, tmp_path: Path
+) -> None:
+    """A cluster that lives for the term: the scheduler and a worker as ``make scheduler`` and
+    ``make worker`` start them (``dask_cluster``), with the course's certificate, and the
+    service (``make grading-service SCHEDULER=…``'s command) grading an entry through it.
+    While the service holds its client on that scheduler and grades, strangers knock: as
+    this account, a Dask client with no certificate, with a certificate of its own, and over
+    plain TCP; as another account (root only), TLS, TCP, the key and Dask's pages. Each is
+    refused; the entry is graded once and the service stops cleanly."""
+    from tests.support.service_store import store_rows, wait_for_rows
+    from tests.test_dask_grading import STRANGER
+    from tests.test_grading_service import file_entry
+
+    root = tmp_path / "course"
+    shutil.copytree(course, root, symlinks=True)  # the instructor's certificate with it
+    when = datetime.datetime.now(datetime.UTC).replace(tzinfo=None) - datetime.timedelta(hours=1)
+    entry = file_entry(root, "ada", LESSON_1, when)
+    with dask_cluster(tmp_path / "cluster", root, workers=1) as cluster:
+        serve = [sys.executable, "-m", "autograder", "serve", "--root", str(root), "--lean"]
+        serve += ["--scheduler", cluster.address, "--idle-exit", "300"]
+        service = start(serve, tmp_path / "service.log", ENV)
+        try:
+
+            def alive() -> str:
+                if service.poll() is None:
+                    return ""
+                return f"the service ended: {(tmp_path / 'service.log').read_text()[-3000:]}"
+
+            wait_for_rows(root, f"name = '{entry}' AND state = 'grading'", 300, alive)
+            ours, service_clients = scheduler_clients(cluster.address, root)
+            assert service_clients, "the service holds no client on the scheduler"
+            said = {}
+            for how in ("plain", "no certificate", "its own certificate"):
+                done = subprocess.run(
+                    [sys.executable, "-c", STRANGER, cluster.address, how, str(tmp_path)],
+                    cwd=ROOT, capture_output=True, text=True, timeout=120,
+                )  # fmt: skip
+                said[how] = (done.returncode, done.stdout.strip().splitlines()[-1:])
+            port = int(cluster.address.rsplit(":", 1)[1])
+            other = None  # without root, no second account to act as: this account's only
+            if can_act_as_another_account():
+                other = as_another_account(root, port, cluster.scheduler)
+            # Still the scheduler the service grades through, the service's client on it.
+            assert service_clients <= scheduler_clients(cluster.address, root)[1]
+            wait_for_rows(root, f"name = '{entry}' AND state = 'graded'", 300, alive)
+            service.send_signal(signal.SIGTERM)  # as JupyterHub stops it
+            code = service.wait(timeout=120)
+        finally:
+            stop(service)
+    log = (tmp_path / "service.log").read_text()
+    for how, (code_of, last) in said.items():
+        assert code_of == 3 and last and last[0].startswith("refused:"), (how, code_of, last)
+    assert other in (None, REFUSED_ALL), other
+    assert code == 0, log
+    assert store_rows(root)[entry][:3:2] == ("graded", 1), (store_rows(root), log)
+    assert ours not in service_clients

@@ -1,4 +1,5 @@
-"""Late work is marked late, with how late, on the Formgrader's own pages, in Chromium.
+"""Late work is marked late, with how late, on the Formgrader's own pages, in Chromium; and
+the grading service's progress shows above the assignment's submissions.
 
 A scratch course whose gradebook holds three submissions of ``bpe``: ``punctual`` a minute
 before the due date, ``tardy`` 1 h 2 min 5 s after it (both autograded), and ``pending``
@@ -9,6 +10,12 @@ assignment's submissions list, each student's list of assignments, a student's s
 the grading view. The late ones say "late by …" in words, in the page's accessibility tree
 (what a screen reader reads); the punctual one says nothing of the kind.
 
+Above the same list, the grading service's panel says in one line that no service has run,
+then, from a store holding entries in every state (and one it does not know), shows each
+count, the oldest wait in words and each failure with its reason; an entry named with markup
+shows as text; a change in the store shows without a reload, the keyboard focus kept; the
+JSON route behind it answers the Formgrader's login alone.
+
 But: nothing is graded (the gradebook is written directly, as in
 ``tests/test_formgrader_markup.py``); no hub is started.
 """
@@ -18,6 +25,8 @@ from __future__ import annotations
 import datetime
 import json
 import shutil
+import time
+import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
@@ -166,3 +175,135 @@ def test_the_submission_and_the_grading_view_say_it_too(pages, server, course) -
     pages.goto(url(server, "formgrader", "submissions", ids["punctual"]) + "/")
     expect(pages.locator(".panel-heading .panel-title").first).to_contain_text(LESSON)
     expect(pages.locator(".panel-heading .panel-title").first).not_to_contain_text("late")
+
+
+# The grading service's progress, in the panel above the same list. Entries as the service's
+# store holds them; one in a state a later service may add, one named with markup.
+HOURS_AGO = 3 * 3600 + 5
+MARKUP = "<img src=x onerror=\"document.title='owned'\">"
+ENTRIES = (
+    ("punctual+bpe+2026-12-01 11:59:00.000000 UTC+01", "queued", ""),
+    ("tardy+bpe+2026-12-01 13:02:05.000000 UTC+02", "queued", ""),
+    ("pending+bpe+2026-12-03 12:00:30.000000 UTC+03", "grading", ""),
+    ("punctual+bpe+2026-12-01 11:00:00.000000 UTC+04", "graded", ""),
+    ("tardy+bpe+2026-12-01 11:00:00.000000 UTC+05", "graded", ""),
+    ("tardy+bpe+2026-12-01 12:30:00.000000 UTC+06", "needs a person", "its grading hung"),
+    (f"{MARKUP}+bpe+2026-12-01 12:00:00.000000 UTC+07", "refused", f"{MARKUP} is no student"),
+    ("pending+bpe+2026-12-03 12:01:00.000000 UTC+08", "a newer service's state", ""),
+)
+
+
+def fill_store(root: Path) -> Path:
+    """The service's store with ``ENTRIES``, the first seen ``HOURS_AGO``; its path."""
+    from autograder.grading.service import STATE_FOLDER, Store
+
+    folder = root / STATE_FOLDER
+    folder.mkdir(mode=0o700, parents=True)
+    store = Store(folder / "queue.db")
+    try:
+        for k, (name, state, reason) in enumerate(ENTRIES):
+            store.add(name, name.split("+")[0], 1000, state, reason)
+            seen = time.time() - (HOURS_AGO if k == 0 else 60)
+            store.db.execute("UPDATE entry SET seen = ? WHERE name = ?", (seen, name))
+    finally:
+        store.close()
+    return folder / "queue.db"
+
+
+def progress_panel(page, base: str):
+    from playwright.sync_api import expect
+
+    open_table(page, url(base, "formgrader", "manage_submissions", "bpe"))
+    panel = page.get_by_role("region", name="Grading as submissions arrive")
+    expect(panel).to_be_visible()
+    return panel
+
+
+def test_with_no_service_the_panel_says_so_in_one_line(pages, server, course) -> None:
+    from playwright.sync_api import expect
+
+    from autograder.grading.service import NO_QUEUE
+
+    panel = progress_panel(pages, server)
+    expect(panel.get_by_role("status")).to_have_text(NO_QUEUE)
+    expect(panel.get_by_role("listitem")).to_have_count(0)
+
+
+def test_the_panel_shows_the_counts_the_oldest_wait_and_each_failure(pages, server, course):
+    from playwright.sync_api import expect
+
+    from autograder.grading.service import Store, status_line
+
+    path = fill_store(course[0])
+    panel = progress_panel(pages, server)
+    live = panel.get_by_role("status")  # a polite live region: read out when it changes
+    expect(live).to_have_attribute("aria-live", "polite")
+    counts = panel.get_by_role("list", name="Entries by state").get_by_role("listitem")
+    expected = ["0 waiting", "2 queued", "1 grading", "2 graded", "1 refused", "0 superseded"]
+    expected += ["1 needs a person", "0 held", "1 a newer service's state"]
+    expect(counts).to_have_text(expected)
+    expect(panel).to_contain_text("Oldest wait 3 h")  # in words, outside the live region
+    expect(live).not_to_contain_text("Oldest wait")
+    failures = live.locator("#bpe-progress-failure-list li")
+    expect(failures).to_have_count(2)
+    expect(failures.nth(0)).to_have_text(f"needs a person: {ENTRIES[5][0]}: its grading hung")
+    # A student's markup in an entry's name and reason is shown as the text it is.
+    expect(failures.nth(1)).to_have_text(f"refused: {ENTRIES[6][0]}: {MARKUP} is no student")
+    expect(panel.locator("img")).to_have_count(0)
+    assert pages.title() != "owned"
+    snapshot = panel.aria_snapshot()  # what a screen reader reads: words, not colours
+    assert "1 needs a person" in snapshot and "its grading hung" in snapshot, snapshot
+    # The line of make grading-status, from the same function: the same counts.
+    store = Store(path, read_only=True)
+    try:
+        line = status_line(store)
+    finally:
+        store.close()
+    assert line.startswith("grading service: 0 waiting, 2 queued, 1 grading, 2 graded"), line
+    assert line.split(";")[0] == "grading service: " + ", ".join(expected)
+
+
+def test_the_panel_follows_the_store_and_leaves_the_focus_where_it_was(pages, server, course):
+    from playwright.sync_api import expect
+
+    from autograder.grading.service import Store
+
+    panel = progress_panel(pages, server)
+    counts = panel.get_by_role("list", name="Entries by state")
+    expect(counts).to_contain_text("2 graded")
+    breadcrumb = pages.get_by_role("link", name="Assignments", exact=True)
+    breadcrumb.focus()
+    store = Store(course[0] / "artifacts" / "grading" / "service" / "queue.db")
+    try:  # as the service goes on: a queued entry graded, the oldest one
+        store.set(ENTRIES[0][0], "graded")
+    finally:
+        store.close()
+    expect(counts).to_contain_text("3 graded", timeout=20_000)  # no reload
+    expect(counts).to_contain_text("1 queued")
+    expect(panel).to_contain_text("Oldest wait 1 min")
+    expect(breadcrumb).to_be_focused()
+
+
+def ask_progress(base: str, headers: dict[str, str]) -> tuple[int, str]:
+    request = urllib.request.Request(
+        url(base, "formgrader", "api", "grading_progress"), headers=headers
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
+
+
+def test_the_progress_route_answers_the_formgraders_login_alone(server, course) -> None:
+    """Entry names and reasons are the instructor's to read: without the Formgrader's login
+    (none, or a wrong token) the route says no, without sending anyone to a login page."""
+    for headers in ({}, {"Authorization": "token not-the-token"}):
+        status, text = ask_progress(server, headers)
+        assert status == 403, (headers, status)
+        assert "queued" not in text and "punctual" not in text, text
+    status, text = ask_progress(server, {"Authorization": f"token {TOKEN}"})
+    assert status == 200, text
+    answer = json.loads(text)
+    assert answer["line"].startswith("grading service: "), answer
+    assert [f["state"] for f in answer["failures"]] == ["needs a person", "refused"], answer

@@ -25,8 +25,8 @@ ROOMS = (
     "sandbox",  # all that confines or distrusts student code
     "plugins",  # classes nbgrader loads, and nothing else
     "reports",
-    "formgrader",
     "grading",
+    "formgrader",  # shows the grading service's progress
     "release",
     "cli",  # the one command line, over every room
     "__main__",  # python -m autograder, over the command line

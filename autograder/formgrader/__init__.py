@@ -20,12 +20,15 @@ between the grading view's columns (``static/css/formgrade.css``); lets the due-
 a time zone name and show an error instead of hanging (``lateness.DueDateAPI``, loaded by
 ``templates/manage_assignments.tpl`` with ``duedate_dialog.js``); answers a submission whose
 notebook has no autograded copy (lesson 3 has no graded cells) with a 404 page saying why, its
-next and previous leading back to the notebook's list (nbgrader answered 500); and keeps the
-server's routes that render or run a file away from the student folders (``student_routes``).
+next and previous leading back to the notebook's list (nbgrader answered 500); shows, above an
+assignment's submissions, the grading service's progress, kept up to date
+(``GradingProgressAPI``, drawn by ``static/js/grading_progress.js``); and keeps the server's
+routes that render or run a file away from the student folders (``student_routes``).
 Load order does not matter: the handlers read nbgrader's settings only when a request comes.
 
 But: of nbgrader's JSON API it changes only that three submission routes carry ``late`` and
-``seconds_late`` and that the assignment route reads a time zone name; it does not stop markup
+``seconds_late`` and that the assignment route reads a time zone name (it adds one route, the
+service's progress); it does not stop markup
 that a student's notebook puts in the grading view's cells (``autograder.plugins.outputs`` does,
 at autograde).
 """
@@ -34,6 +37,7 @@ from __future__ import annotations
 
 import copy
 import os
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +48,7 @@ from nbconvert.exporters import HTMLExporter
 from nbgrader.api import MissingEntry
 from nbgrader.server_extensions.formgrader import apihandlers as nbgrader_api
 from nbgrader.server_extensions.formgrader import handlers as nbgrader_handlers
+from nbgrader.server_extensions.formgrader.base import BaseApiHandler, check_xsrf
 from tornado import web
 
 from autograder.formgrader.lateness import DueDateAPI, LateAPI, seconds_late
@@ -218,6 +223,67 @@ class SubmissionFiles(StudentFiles, CourseRendering, nbgrader_handlers.Submissio
         return True
 
 
+# The grading service's progress above an assignment's submissions: ``GradingProgressAPI``
+# answers /formgrader/api/grading_progress with JSON for the logged-in instructor alone, from
+# the same function as make grading-status (the store read-only), and grading_progress.js
+# draws it as text. Names students chose go out made printable, and are never markup.
+# A flood of refused entries must not make every poll of every open page heavy.
+FAILURES_SHOWN = 50
+
+
+def progress_record(course_root: Path) -> dict[str, Any]:
+    """What the panel shows, as JSON-ready data; a store that cannot be read says why."""
+    # Imported here: the grading service loads Dask and nbgrader's exchange, which a Jupyter
+    # server that never opens this page need not load.
+    from autograder.grading.service import NO_QUEUE, queue_path, read_progress
+    from autograder.problems import printable
+
+    try:
+        found = read_progress(course_root)
+    except (sqlite3.Error, OSError) as error:
+        why = f"its queue {queue_path(course_root)} cannot be read ({printable(str(error))})"
+        return _only(f"grading service: {why}; make grading-status in the course folder says more")
+    if found is None:
+        return _only(NO_QUEUE)
+    shown = found.failures[-FAILURES_SHOWN:]
+    return {
+        "line": found.line(),
+        "counts": list(found.counts.items()),
+        "wait": found.wait_words(),
+        "failures": [
+            {
+                "state": entry.state,
+                "entry": printable(entry.name)[:120],
+                "reason": printable(entry.reason),
+            }
+            for entry in shown
+        ],
+        "more_failures": len(found.failures) - len(shown),
+    }
+
+
+def _only(line: str) -> dict[str, Any]:
+    return {"line": line, "counts": [], "wait": "", "failures": [], "more_failures": 0}
+
+
+class GradingProgressAPI(BaseApiHandler):
+    """The service's progress, for the Formgrader's logged-in instructor."""
+
+    async def prepare(self) -> None:
+        # A request without the Formgrader's login gets a plain 403, as Jupyter's JSON APIs
+        # answer, not a redirect to the login page.
+        await super().prepare(_redirect_to_login=False)
+
+    @check_xsrf
+    def get(self) -> None:
+        if not self.current_user:  # prepare refused it already; never answered without one
+            raise web.HTTPError(403)
+        record = progress_record(Path(self.coursedir.root).resolve())
+        self.set_header("Cache-Control", "no-store")
+        self.set_header("X-Content-Type-Options", "nosniff")
+        self.finish(record)
+
+
 CHECKED = {
     nbgrader_handlers.ManageStudentsAssignmentsHandler: StudentPage,
     nbgrader_handlers.ManageStudentNotebookSubmissionsHandler: StudentNotebooksPage,
@@ -257,6 +323,7 @@ def routes(serverapp: Any) -> list[tuple]:
         if handler in LATE_RECORDS
     ]
     found.append((r"/formgrader/api/assignment/([^/]+)", DueDateAPI))
+    found.append((r"/formgrader/api/grading_progress", GradingProgressAPI))
     static = {"path": str(STATIC)}
     found.append((r"/formgrader/course_static/(.*)", web.StaticFileHandler, static))
     contents = serverapp.contents_manager

@@ -19,7 +19,8 @@ of its own (``SummaryWriter``), so its seconds delay no merge.
 Started before the assignment's release, it waits for inbound to exist, saying so once.
 SIGTERM (JupyterHub stopping it) or Ctrl-C stops it between two steps, never inside a merge:
 what has finished is merged, each grading under way is queued again, the store says so.
-``status`` (``make grading-status``) prints one line from the store, and each failure.
+``status`` (``make grading-status``) prints one line from the store, and each failure; the
+Formgrader's submissions list shows the same ``progress``, read as the instructor.
 
 >>> entry_parts("ada+bpe+2026-12-05 03:00:00.000001 UTC+a1b2")
 ('ada', 'bpe', '2026-12-05 03:00:00.000001 UTC')
@@ -82,7 +83,7 @@ from autograder.grading.gradebook_rows import StudentResult
 from autograder.grading.on_dask import grade_task, result_of
 from autograder.grading.options import GradingOptions
 from autograder.plugins.owned_collect import OwnedCollect
-from autograder.problems import printable
+from autograder.problems import how_late, printable
 from autograder.reports import summary
 from autograder.roster import read_roster, why_not_a_student
 from autograder.sandbox.trusted_paths import (
@@ -104,6 +105,8 @@ INBOUND_LOOK_SECONDS = 1.0
 STATES = (WAITING, QUEUED, GRADING, GRADED, REFUSED, SUPERSEDED, PERSON, HELD)
 IN_FLIGHT = (WAITING, QUEUED, GRADING, HELD)
 STARTED = (GRADING, GRADED, PERSON)  # an entry in these states had its grading started
+FAILED = (REFUSED, PERSON)  # listed with their reasons by make grading-status and the Formgrader
+NO_QUEUE = "grading service: no queue yet (make grading-service starts one)"
 BY_INSTRUCTOR, AT_ONCE = "when released", "at once"  # GradingService.feedback
 PENDING = "pending"  # an entry's feedback, to be released at once
 # When each step of an entry's way happened (seconds since the epoch; ``seen`` and the merge's
@@ -1028,27 +1031,70 @@ def _watch(
         summaries.close()  # Ctrl-C included: the last summary is whole
 
 
+@dataclass(frozen=True)
+class Progress:
+    """Where the service's entries stand: what ``make grading-status`` prints and the
+    Formgrader's submissions list shows (``autograder.formgrader.GradingProgressAPI``)."""
+
+    counts: dict[str, int]  # every state of ``STATES``, then any other the store holds
+    oldest_wait: float | None  # seconds the oldest entry not yet done has waited; None: none
+    failures: list[Entry]  # refused or needing a person, oldest first
+
+    def wait_words(self) -> str:
+        if self.oldest_wait is None:
+            return "nothing waits"
+        return f"oldest wait {how_late(self.oldest_wait)}"
+
+    def line(self) -> str:
+        """The counts and the oldest wait in one line."""
+        shown = ", ".join(f"{count} {state}" for state, count in self.counts.items())
+        return f"grading service: {shown}; {self.wait_words()}"
+
+
+def progress(store: Store) -> Progress:
+    """The store's counts by state, its oldest wait and its failures, read once."""
+    entries = store.entries()
+    held = sorted({e.state for e in entries} - set(STATES))  # a state a later service added
+    counts = {state: sum(e.state == state for e in entries) for state in (*STATES, *held)}
+    waiting = [e.seen for e in entries if e.state in IN_FLIGHT]
+    oldest = max(0.0, time.time() - min(waiting)) if waiting else None
+    return Progress(counts, oldest, [e for e in entries if e.state in FAILED])
+
+
 def status_line(store: Store) -> str:
     """How many entries stand where, and the oldest wait, in one line."""
-    entries = store.entries()
-    counts = {state: sum(e.state == state for e in entries) for state in STATES}
-    waiting = [e.seen for e in entries if e.state in IN_FLIGHT]
-    oldest = f"oldest wait {time.time() - min(waiting):.0f} s" if waiting else "nothing waits"
-    shown = ", ".join(f"{counts[state]} {state}" for state in STATES)
-    return f"grading service: {shown}; {oldest}"
+    return progress(store).line()
+
+
+def queue_path(course_root: Path) -> Path:
+    return course_root / STATE_FOLDER / "queue.db"
+
+
+def read_progress(course_root: Path) -> Progress | None:
+    """The progress of the course's service, from its store opened read-only; None when no
+    service has made one."""
+    path = queue_path(course_root)
+    if not path.exists():
+        return None
+    store = Store(path, read_only=True)
+    try:
+        return progress(store)
+    finally:
+        store.close()
+
+
+def failure_words(entry: Entry) -> str:
+    """A failed entry in one line: its state, its name (cut) and why; printable text."""
+    return f"{entry.state}: {printable(entry.name)[:120]}: {printable(entry.reason)}"
 
 
 def status(course_root: Path) -> int:
     """Print the status line and each entry that failed or was refused, with why."""
-    path = course_root / STATE_FOLDER / "queue.db"
-    if not path.exists():
-        print("grading service: no queue yet (make grading-service starts one)")
+    found = read_progress(course_root)
+    if found is None:
+        print(NO_QUEUE)
         return 0
-    store = Store(path, read_only=True)
-    try:
-        print(status_line(store))
-        for entry in store.entries(PERSON, REFUSED):
-            print(f"  {entry.state}: {printable(entry.name)[:120]}: {printable(entry.reason)}")
-    finally:
-        store.close()
+    print(found.line())
+    for entry in found.failures:
+        print(f"  {failure_words(entry)}")
     return 0

@@ -2,7 +2,8 @@
     (BSD-3-Clause, Copyright (c) 2014 Project Jupyter Contributors) in an autoescaping
     environment, changed only where it puts values inside JavaScript strings (|tojson)
     and loads late_marks.js (it says how late a submission is) and student_names.js (names as
-    the roster writes them) after nbgrader's script -#}
+    the roster writes them) after nbgrader's script, and where it adds, above the list, the
+    grading service's progress (drawn and kept up to date by grading_progress.js) -#}
 {#- upstream-copy: nbgrader 0.9.6 nbgrader/server_extensions/formgrader/templates/manage_submissions.tpl sha256:b482829c57d325ea0b05eccab8a6e6aed8c4788171704783c1c297d3926dca75 -#}
 {%- extends 'base.tpl' -%}
 
@@ -14,6 +15,7 @@ var assignment_id = {{ assignment_id|tojson }};
 <script src="{{ base_url }}/formgrader/static/js/manage_submissions.js"></script>
 <script src="{{ base_url }}/formgrader/course_static/js/late_marks.js"></script>
 <script src="{{ base_url }}/formgrader/course_static/js/student_names.js"></script>
+<script src="{{ base_url }}/formgrader/course_static/js/grading_progress.js"></script>
 {%- endblock head -%}
 
 {%- block title -%}
@@ -60,6 +62,20 @@ nbgrader autograde "{{ assignment_id }}"</pre>
     </div>
   </div>
 </div>
+<section class="panel panel-default" id="bpe-grading-progress" aria-labelledby="bpe-grading-progress-title">
+  <div class="panel-heading">
+    <h2 class="panel-title" id="bpe-grading-progress-title">Grading as submissions arrive</h2>
+  </div>
+  <div class="panel-body">
+    <div id="bpe-progress-live" role="status" aria-live="polite">
+      <p id="bpe-progress-line">Reading the grading service's queue&hellip;</p>
+      <ul id="bpe-progress-counts" class="list-inline" aria-label="Entries by state"></ul>
+      <div id="bpe-progress-failures"></div>
+    </div>
+    <p id="bpe-progress-wait"></p>
+    <p class="text-muted small">Read again every 5 seconds; <code>make grading-status</code> in the course folder prints the same.</p>
+  </div>
+</section>
 {%- endblock -%}
 
 {%- block table_header -%}
