@@ -43,6 +43,7 @@ from autograder.grading.service import (
     clock_text,
     entry_parts,
     notice_page,
+    status,
     status_line,
 )
 from tests import test_grading_service_queue as queue
@@ -125,7 +126,7 @@ def fetched_page(tmp_path: Path, root: Path, name: str) -> str:
 
 
 def test_past_the_limit_an_entry_is_held_told_superseded_kept_and_graded_in_time(
-    root: Path, tmp_path: Path
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     clock = [START]
     run = limited(root, 2, clock)
@@ -172,6 +173,8 @@ def test_past_the_limit_an_entry_is_held_told_superseded_kept_and_graded_in_time
     run.resume()
     assert step(run)[fourth][0] == HELD
     assert "1 held" in status_line(run.store)
+    status(root)  # make grading-status lists the held entry with until when
+    assert f"held: {fourth}: " in capsys.readouterr().out
 
     # The first grading is an hour old by the service's clock: graded at the next look.
     clock[0] = START + HOUR

@@ -1039,6 +1039,7 @@ class Progress:
     counts: dict[str, int]  # every state of ``STATES``, then any other the store holds
     oldest_wait: float | None  # seconds the oldest entry not yet done has waited; None: none
     failures: list[Entry]  # refused or needing a person, oldest first
+    held: list[Entry]  # past the hourly limit, each with its reason (held until when)
 
     def wait_words(self) -> str:
         if self.oldest_wait is None:
@@ -1054,11 +1055,12 @@ class Progress:
 def progress(store: Store) -> Progress:
     """The store's counts by state, its oldest wait and its failures, read once."""
     entries = store.entries()
-    held = sorted({e.state for e in entries} - set(STATES))  # a state a later service added
-    counts = {state: sum(e.state == state for e in entries) for state in (*STATES, *held)}
+    unknown = sorted({e.state for e in entries} - set(STATES))  # a later service's states
+    counts = {state: sum(e.state == state for e in entries) for state in (*STATES, *unknown)}
     waiting = [e.seen for e in entries if e.state in IN_FLIGHT]
     oldest = max(0.0, time.time() - min(waiting)) if waiting else None
-    return Progress(counts, oldest, [e for e in entries if e.state in FAILED])
+    failures = [e for e in entries if e.state in FAILED]
+    return Progress(counts, oldest, failures, [e for e in entries if e.state == HELD])
 
 
 def status_line(store: Store) -> str:
@@ -1084,17 +1086,18 @@ def read_progress(course_root: Path) -> Progress | None:
 
 
 def failure_words(entry: Entry) -> str:
-    """A failed entry in one line: its state, its name (cut) and why; printable text."""
+    """A failed or held entry in one line: its state, its name (cut) and why; printable text."""
     return f"{entry.state}: {printable(entry.name)[:120]}: {printable(entry.reason)}"
 
 
 def status(course_root: Path) -> int:
-    """Print the status line and each entry that failed or was refused, with why."""
+    """Print the status line, each entry that failed or was refused, with why, and each one
+    held by the hourly limit, with until when."""
     found = read_progress(course_root)
     if found is None:
         print(NO_QUEUE)
         return 0
     print(found.line())
-    for entry in found.failures:
+    for entry in (*found.failures, *found.held):
         print(f"  {failure_words(entry)}")
     return 0
