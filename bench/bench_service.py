@@ -28,14 +28,30 @@ from the service's own store; an entry superseded by its student's newer one bef
 graded has none (counted apart). Where an entry's seconds went is shown from the store's
 timing table: found (the poll and the settle), collected, graded on Dask (the
 worker's own seconds beside), merged. Goals on 2 cores: rush latency p50 at most 8 s and p95
-at most 15 s, drain rate at least 80% of ``make autograde``'s. The figures, the pattern and
-the verdicts go to ``artifacts/bench/service.json`` (``bench/record.py``).
+at most 15 s, drain rate at least 80% of ``make autograde``'s.
+
+**The hub's pages** (``bench/hub_pages.py``): before the service starts, a class's hub is
+started by ``make hub`` (one student, accounts ``bpebench<pid>-…``, the hub's own grading
+service off) and its student logged in. From then until the burst has drained, threads of
+this bench load, each page every 2 s, what the student's browser loads: the hub's login page,
+the hub's home, the student's Lab page (its HTML) and their file list (Lab's first request
+to the server). Each page's p50, p95, count and failures are given for 10 s of the hub alone
+before the service starts, for the rush and for the burst; goal: the slowest page's p95 in
+the rush at most 1 s. Without root (or when the hub cannot start) the bench says "hub pages:
+not measured (why)", records it, misses that goal, and runs the rest. The hub is stopped and
+its accounts, folder and processes removed at the end, also on Ctrl-C or SIGTERM.
+
+The figures, the pattern and the verdicts go to ``artifacts/bench/service.json``
+(``bench/record.py``).
 
 Run it with ``make bench`` (every bench) or alone:
 ``PYTHONPATH=. .venv/bin/python bench/bench_service.py --students 6``.
 
-But: there is no hub, so no hub page's time is measured, and no worker is killed; the entries
-are filed by this process, not by students' submits (which add their own second each).
+But: the grading is this bench's ``serve`` on a scratch course beside the hub, on the same
+machine and under the same rush, not the hub's own managed service grading its course; one
+student's pages are timed (no Chromium, so the Lab's scripts and later requests are not), not
+a class's worth of browsers; no worker is killed; the entries are filed by this process, not
+by students' submits (which add their own second each).
 """
 
 from __future__ import annotations
@@ -54,10 +70,13 @@ import tempfile
 import time
 from pathlib import Path
 
+import requests
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # record.py, however this is run
 
+import hub_pages  # noqa: E402  (bench/hub_pages.py, beside this script)
 import record  # noqa: E402  (bench/record.py, beside this script)
 
 from autograder.grading.service import GRADED, IN_FLIGHT, STATE_FOLDER, Store  # noqa: E402
@@ -68,6 +87,17 @@ from course_fixtures.synthetic import write_submission  # noqa: E402
 LESSON = "01_bpe_by_hand.ipynb"
 COURSE_ID = "bpe-from-scratch"
 TARGET_P50, TARGET_P95, TARGET_DRAIN = 8.0, 15.0, 0.80
+TARGET_PAGES = 1.0  # seconds: the slowest hub page's p95 in the rush
+QUIET = 10.0  # seconds of the hub's pages alone, before the service starts
+WINDOWS = {
+    "quiet": "before the service starts",
+    "rush": "during the rush",
+    "burst": "during the burst",
+}
+HOW_PAGES = (
+    "a hub of make hub (one logged-in student, its grading service off) beside this bench's "
+    "serve on the same machine"
+)
 TWICE_EVERY = 5  # every fifth student files a second time in the rush
 ENV = dict(os.environ, PYTHONPATH=str(ROOT))
 # Where an entry's seconds went, from the store: (shown as, from, to), each a milestone.
@@ -243,8 +273,17 @@ def percentiles(seconds: list[float]) -> dict[str, float]:
     return {"p50": round(p50, 2), "p95": round(p95 or p50, 2), "max": round(max(seconds), 2)}
 
 
-def serve_loads(course: Path, students: list[str], jobs: int, rate: float, seed: int) -> dict:
-    """The rush, then the burst, through one warm service on ``course``; their figures."""
+def serve_loads(
+    course: Path,
+    students: list[str],
+    jobs: int,
+    rate: float,
+    seed: int,
+    windows: dict[str, tuple[float, float]],
+) -> dict:
+    """The rush, then the burst, through one warm service on ``course``; their figures. Each
+    load's window (``time.time()`` from its first filing to its last entry done) goes into
+    ``windows`` by name."""
     inbound = course / ".exchange" / COURSE_ID / "inbound"
     inbound.mkdir(parents=True)
     drafts = course.parent / "drafts"
@@ -255,10 +294,14 @@ def serve_loads(course: Path, students: list[str], jobs: int, rate: float, seed:
     burst = [(0.0, s, draft(drafts, s, len(pattern) + index[s])) for s in students]
     served = Served(course, jobs)
     try:
+        windows["rush"] = (time.time(), 0.0)
         filed = file_all(served, rush)
+        windows["rush"] = (windows["rush"][0], time.time())  # from the first filing to drained
         rushed, superseded = latencies(served, filed)
         parts = breakdown(served, filed, rushed)
+        windows["burst"] = (time.time(), 0.0)
         burst_filed = file_all(served, burst)
+        windows["burst"] = (windows["burst"][0], time.time())
         bursted, _ = latencies(served, burst_filed)
         burst_parts = breakdown(served, burst_filed, bursted)["median"]
     finally:
@@ -277,6 +320,58 @@ def serve_loads(course: Path, students: list[str], jobs: int, rate: float, seed:
     }
 
 
+def start_hub(hub: hub_pages.ClassHub, output: Path) -> hub_pages.Pages | None:
+    """The class's hub up, its student logged in, and its pages ready to be timed; None (and
+    ``hub.why`` says why) when it cannot be: the rest of the bench runs without it."""
+    try:
+        hub.start(output)
+    except hub_pages.HubUnavailableError as why:
+        hub.why = str(why)
+    except (OSError, ValueError, KeyError, requests.RequestException) as error:
+        print(f"the hub could not be started: {error!r}")  # may name folders: not recorded
+        hub.why = f"the hub could not be started ({type(error).__name__}; printed above)"
+    if hub.why:
+        print(f"hub pages: not measured ({hub.why})")
+        return None
+    return hub_pages.Pages(hub.url, hub.pages())
+
+
+def page_figures(
+    pages: hub_pages.Pages | None, windows: dict[str, tuple[float, float]], why: str
+) -> dict | str:
+    """Each page's figures in each window, or why none were measured."""
+    if pages is None:
+        return f"not measured ({why})"
+    return {
+        "how": HOW_PAGES,
+        "each page every seconds": hub_pages.EVERY,
+        "a failure counts as seconds": hub_pages.TIMEOUT,
+        **{WINDOWS[name]: pages.during(*window) for name, window in windows.items()},
+    }
+
+
+def worst_p95(hub_figures: dict | str) -> float | None:
+    """The slowest page's p95 in the rush; None when a page was not loaded in it."""
+    if isinstance(hub_figures, str):
+        return None
+    rush = hub_figures[WINDOWS["rush"]].values()
+    return None if any(page["p95"] is None for page in rush) else max(p["p95"] for p in rush)
+
+
+def print_pages(hub_figures: dict | str) -> None:
+    if isinstance(hub_figures, str):
+        print(f"hub pages: {hub_figures}")
+        return
+    print(f"hub pages (p50 / p95 s, loads, failed), {HOW_PAGES}:")
+    for name in WINDOWS.values():
+        shown = [
+            f"{page} {f['p50']} / {f['p95']}, {f['count']}, {f['failed']}"
+            for page, f in hub_figures.get(name, {}).items()
+        ]
+        if shown:
+            print(f"  {name}: " + "; ".join(shown))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--students", type=int, default=40, help="students in the class (40)")
@@ -286,7 +381,13 @@ def main() -> None:
         "--load", type=float, default=0.5,
         help="the rush's mean arrival rate over make autograde's rate for the class (0.5)",
     )  # fmt: skip
+    parser.add_argument(
+        "--hub-venv", type=Path, default=Path("/opt/bpe-course-hub/venv"),
+        help="the hub's environment, as make hub's HUB_VENV (/opt/bpe-course-hub/venv)",
+    )  # fmt: skip
     args = parser.parse_args()
+    # A SIGTERM stops the bench as Ctrl-C does: through the finally clauses that clean up.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     run = record.Run("service", __file__)
     students = [f"s{i:03d}" for i in range(args.students)]
     with tempfile.TemporaryDirectory(prefix="bench-service-") as scratch:
@@ -298,7 +399,19 @@ def main() -> None:
         print(f"make autograde STUDENT=one: {one:.1f} s")
         print(f"the rush: {args.load} x that rate = {rate:.3f} entries a second, seed {args.seed}")
         served = make_scratch_course(Path(scratch) / "served" / "course")
-        figures = serve_loads(served, students, args.jobs, rate, args.seed)
+        hub = hub_pages.ClassHub(args.hub_venv)
+        try:
+            pages = start_hub(hub, Path(scratch) / "make-hub.out")
+            windows: dict[str, tuple[float, float]] = {}
+            with contextlib.ExitStack() as sampling:
+                if pages is not None:
+                    sampling.enter_context(pages)
+                    windows["quiet"] = (time.time(), time.time() + QUIET)
+                    time.sleep(QUIET)  # the pages with the hub alone, before the service
+                figures = serve_loads(served, students, args.jobs, rate, args.seed, windows)
+        finally:
+            hub.stop()
+    hub_figures = page_figures(pages, windows, hub.why)
     print(f"arrivals (seconds:student): {figures['rush arrivals (seconds:student)']}")
     rushed, bursted = figures["rush latency seconds"], figures["burst latency seconds"]
     drain_rate = n / figures["burst drain seconds"]
@@ -316,12 +429,14 @@ def main() -> None:
         f"{bursted['max']} s; drained in {figures['burst drain seconds']} s "
         f"({drain_rate:.2f} a second)"
     )
+    print_pages(hub_figures)
     for judged in (
         run.target("service latency p50 in the rush (s)", rushed["p50"], TARGET_P50),
         run.target("service latency p95 in the rush (s)", rushed["p95"], TARGET_P95),
         run.target(
             "service drain rate / autograde's", drain_rate / batch_rate, TARGET_DRAIN, at_least=True
         ),
+        run.target("hub pages p95 in the rush (s)", worst_p95(hub_figures), TARGET_PAGES),
     ):
         print(f"{judged['goal']}: {judged['measured']:.2f} ({judged['bound']} "
               f"{judged['limit']}): {judged['verdict']}")  # fmt: skip
@@ -334,6 +449,7 @@ def main() -> None:
         "autograde class seconds": round(whole, 2),
         "autograde one student seconds": round(one, 2),
         **figures,
+        "hub pages": hub_figures,
     }
     print(f"wrote the record {run.write(figures).name}")
 
