@@ -68,6 +68,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import requests
@@ -88,16 +89,16 @@ LESSON = "01_bpe_by_hand.ipynb"
 COURSE_ID = "bpe-from-scratch"
 TARGET_P50, TARGET_P95, TARGET_DRAIN = 8.0, 15.0, 0.80
 TARGET_PAGES = 1.0  # seconds: the slowest hub page's p95 in the rush
-QUIET = 10.0  # seconds of the hub's pages alone, before the service starts
+QUIET = 10.0  # seconds of the hub's pages with the service warm and idle, before the rush
 WINDOWS = {
-    "quiet": "before the service starts",
+    "quiet": "before the rush (the service warm and idle)",
     "rush": "during the rush",
     "burst": "during the burst",
 }
-HOW_PAGES = (
-    "a hub of make hub (one logged-in student, its grading service off) beside this bench's "
-    "serve on the same machine"
-)
+HOW_PAGES = "one logged-in student of the hub that grades the rush (make hub's)"
+HUB_SERVICE = "the hub's own grading service (make hub's managed service, as the instructor)"
+OWN_SERVE = "this bench's python -m autograder serve on a scratch course (no hub)"
+WARM = "grading each submission"  # what the service says once it watches inbound
 TWICE_EVERY = 5  # every fifth student files a second time in the rush
 ENV = dict(os.environ, PYTHONPATH=str(ROOT))
 # Where an entry's seconds went, from the store: (shown as, from, to), each a milestone.
@@ -126,14 +127,18 @@ def draft(drafts: Path, student: str, i: int) -> Path:
     return written.rename(drafts / f"draft-{i:04d}")
 
 
-def file_entry(built: Path, inbound: Path, student: str, i: int) -> tuple[str, float]:
+def file_entry(service: Service, built: Path, student: str, i: int) -> tuple[str, float]:
     """Stamp a built entry with now and rename it into inbound whole, as the course's submit
-    does; its name and when it appeared."""
+    does (on a hub, owned by the student's account, as theirs is); its name and when it
+    appeared."""
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
     (built / "timestamp.txt").write_text(stamp)
     (built / "submission_secret.txt").write_text(f"{student}-{i}")
+    for written in ("timestamp.txt", "submission_secret.txt"):
+        (built / written).chmod(0o644)
+    service.hand_to(built, student)
     name = f"{student}+bpe+{stamp}+{i:04x}"
-    built.rename(inbound / name)
+    built.rename(service.inbound / name)
     return name, time.time()
 
 
@@ -168,24 +173,23 @@ def rush_pattern(students: list[str], rate: float, seed: int) -> list[tuple[floa
     return pattern
 
 
-class Served:
-    """``python -m autograder serve`` on a course, warm, with its output in a file."""
+class Service:
+    """A grading service on a course's inbound, warm, whose store the bench reads."""
 
-    def __init__(self, course: Path, jobs: int) -> None:
-        self.course = course
-        self.said = course.parent / "service.out"
-        serve = [sys.executable, "-m", "autograder", "serve", "--lean", "--jobs", str(jobs)]
-        with self.said.open("w") as out:
-            self.process = subprocess.Popen(
-                serve, cwd=course, env=ENV, stdout=out, stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )  # fmt: skip
-        self.wait_for(lambda: "grading each submission" in self.said.read_text(), 600, "warm")
+    course: Path
+    inbound: Path
+    said: Path  # where its output goes
+
+    def running(self) -> bool:
+        raise NotImplementedError
+
+    def hand_to(self, entry: Path, student: str) -> None:
+        """Give a built entry to its student's account, when there is one (a hub)."""
 
     def wait_for(self, done: object, seconds: float, what: str) -> None:
         deadline = time.monotonic() + seconds
         while not done():  # type: ignore[operator]
-            if self.process.poll() is not None or time.monotonic() > deadline:
+            if not self.running() or time.monotonic() > deadline:
                 raise SystemExit(f"the service is not {what}:\n{self.said.read_text()[-3000:]}")
             time.sleep(0.2)
 
@@ -204,6 +208,29 @@ class Served:
         return names <= set(states) and not any(states[n] in IN_FLIGHT for n in names)
 
     def stop(self) -> None:
+        """Stop it, if it is the bench's to stop."""
+
+
+class Served(Service):
+    """``python -m autograder serve`` on a scratch course, warm, with its output in a file."""
+
+    def __init__(self, course: Path, jobs: int) -> None:
+        self.course = course
+        self.inbound = course / ".exchange" / COURSE_ID / "inbound"
+        self.inbound.mkdir(parents=True, exist_ok=True)
+        self.said = course.parent / "service.out"
+        serve = [sys.executable, "-m", "autograder", "serve", "--lean", "--jobs", str(jobs)]
+        with self.said.open("w") as out:
+            self.process = subprocess.Popen(
+                serve, cwd=course, env=ENV, stdout=out, stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )  # fmt: skip
+        self.wait_for(lambda: WARM in self.said.read_text(), 600, "warm")
+
+    def running(self) -> bool:
+        return self.process.poll() is None
+
+    def stop(self) -> None:
         """Ctrl-C, as an instructor stops it; then nothing of its group is left."""
         try:
             self.process.send_signal(signal.SIGINT)
@@ -214,19 +241,36 @@ class Served:
             self.process.wait()
 
 
-def file_all(served: Served, schedule: list[tuple[float, str, Path]]) -> dict[str, float]:
+class HubService(Service):
+    """The hub's own grading service (``make hub``'s managed service, run by JupyterHub as
+    the instructor) on the hub's course and exchange, once it is warm; the hub stops it."""
+
+    def __init__(self, hub: hub_pages.ClassHub) -> None:
+        self.hub = hub
+        self.course = Path(hub.settings["course_root"])
+        self.inbound = Path(hub.settings["exchange"]) / COURSE_ID / "inbound"
+        self.said = hub.log
+        self.wait_for(lambda: WARM in self.said.read_text(errors="replace"), 600, "warm")
+
+    def running(self) -> bool:
+        return self.hub.process is not None and self.hub.process.poll() is None
+
+    def hand_to(self, entry: Path, student: str) -> None:
+        self.hub.hand_to(entry, student)
+
+
+def file_all(served: Service, schedule: list[tuple[float, str, Path]]) -> dict[str, float]:
     """File each built entry at its time (seconds from now); when each appeared, by name."""
-    inbound = served.course / ".exchange" / COURSE_ID / "inbound"
     start, filed = time.monotonic(), {}
     for at, student, built in schedule:
         time.sleep(max(0.0, start + at - time.monotonic()))
-        name, when = file_entry(built, inbound, student, int(built.name.split("-")[1]))
+        name, when = file_entry(served, built, student, int(built.name.split("-")[1]))
         filed[name] = when
     served.wait_for(lambda: served.settled(set(filed)), 3600, "done with every entry")
     return filed
 
 
-def latencies(served: Served, filed: dict[str, float]) -> tuple[dict[str, float], int]:
+def latencies(served: Service, filed: dict[str, float]) -> tuple[dict[str, float], int]:
     """Each graded entry's seconds from filing to merge, and how many were superseded."""
     store = served.store()
     try:
@@ -243,7 +287,7 @@ def latencies(served: Served, filed: dict[str, float]) -> tuple[dict[str, float]
     return graded, sum(e.state != GRADED for e in entries.values())
 
 
-def breakdown(served: Served, filed: dict[str, float], graded: dict[str, float]) -> dict:
+def breakdown(served: Service, filed: dict[str, float], graded: dict[str, float]) -> dict:
     """Where the graded entries' seconds went: the median of each part (``PARTS``) and of the
     worker's own, collect's and merge's seconds, and the same for the first entry filed (an
     idle warm service: one submission alone)."""
@@ -274,26 +318,27 @@ def percentiles(seconds: list[float]) -> dict[str, float]:
 
 
 def serve_loads(
-    course: Path,
+    start: Callable[[], Service],
+    release: Path,
+    drafts: Path,
     students: list[str],
-    jobs: int,
     rate: float,
     seed: int,
     windows: dict[str, tuple[float, float]],
 ) -> dict:
-    """The rush, then the burst, through one warm service on ``course``; their figures. Each
-    load's window (``time.time()`` from its first filing to its last entry done) goes into
-    ``windows`` by name."""
-    inbound = course / ".exchange" / COURSE_ID / "inbound"
-    inbound.mkdir(parents=True)
-    drafts = course.parent / "drafts"
-    shutil.copytree(course / "release", drafts / "release")
+    """The rush, then the burst, through one warm service (``start`` starts it, or waits for
+    it), each entry built in ``drafts`` from the notebooks of ``release``; their figures. Each
+    window (``time.time()`` at its start and end) goes into ``windows`` by name: ``QUIET``
+    seconds with the service warm and idle, then each load from its first filing to drained."""
+    shutil.copytree(release, drafts / "release")
     pattern = rush_pattern(students, rate, seed)
     index = {s: i for i, s in enumerate(students)}
     rush = [(at, s, draft(drafts, s, k)) for k, (at, s) in enumerate(pattern)]
     burst = [(0.0, s, draft(drafts, s, len(pattern) + index[s])) for s in students]
-    served = Served(course, jobs)
+    served = start()
     try:
+        windows["quiet"] = (time.time(), time.time() + QUIET)
+        time.sleep(QUIET)  # the hub's pages with the service warm and idle, for comparison
         windows["rush"] = (time.time(), 0.0)
         filed = file_all(served, rush)
         windows["rush"] = (windows["rush"][0], time.time())  # from the first filing to drained
@@ -334,6 +379,27 @@ def start_hub(hub: hub_pages.ClassHub, output: Path) -> hub_pages.Pages | None:
         print(f"hub pages: not measured ({hub.why})")
         return None
     return hub_pages.Pages(hub.url, hub.pages())
+
+
+def on_the_hub(hub: hub_pages.ClassHub) -> tuple[Callable[[], Service], Path, Path, list[str]]:
+    """Once the hub's own service is warm (it generates ``bpe`` itself when starting), the
+    instructor generates and releases ``bpe`` in the hub's course, as the hub guide says; the
+    rush is then graded by that service, filed in the names of the hub's students."""
+    service = HubService(hub)
+    course = Path(hub.settings["course_root"])
+    for step in ("generate_assignment", "release_assignment"):
+        hub.run_as(hub.settings["instructor"], ["nbgrader", step, "bpe"], cwd=course)
+    drafts = Path(hub.settings["state"]).parent / "bench-drafts"  # inbound's file system
+    drafts.mkdir(mode=0o700)
+    return (lambda: service), course / "release", drafts, hub.settings["students"]
+
+
+def beside_no_hub(
+    scratch: Path, students: list[str], jobs: int
+) -> tuple[Callable[[], Service], Path, Path, list[str]]:
+    """Without a hub: this bench's own ``serve`` on a scratch course."""
+    course = make_scratch_course(scratch / "served" / "course")
+    return (lambda: Served(course, jobs)), course / "release", scratch / "drafts", students
 
 
 def page_figures(
@@ -398,20 +464,22 @@ def main() -> None:
         print(f"make autograde: {n} students in {whole:.1f} s ({batch_rate:.2f} a second)")
         print(f"make autograde STUDENT=one: {one:.1f} s")
         print(f"the rush: {args.load} x that rate = {rate:.3f} entries a second, seed {args.seed}")
-        served = make_scratch_course(Path(scratch) / "served" / "course")
-        hub = hub_pages.ClassHub(args.hub_venv)
+        hub = hub_pages.ClassHub(args.hub_venv, students=n, grading=True)
+        windows: dict[str, tuple[float, float]] = {}
         try:
             pages = start_hub(hub, Path(scratch) / "make-hub.out")
-            windows: dict[str, tuple[float, float]] = {}
             with contextlib.ExitStack() as sampling:
                 if pages is not None:
                     sampling.enter_context(pages)
-                    windows["quiet"] = (time.time(), time.time() + QUIET)
-                    time.sleep(QUIET)  # the pages with the hub alone, before the service
-                figures = serve_loads(served, students, args.jobs, rate, args.seed, windows)
+                    figures = serve_loads(*on_the_hub(hub), rate, args.seed, windows)
+                else:
+                    loads = beside_no_hub(Path(scratch), students, args.jobs)
+                    figures = serve_loads(*loads, rate, args.seed, windows)
         finally:
             hub.stop()
     hub_figures = page_figures(pages, windows, hub.why)
+    graded_by = HUB_SERVICE if pages is not None else OWN_SERVE
+    print(f"graded by {graded_by}")
     print(f"arrivals (seconds:student): {figures['rush arrivals (seconds:student)']}")
     rushed, bursted = figures["rush latency seconds"], figures["burst latency seconds"]
     drain_rate = n / figures["burst drain seconds"]
@@ -438,13 +506,16 @@ def main() -> None:
         ),
         run.target("hub pages p95 in the rush (s)", worst_p95(hub_figures), TARGET_PAGES),
     ):
-        print(f"{judged['goal']}: {judged['measured']:.2f} ({judged['bound']} "
-              f"{judged['limit']}): {judged['verdict']}")  # fmt: skip
+        measured = judged["measured"]
+        shown = "not measured" if measured is None else f"{measured:.2f}"
+        print(f"{judged['goal']}: {shown} ({judged['bound']} {judged['limit']}): "
+              f"{judged['verdict']}")  # fmt: skip
     figures = {
         "students": n,
         "jobs": args.jobs,
         "seed": args.seed,
         "load": args.load,
+        "graded by": graded_by,
         "rush arrival rate a second": round(rate, 4),
         "autograde class seconds": round(whole, 2),
         "autograde one student seconds": round(one, 2),

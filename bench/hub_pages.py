@@ -37,6 +37,7 @@ import contextlib
 import json
 import os
 import platform
+import pwd
 import re
 import shutil
 import signal
@@ -53,6 +54,7 @@ import requests
 
 from hub import accounts, classes
 from hub.preflight import why_not
+from hub.roles import role_environment
 
 ROOT = Path(__file__).resolve().parent.parent
 PREFIX_STEM = "bpebench"
@@ -97,14 +99,15 @@ def remove_left_over_runs() -> None:
 class ClassHub:
     """``make hub`` for one student, in a folder and with accounts of this run's."""
 
-    def __init__(self, venv: Path) -> None:
-        self.venv = venv
+    def __init__(self, venv: Path, students: int = 1, grading: bool = False) -> None:
+        self.venv, self.count, self.grading = venv, students, grading
         self.prefix = f"{PREFIX_STEM}{os.getpid()}-"
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.root: Path | None = None
         self.process: subprocess.Popen | None = None
-        self.student = ""
+        self.student = ""  # the one whose pages are loaded
+        self.settings: dict = {}
         self.why = ""  # why the pages could not be measured, once start has said so
         self.session = requests.Session()
 
@@ -117,9 +120,10 @@ class ClassHub:
         remove_left_over_runs()
         self.root = Path(tempfile.mkdtemp(prefix="bpe-hub-bench-", dir="/tmp"))
         command = [
-            "make", "--no-print-directory", "hub", "STUDENTS=1", f"HUB_PREFIX={self.prefix}",
-            f"HUB_ROOT={self.root}", "HUB_HOMES_INSIDE=1", f"HUB_PORT={self.port}",
-            f"HUB_VENV={self.venv}", "GRADING_SERVICE=off",
+            "make", "--no-print-directory", "hub", f"STUDENTS={self.count}",
+            f"HUB_PREFIX={self.prefix}", f"HUB_ROOT={self.root}", "HUB_HOMES_INSIDE=1",
+            f"HUB_PORT={self.port}", f"HUB_VENV={self.venv}",
+            f"GRADING_SERVICE={'on' if self.grading else 'off'}",
         ]  # fmt: skip
         env = {"PATH": os.environ["PATH"], "LANG": "C.UTF-8"}  # nothing of make bench's own
         with output.open("wb") as out:
@@ -135,10 +139,35 @@ class ClassHub:
                     "make hub did not start the hub (its output is printed above)"
                 )
             time.sleep(0.5)
-        settings = json.loads((self.root / "state" / "settings.json").read_text())
+        self.settings = json.loads((self.root / "state" / "settings.json").read_text())
         passwords = json.loads((self.root / "state" / "passwords.json").read_text())
-        [self.student] = settings["students"]
+        self.student = self.settings["students"][0]
         self.log_in(passwords[self.student])
+
+    @property
+    def log(self) -> Path:
+        """JupyterHub's log, where its managed service's output goes too."""
+        return Path(self.settings["state"]) / "jupyterhub.log"
+
+    def run_as(self, user: str, argv: list[str], cwd: Path) -> None:
+        """Run a command as a class's account, with the environment its server gets."""
+        env = {"HOME": pwd.getpwnam(user).pw_dir, "USER": user, "LOGNAME": user}
+        env |= {"LANG": "C.UTF-8", **role_environment(self.settings, user)}
+        runuser = shutil.which("runuser") or "/usr/sbin/runuser"
+        done = subprocess.run(
+            [runuser, "-u", user, "--", *argv], cwd=cwd, env=env, capture_output=True,
+            text=True, timeout=600,
+        )  # fmt: skip
+        if done.returncode != 0:
+            raise SystemExit(
+                f"{argv} as {user} failed:\n{done.stdout[-2000:]}{done.stderr[-2000:]}"
+            )
+
+    def hand_to(self, path: Path, student: str) -> None:
+        """Make ``path`` (and all in it) the student's, as their own submit leaves it."""
+        entry = pwd.getpwnam(student)
+        for part in [path, *path.rglob("*")]:
+            os.chown(part, entry.pw_uid, entry.pw_gid, follow_symlinks=False)
 
     def log_in(self, password: str) -> None:
         """The login form, as a browser fills it; then wait for the student's server."""
