@@ -4,9 +4,15 @@ A class of ``--students N`` (default 40) hands in lesson 1 (right, or with one c
 mistake, taking turns) in a scratch copy of the course. First ``python -m autograder grade
 --lean`` grades the class from ``submitted/`` on a local cluster of ``--jobs`` workers (timed
 from start to exit), then the same command grades one student alone: what one late submission
-costs without the service. Then ``python -m autograder serve --lean`` starts on the course's
-exchange and, once it is warm (it says it watches inbound), two loads are filed into inbound,
-each entry as the course's submit leaves it (built aside, then renamed in whole):
+costs without the service. Then the class's hub is started by the hub guide's ``make hub``
+(``bench/hub_pages.py``: ``--students`` accounts named ``bpebench<pid>-student<k>``, its
+folder under ``/tmp``, the hub's grading service on); once that service (JupyterHub's managed
+service, run as the instructor on the hub's course and exchange) is warm, the instructor
+generates and releases ``bpe`` as the guide says, and two loads are filed into the hub's
+inbound, each entry as the course's submit leaves it (built aside, then renamed in whole,
+owned by its student's account). Where no hub can run (not root, not Linux, ``make hub``
+fails), ``python -m autograder serve --lean`` on a scratch course grades the same loads
+instead, and the record says which (``graded by``):
 
 - **The rush** (the goals are judged on it): the minutes before a deadline. Every student
   files once and every fifth student a second time, at times of a Poisson process drawn from
@@ -30,16 +36,15 @@ timing table: found (the poll and the settle), collected, graded on Dask (the
 worker's own seconds beside), merged. Goals on 2 cores: rush latency p50 at most 8 s and p95
 at most 15 s, drain rate at least 80% of ``make autograde``'s.
 
-**The hub's pages** (``bench/hub_pages.py``): before the service starts, a class's hub is
-started by ``make hub`` (one student, accounts ``bpebench<pid>-…``, the hub's own grading
-service off) and its student logged in. From then until the burst has drained, threads of
-this bench load, each page every 2 s, what the student's browser loads: the hub's login page,
-the hub's home, the student's Lab page (its HTML) and their file list (Lab's first request
-to the server). Each page's p50, p95, count and failures are given for 10 s of the hub alone
-before the service starts, for the rush and for the burst; goal: the slowest page's p95 in
-the rush at most 1 s. Without root (or when the hub cannot start) the bench says "hub pages:
-not measured (why)", records it, misses that goal, and runs the rest. The hub is stopped and
-its accounts, folder and processes removed at the end, also on Ctrl-C or SIGTERM.
+**The hub's pages** (``bench/hub_pages.py``): the hub's first student is logged in and their
+server started; from then until the burst has drained, threads of this bench load, each page
+every 2 s, what that student's browser loads: the hub's login page, the hub's home, the
+student's Lab page (its HTML) and their file list (Lab's first request to the server). Each
+page's p50, p95, count and failures are given for 10 s with the service warm and idle before
+the rush, for the rush (from its first filing until every entry is done) and for the burst;
+goal: the slowest page's p95 in the rush at most 1 s. Without a hub the bench says "hub
+pages: not measured (why)", records it, misses that goal, and runs the rest. The hub is
+stopped and its accounts, folder and processes removed at the end, also on Ctrl-C or SIGTERM.
 
 The figures, the pattern and the verdicts go to ``artifacts/bench/service.json``
 (``bench/record.py``).
@@ -47,11 +52,12 @@ The figures, the pattern and the verdicts go to ``artifacts/bench/service.json``
 Run it with ``make bench`` (every bench) or alone:
 ``PYTHONPATH=. .venv/bin/python bench/bench_service.py --students 6``.
 
-But: the grading is this bench's ``serve`` on a scratch course beside the hub, on the same
-machine and under the same rush, not the hub's own managed service grading its course; one
-student's pages are timed (no Chromium, so the Lab's scripts and later requests are not), not
-a class's worth of browsers; no worker is killed; the entries are filed by this process, not
-by students' submits (which add their own second each).
+But: one student's pages are timed (no Chromium, so the Lab's scripts and later requests
+are not), not a class's worth of browsers, and no student's kernel runs during the rush; the
+entries are filed by this process as root and handed to the students' accounts, not made by
+their submits (which add their own second each); ``make autograde`` is timed as root on a
+scratch course, not as the hub's instructor; ``--jobs`` sets that and the no-hub ``serve``
+only (the hub's service runs one worker a core); no worker is killed.
 """
 
 from __future__ import annotations
@@ -425,17 +431,17 @@ def worst_p95(hub_figures: dict | str) -> float | None:
 
 
 def print_pages(hub_figures: dict | str) -> None:
+    """A table: a row a page, a column a window, each cell p50 / p95 seconds (loads)."""
     if isinstance(hub_figures, str):
         print(f"hub pages: {hub_figures}")
         return
-    print(f"hub pages (p50 / p95 s, loads, failed), {HOW_PAGES}:")
-    for name in WINDOWS.values():
-        shown = [
-            f"{page} {f['p50']} / {f['p95']}, {f['count']}, {f['failed']}"
-            for page, f in hub_figures.get(name, {}).items()
-        ]
-        if shown:
-            print(f"  {name}: " + "; ".join(shown))
+    windows = [name for name in WINDOWS.values() if name in hub_figures]
+    print(f"hub pages, p50 / p95 s (loads, failed), {hub_figures['how']}:")
+    print(f"  {'page':<50}" + "".join(f"{name.split(' (')[0]:>26}" for name in windows))
+    for page in hub_figures[windows[0]] if windows else ():
+        cells = [hub_figures[name][page] for name in windows]
+        shown = [f"{c['p50']} / {c['p95']} ({c['count']}, {c['failed']})" for c in cells]
+        print(f"  {page:<50}" + "".join(f"{cell:>26}" for cell in shown))
 
 
 def main() -> None:

@@ -1,12 +1,13 @@
 """A class's hub, started by ``make hub``, and the pages its students load, timed while it runs.
 
-``ClassHub`` runs the hub guide's ``make hub`` with one student, accounts of a prefix of this
-run's (``bpebench<pid>-``, so the tests' ``bpehub…`` and ``bperush…`` are never touched), its
-folder under ``/tmp`` and a free port, and the grading service off (``GRADING_SERVICE=off``).
-It logs that student in as a browser does (the login form with its ``_xsrf``), which starts
-their server, and waits until the server answers. ``Pages`` then loads, each from a thread of
-its own at a steady pace (every ``EVERY`` seconds, the threads staggered), what a student's
-browser loads when it comes back to the class:
+``ClassHub`` runs the hub guide's ``make hub`` with ``students`` students, accounts of a prefix
+of this run's (``bpebench<pid>-``, so the tests' ``bpehub…`` and ``bperush…`` are never
+touched), its folder under ``/tmp``, a free port, and the hub's grading service on or off. It
+logs the first student in as a browser does (the login form with its ``_xsrf``), which starts
+their server, and waits until the server answers; ``run_as`` runs a command as an account and
+``hand_to`` gives a file to one. ``Pages`` then loads, each from a thread of its own at a
+steady pace (every ``EVERY`` seconds, the threads staggered), what that student's browser
+loads when they come back to the class:
 
 - the hub's login page (``hub/login``), as a new visitor with no cookie;
 - the hub's home (``hub/home``), logged in: where "Start My Server" is;
@@ -26,9 +27,8 @@ then removes the accounts by their prefix (their processes ended by id first), t
 the class's mark on the shared venv.
 
 But: one student's pages, not a class's worth of browsers; no Chromium (the Lab's own
-requests after its HTML are not timed) and no kernel is started. The grading in the bench's
-rush is its own ``python -m autograder serve`` beside this hub on the same machine, not the
-hub's managed service (``make hub`` runs one, but the bench's course is not the hub's).
+requests after its HTML are not timed) and no kernel is started. It grades nothing itself:
+the bench files entries for the hub's own grading service.
 """
 
 from __future__ import annotations
@@ -223,13 +223,13 @@ class ClassHub:
 
 
 class Pages:
-    """Each page loaded every ``EVERY`` seconds from a thread of its own, until ``stop``."""
+    """Each page loaded every ``every`` seconds from a thread of its own, while in ``with``."""
 
-    def __init__(self, url: str, pages: list[Page]) -> None:
-        self.url, self.pages = url, pages
+    def __init__(self, url: str, pages: list[Page], every: float = EVERY) -> None:
+        self.url, self.pages, self.every = url, pages, every
         self.stopping = threading.Event()
         self.threads = [
-            threading.Thread(target=self.keep_loading, args=(page, k * EVERY / len(pages)),
+            threading.Thread(target=self.keep_loading, args=(page, k * every / len(pages)),
                              daemon=True, name=f"page {page.path}")
             for k, page in enumerate(pages)
         ]  # fmt: skip
@@ -249,7 +249,7 @@ class Pages:
         next_at = time.monotonic() + offset
         while not self.stopping.wait(max(0.0, next_at - time.monotonic())):
             page.loads.append(self.load(page))
-            next_at = max(next_at + EVERY, time.monotonic())
+            next_at = max(next_at + self.every, time.monotonic())
 
     def load(self, page: Page) -> Load:
         sent, start = time.time(), time.perf_counter()
