@@ -11,8 +11,8 @@ service, run as the instructor on the hub's course and exchange) is warm, the in
 generates and releases ``bpe`` as the guide says, and two loads are filed into the hub's
 inbound, each entry as the course's submit leaves it (built aside, then renamed in whole,
 owned by its student's account). Where no hub can run (not root, not Linux, ``make hub``
-fails), ``python -m autograder serve --lean`` on a scratch course grades the same loads
-instead, and the record says which (``graded by``):
+fails) or ``--no-hub`` is given, ``python -m autograder serve --lean`` on a scratch course
+grades the same loads instead, and the record says which (``graded by``):
 
 - **The rush** (the goals are judged on it): the minutes before a deadline. Every student
   files once and every fifth student a second time, at times of a Poisson process drawn from
@@ -457,6 +457,10 @@ def main() -> None:
         "--hub-venv", type=Path, default=Path("/opt/bpe-course-hub/venv"),
         help="the hub's environment, as make hub's HUB_VENV (/opt/bpe-course-hub/venv)",
     )  # fmt: skip
+    parser.add_argument(
+        "--no-hub", action="store_true",
+        help="no hub and no Unix accounts: the bench's own serve grades (pages not measured)",
+    )  # fmt: skip
     args = parser.parse_args()
     # A SIGTERM stops the bench as Ctrl-C does: through the finally clauses that clean up.
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
@@ -473,7 +477,11 @@ def main() -> None:
         hub = hub_pages.ClassHub(args.hub_venv, students=n, grading=True)
         windows: dict[str, tuple[float, float]] = {}
         try:
-            pages = start_hub(hub, Path(scratch) / "make-hub.out")
+            if args.no_hub:
+                hub.why, pages = "--no-hub was given", None
+                print(f"hub pages: not measured ({hub.why})")
+            else:
+                pages = start_hub(hub, Path(scratch) / "make-hub.out")
             with contextlib.ExitStack() as sampling:
                 if pages is not None:
                     sampling.enter_context(pages)
