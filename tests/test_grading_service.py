@@ -10,7 +10,10 @@ started again with the README's ``IDLE_EXIT`` line, and its Dask workers are kil
 it grades again. Then every student's newest entry has been
 graded exactly once, each older one graded at most once or superseded, the made-up one
 refused with its reason; every student's grade is what ``make autograde`` gives for the same
-submission in a second copy of the course, and the class summary was written. The course
+submission in a second copy of the course, and the class summary was written. Two more
+students' answers fault their own grading, one hanging in a loop and one ending its kernel,
+and the gradebook is held busy by another writer (as the Formgrader saving a hand grade
+holds it) while gradings finish: each costs time, and nobody else's grade. The course
 sets ``GradingService.feedback = "at once"``: each newest entry's feedback was released
 through the exchange. The README's
 ``make grading-status`` prints the counts and the refusal.
@@ -29,13 +32,14 @@ import datetime
 import os
 import shutil
 import signal
+import sqlite3
 import subprocess
 import time
 from pathlib import Path
 
 import pytest
 
-from autograder.grading.service import entry_parts
+from autograder.grading.service import STATE_FOLDER, entry_parts
 from course_fixtures.catalogue import CORRECT, WRONG
 from course_fixtures.scratch_course import make_scratch_course
 from course_fixtures.synthetic import write_submission
@@ -51,6 +55,10 @@ LESSON = "01_bpe_by_hand.ipynb"
 GUIDE = "docs/guides/instructors.md"
 RIGHT = {name: next(iter(CORRECT[name].values())) for name in ("pair_counts", "merge_pair")}
 FIRST = {**RIGHT, "merge_pair": WRONG["merge_pair"]["right-to-left merges"]}
+# Answers that fault their own grading: a loop the cell timeout ends, a kernel that exits.
+HANGS = {**RIGHT, "pair_counts": "def pair_counts(words):\n    while True:\n        pass\n"}
+EXITS = {**RIGHT, "pair_counts": "import os\nos._exit(3)\n"}
+BUSY_SECONDS = 5  # the gradebook held by another writer while a grading waits to merge
 # The README's lines (the instructors' guide shows the same), run as written.
 SERVE, STATUS = doc_text.commands("README.md", "**Grading during the term.**")
 RESTART = doc_text.inline("README.md", "make grading-service IDLE_EXIT=")
@@ -122,11 +130,16 @@ def test_killed_mid_rush_and_restarted_every_newest_entry_is_graded_once(
     first = {s: file_entry(root, s, FIRST, start + i * minute) for i, s in enumerate("ab")}
     newest = {"c": file_entry(root, "c", RIGHT, start + 2 * minute)}
     forged = file_entry(root, "not a student", RIGHT, start + 3 * minute)
+    faulty = {
+        s: file_entry(root, s, answers, start + 4 * minute)
+        for s, answers in (("h", HANGS), ("x", EXITS))
+    }
 
     assert doc_text.commands(GUIDE, "**Grading as submissions arrive.**") == [SERVE, STATUS]
     service = start_service(root, SERVE)
     try:
         wait_for_state(root, service, "gradings > 0", 180)
+        hold_busy(root, BUSY_SECONDS)  # the next grading to finish waits to merge
         later = {
             s: file_entry(root, s, RIGHT, start + (5 + i) * minute) for i, s in enumerate("ab")
         }
@@ -155,7 +168,10 @@ def test_killed_mid_rush_and_restarted_every_newest_entry_is_graded_once(
         assert rows[name][0] in ("graded", "superseded"), (name, rows)
         assert rows[name][2] <= 1, (name, rows)
     assert rows[forged][0] == "refused" and "not a safe student id" in rows[forged][1], rows
-    assert {entry_parts(n)[0] for n in rows} == {"a", "b", "c", "not a student"}
+    assert {entry_parts(n)[0] for n in rows} == {"a", "b", "c", "h", "x", "not a student"}
+    for name in faulty.values():  # each graded once, or handed to a person with why
+        assert rows[name][0] in ("graded", "needs a person") and rows[name][2] == 1, (name, rows)
+    assert max(merge_seconds(root).values()) >= BUSY_SECONDS, merge_seconds(root)
 
     # The same submission through make autograde, in a copy of the course: every newest entry
     # holds the same answers, so each must be graded as this one is.
@@ -166,7 +182,8 @@ def test_killed_mid_rush_and_restarted_every_newest_entry_is_graded_once(
     _make(twin, "autograde")
     served, alone = scores(root), scores(twin)
     assert served["c"] == alone["c"], (served, alone)
-    assert {score for score, _ in served.values()} == {alone["c"][0]}, (served, alone)
+    assert {served[s][0] for s in newest} == {alone["c"][0]}, (served, alone)
+    assert served["h"][0] < alone["c"][0], (served, alone)  # the loop's tests fail, in time
 
     assert (root / "artifacts" / "grading" / "summary.csv").is_file()  # the queue emptied
     status = _make(root, *STATUS.split()[1:]).stdout
@@ -174,6 +191,36 @@ def test_killed_mid_rush_and_restarted_every_newest_entry_is_graded_once(
     assert f"{graded} graded" in status and "1 refused" in status, status
     assert "nothing waits" in status, status
     assert "not a student" in status, status
+
+
+def hold_busy(root: Path, seconds: float) -> None:
+    """Hold the gradebook's write lock, as a writer beside the service does (the Formgrader
+    saving a hand grade, if slowly), until a grading has finished and waits to be merged,
+    then ``seconds`` longer; then let go."""
+    queue = root / STATE_FOLDER / "queue.db"
+    with contextlib.closing(sqlite3.connect(root / "gradebook.db", timeout=30)) as db:
+        db.execute("BEGIN EXCLUSIVE")
+        since, deadline = time.time(), time.monotonic() + 300
+        while time.monotonic() < deadline:
+            with contextlib.closing(sqlite3.connect(f"file:{queue}?mode=ro", uri=True)) as store:
+                waiting = store.execute(
+                    "SELECT COUNT(*) FROM timing WHERE done > ? "
+                    "AND (merged IS NULL OR merged < done)",
+                    (since,),
+                ).fetchone()[0]
+            if waiting:
+                break
+            time.sleep(0.2)
+        time.sleep(seconds)
+        db.rollback()
+
+
+def merge_seconds(root: Path) -> dict[str, float]:
+    """How long each entry's merge into the gradebook took, from the service's timing table."""
+    queue = root / STATE_FOLDER / "queue.db"
+    with contextlib.closing(sqlite3.connect(f"file:{queue}?mode=ro", uri=True)) as db:
+        rows = db.execute("SELECT name, merge_seconds FROM timing WHERE merge_seconds IS NOT NULL")
+        return dict(rows.fetchall())
 
 
 def group_members(group: int) -> list[int]:
