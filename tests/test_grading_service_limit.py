@@ -231,3 +231,50 @@ def test_a_notice_page_is_plain_text() -> None:
     page = notice_page("<b>held</b>", ['<script>alert("x")</script>', "a & b"])
     assert "<script" not in page and "<b>" not in page, page
     assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in page and "a &amp; b" in page
+
+
+def test_a_notebook_name_no_encoding_writes_neither_stops_the_service_nor_lists_feedback(
+    root: Path,
+) -> None:
+    """A held entry holding a notebook whose name is no text is still told (under the keys of
+    its other notebooks), the feedback folder the notice makes cannot be listed by students,
+    a held entry alone leaves the service idle (the summary is written) but not done, and a
+    held entry freed and superseded in the same look is told it will not be graded."""
+    clock = [START]
+    run = limited(root, 1, clock)
+    inbound = root / ".exchange" / COURSE_ID / "inbound"
+    feedback = inbound.parent / "feedback"
+    shutil.rmtree(feedback, ignore_errors=True)  # made by the first notice, as nbgrader would
+    first = file_entry(root, "ada", 50, '{"v": 1}', secret="s1")
+    assert step(run)[first][0] == GRADING
+    end_gradings(run)
+    clock[0] += 60
+    second = file_entry(root, "ada", 40, '{"v": 2}', secret="s2")
+    with open(os.fsencode(inbound / second) + b"/\xff.ipynb", "w") as planted:
+        planted.write("{}")
+    assert step(run)[second][0] == HELD
+    key = notebook_hash(secret="s2", notebook_id=NOTEBOOK)
+    assert run.store.notices(second) == [key]
+    assert "waits to be graded" in (feedback / f"{key}.html").read_text()
+    assert feedback.stat().st_mode & 0o777 == 0o711
+    assert run.idle() and not run.done()
+
+    # The hour allows it at this look, which also finds a newer entry: the held one gives way.
+    clock[0] = START + HOUR
+    third = file_entry(root, "ada", 30, '{"v": 3}', secret="s3")
+    states = step(run)
+    assert states[second][0] == SUPERSEDED and states[third][0] == GRADING, states
+    assert "will not be graded" in (feedback / f"{key}.html").read_text()
+
+
+def test_a_store_that_cannot_be_read_is_said_in_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from autograder.grading.service import queue_path
+
+    path = queue_path(tmp_path)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"not a database" * 100)
+    assert status(tmp_path) == 1
+    said = capsys.readouterr().err
+    assert "cannot be read" in said and "gradebook" in said and "Traceback" not in said, said

@@ -103,7 +103,9 @@ HELD = "held"
 # second's delay costs nothing, and a stat a second costs nothing either.
 INBOUND_LOOK_SECONDS = 1.0
 STATES = (WAITING, QUEUED, GRADING, GRADED, REFUSED, SUPERSEDED, PERSON, HELD)
-IN_FLIGHT = (WAITING, QUEUED, GRADING, HELD)
+# Not yet graded, and not held by the hourly limit (held entries wait by design: they are
+# counted, but neither make the oldest wait nor keep the class summary from being written).
+IN_FLIGHT = (WAITING, QUEUED, GRADING)
 STARTED = (GRADING, GRADED, PERSON)  # an entry in these states had its grading started
 FAILED = (REFUSED, PERSON)  # listed with their reasons by make grading-status and the Formgrader
 NO_QUEUE = "grading service: no queue yet (make grading-service starts one)"
@@ -569,8 +571,8 @@ class Service:
         if chosen_entry.state in (WAITING, SUPERSEDED, REFUSED):
             for older in self.store.entries(QUEUED, HELD, student=student):
                 self.store.set(older.name, SUPERSEDED, f"a newer entry came: {chosen}")
-                if older.state == HELD:
-                    self.tell(older, superseded_lines(older, collected.copy_stamp))
+                # One held before (freed this very look, maybe) has a page: it is told.
+                self.tell(older, superseded_lines(older, collected.copy_stamp))
             stamp = collected.copy_stamp.isoformat()
             self.store.set(chosen, QUEUED, "", copy_stamp=stamp)
             self.store.mark(chosen, "queued", collect=collect_seconds)
@@ -635,20 +637,27 @@ class Service:
             f"{per_hour} gradings of {entry.student} started within the hour "
             f"(GradingService.gradings_per_hour): held until {clock_text(until)}"
         )
-        self.store.set(entry.name, HELD, why)
         coursedir = CourseDirectory(config=self.config)
         copy = Path(coursedir.format_path(coursedir.submitted_directory, entry.student, ASSIGNMENT))
-        try:
+        try:  # before the entry is held, so a stop between the two cannot leave it untold
             keys = notice_keys(copy)
-        except OSError as error:
+        except (OSError, ValueError) as error:  # ValueError: a secret no encoding writes
             keys = []
-            print(f"no notice for {entry.student}: {error}", file=sys.stderr, flush=True)
+            print(f"no notice for {entry.student}: {printable(str(error))}", file=sys.stderr)
+        self.store.set(entry.name, HELD, why)
         if not keys:
             print(f"{entry.student} is not told: no secret or notebook in {copy}", flush=True)
         self.store.add_notices(entry.name, keys)
-        self.tell(entry, held_lines(entry, per_hour, until))
+        self.tell(entry, held_lines(entry, per_hour, until, self.entries_left(entry)))
         print(f"held {entry.student} ({printable(entry.name)[:120]}): {why}", flush=True)
         return True
+
+    def entries_left(self, entry: Entry) -> int:
+        """How many more entries ``entry``'s account may file before the scan refuses them
+        (``max_entries_per_account``, counted as the scan counts)."""
+        own = entry.account == os.geteuid()
+        used = self.store.count(entry.account, entry.student if own else None)
+        return max(0, self.settings.max_entries_per_account - used)
 
     def release_held(self) -> None:
         """Queue each held entry whose student's hour now allows a grading: each look at
@@ -715,9 +724,14 @@ class Service:
             )
 
     def idle(self) -> bool:
-        """Nothing waits, is queued or grading, and no feedback waits to be released."""
+        """Nothing waits, is queued or grading, and no feedback waits to be released (held
+        entries may still wait for their hour: ``done``)."""
         busy = self.running or self.store.entries(*IN_FLIGHT) or self.store.feedback_pending()
         return not busy
+
+    def done(self) -> bool:
+        """Idle, and no entry held for its hour either: nothing left to do at all."""
+        return self.idle() and not self.store.entries(HELD)
 
     def step(self, client: Client | None, template: Path) -> None:
         """One look at inbound: record, then for each student collect, grade; merge."""
@@ -759,8 +773,9 @@ def submitted_text(copy_stamp: str) -> str:
         return "(time unknown)"
 
 
-def held_lines(entry: Entry, per_hour: int, until: float) -> list[str]:
-    """The title and lines of the page telling a student their submission is held."""
+def held_lines(entry: Entry, per_hour: int, until: float, left: int) -> list[str]:
+    """The title and lines of the page telling a student their submission is held, and how
+    many more submissions the course takes from them (``left``)."""
     return [
         "Your submission waits to be graded",
         f"Your submission of {ASSIGNMENT} made at {submitted_text(entry.copy_stamp)} has been "
@@ -768,7 +783,8 @@ def held_lines(entry: Entry, per_hour: int, until: float) -> list[str]:
         f"the most this course grades for one student in an hour.",
         f"It will be graded after {clock_text(until)}. Its feedback then replaces this page: "
         "fetch feedback again after that time.",
-        "If you submit again before then, only your newest submission is graded.",
+        "If you submit again before then, only your newest submission is graded. Each "
+        f"submission counts: the course takes {left} more from you this term, and none after.",
     ]
 
 
@@ -799,6 +815,7 @@ HOUR = 3600.0
 # A submission's notebooks looked at for keys: the course's assignment has a handful, and a
 # copy holding more (the collect caps files, not notebooks) gets pages for its first ones.
 MAX_NOTEBOOKS = 20
+FEEDBACK_FOLDER_MODE = 0o711
 NOTICE_MODE = 0o644  # as nbgrader's release_feedback leaves a page: its student fetches it
 
 
@@ -825,7 +842,9 @@ def notice_keys(copy: Path) -> list[str]:
     """The names (without ``.html``) under which ``nbgrader fetch_feedback`` looks for the
     feedback of the submission in ``copy`` (a collected copy in ``submitted/``, which the
     collect rules keep free of links and bounded in size); none without a secret."""
-    notebooks = sorted(p for p in copy.glob("*.ipynb") if p.is_file())[:MAX_NOTEBOOKS]
+    # A name no encoding writes has no key nbgrader could ever fetch: it gets no page.
+    found = (p for p in copy.glob("*.ipynb") if _is_text(p.stem) and p.is_file())
+    notebooks = sorted(found)[:MAX_NOTEBOOKS]
     secret_file = copy / "submission_secret.txt"
     # Read whole, as nbgrader's release_feedback reads it, so that the keys are the same.
     secret = secret_file.read_text(errors="replace") if secret_file.is_file() else ""
@@ -845,7 +864,11 @@ def notice_page(title: str, lines: list[str]) -> str:
 def write_notice(feedback_folder: Path, keys: list[str], page: str) -> None:
     """Write ``page`` as ``<key>.html`` for each key, each replaced whole (a student fetching
     meanwhile reads the old page or the new, never half of one), as nbgrader releases."""
-    feedback_folder.mkdir(mode=0o755, parents=True, exist_ok=True)
+    if not os.path.lexists(feedback_folder):
+        # As nbgrader's release_feedback makes it: students may open a page whose name they
+        # know, never list the folder (the umask would leave it listable: chmod after).
+        feedback_folder.mkdir(mode=FEEDBACK_FOLDER_MODE)
+        os.chmod(feedback_folder, FEEDBACK_FOLDER_MODE)
     if not stat.S_ISDIR(os.lstat(feedback_folder).st_mode):
         raise OSError(f"{feedback_folder} is not a folder: no notice written")
     for key in keys:
@@ -1015,10 +1038,12 @@ def _watch(
             summaries.follow_up()
             if not service.idle():
                 quiet_since, worked = time.monotonic(), True
-            elif worked:  # the queue has just emptied
+            elif worked:  # the queue has just emptied (held entries aside: they wait an hour)
                 summaries.ask()
                 print(status_line(store), flush=True)
                 worked = False
+            if not service.done():
+                quiet_since = time.monotonic()
             if idle_exit is not None and time.monotonic() - quiet_since >= idle_exit:
                 print(f"nothing to grade for {idle_exit} s: stopping", flush=True)
                 return 0
@@ -1093,7 +1118,17 @@ def failure_words(entry: Entry) -> str:
 def status(course_root: Path) -> int:
     """Print the status line, each entry that failed or was refused, with why, and each one
     held by the hourly limit, with until when."""
-    found = read_progress(course_root)
+    try:
+        found = read_progress(course_root)
+    except (sqlite3.Error, OSError) as error:
+        print(
+            f"grading service: its queue {queue_path(course_root)} cannot be read "
+            f"({printable(str(error))}). Grades already merged are in the gradebook; the "
+            "service resumes this queue once the file is readable again (check the disk, or "
+            "restore the file from a backup)",
+            file=sys.stderr,
+        )
+        return 1
     if found is None:
         print(NO_QUEUE)
         return 0

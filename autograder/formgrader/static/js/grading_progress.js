@@ -11,7 +11,10 @@
     var drawn = null;
 
     function drawLive(data) {
-        var key = JSON.stringify([data.line, data.counts, data.failures, data.more_failures]);
+        // The line ends with the oldest wait, which moves every second: it is drawn (and
+        // compared) only when there are no counts to show instead.
+        var line = data.counts.length ? "" : data.line;
+        var key = JSON.stringify([line, data.counts, data.failures, data.more_failures]);
         if (key === drawn) {
             return;
         }
