@@ -20,7 +20,9 @@ load is kept beside it. Target: the worst load of each page within 2 s (issue 45
 go to ``artifacts/bench/formgrader.json`` (``bench/record.py``).
 
 Run it with ``make bench`` (every bench) or alone:
-``PYTHONPATH=. .venv/bin/python bench/bench_formgrader.py --students 1000``.
+``PYTHONPATH=. .venv/bin/python bench/bench_formgrader.py --students 1000``. It takes a few
+minutes on 2 cores, most of them writing the gradebook (45 s to 3 min, as the machine is
+loaded), then about a minute of loads.
 
 But: one browser on the machine that serves; a real instructor's network adds its own time.
 The first load of each page is the browser's first (nothing cached); the others reuse what
