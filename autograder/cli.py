@@ -4,7 +4,9 @@ One ``argparse`` parser with a subcommand per job (``SUMMARIES``); ``python -m a
 --help`` lists them and ``python -m autograder <command> --help`` says what each takes. Every
 value is checked here, so a wrong one stops the command with a line naming it and exit status
 2 before anything is read or written. Each command then calls a plain function of the module
-that does the work, with typed values (``GradingOptions`` for grading).
+that does the work, with typed values (``GradingOptions`` for grading), importing that module
+only then: a command loads what it needs and no more (``make feedback`` starts without
+nbgrader, which only its workers load).
 
 >>> parser().parse_args(["grade", "--root", "/c", "--jobs", "3"]).jobs
 3
@@ -22,16 +24,16 @@ import sys
 from collections.abc import Callable
 from dataclasses import fields
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from autograder.course import ASSIGNMENT
-from autograder.grading import grade_class, on_dask
 from autograder.grading.options import GradingOptions, course_root
-from autograder.reports import canvas as canvas_file
-from autograder.reports import export_grades, similarity
-from autograder.reports import moodle as moodle_file
 
-Options = TypeVar("Options", GradingOptions, canvas_file.CanvasOptions, moodle_file.MoodleOptions)
+if TYPE_CHECKING:
+    from autograder.reports.canvas import CanvasOptions
+    from autograder.reports.moodle import MoodleOptions
+
+Options = TypeVar("Options", GradingOptions, "CanvasOptions", "MoodleOptions")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -233,8 +235,11 @@ SUMMARIES = {
 ABBREVIATING = ("grade", "regrade")
 
 
-def parser() -> _Parser:
-    """The command line: one subcommand per job, each with ``--root`` but ``bundle``."""
+def parser(command: str | None = None) -> _Parser:
+    """The command line: one subcommand per job, each with ``--root`` but ``bundle``. With
+    ``command``, only that one's own options are declared (the others keep their summary):
+    declaring a command's options imports the module whose defaults they show, and a run
+    imports only what its command needs."""
     top = _Parser(
         prog="python -m autograder",
         description="The course's grading tools: grade the class, give feedback, export the "
@@ -244,30 +249,32 @@ def parser() -> _Parser:
     commands = top.add_subparsers(
         dest="command", required=True, title="commands", metavar="<command>"
     )
-    sub: dict[str, _Parser] = {}
     for name, summary in SUMMARIES.items():
-        sub[name] = commands.add_parser(
+        sub = commands.add_parser(
             name, help=summary, description=summary, allow_abbrev=name in ABBREVIATING
         )
         if name != "bundle":
-            sub[name].add_argument(
+            sub.add_argument(
                 "--root",
                 type=course_root,
                 default=".",
                 help="the course folder (default: the current folder)",
             )
-    _grading(sub["grade"])
-    _grading(sub["regrade"])
-    _grading(sub["serve"], some_students=False)
-    _cluster(sub["feedback"], "write each student's pages")
-    sub["serve"].add_argument(
+        if command in (None, name):
+            OPTIONS.get(name, lambda parser: None)(sub)
+    return top
+
+
+def _serve_options(serve: argparse.ArgumentParser) -> None:
+    _grading(serve, some_students=False)
+    serve.add_argument(
         "--idle-exit",
         type=_count("seconds"),
         metavar="SECONDS",
         help="stop once nothing has been waiting or grading for this many seconds (default: "
         "run until Ctrl-C)",
     )
-    sub["serve"].add_argument(
+    serve.add_argument(
         "--config",
         type=_settings_file,
         action="append",
@@ -276,10 +283,13 @@ def parser() -> _Parser:
         help="also read this nbgrader_config.py, under the course's own (which wins where both "
         "set a value): the hub's common settings, as the instructor's server reads them",
     )
-    sub["export"].add_argument("--out", type=Path, default=Path("grades.csv"), help="CSV to write")
-    canvas = sub["canvas"]
+
+
+def _canvas_options(canvas: argparse.ArgumentParser) -> None:
+    from autograder.reports.canvas import OUT
+
     canvas.add_argument("export", type=_canvas_export, help="the CSV from Canvas's Grades, Export")
-    _lms(canvas, canvas_file.OUT)
+    _lms(canvas, OUT)
     canvas.add_argument("--column", help="the assignment's column, as row 1 names it")
     canvas.add_argument(
         "--points", type=float, help="points possible of a new column (default: the assignment's)"
@@ -287,11 +297,15 @@ def parser() -> _Parser:
     canvas.add_argument(
         "--overwrite", action="store_true", help="replace grades Canvas holds that differ"
     )
-    moodle = sub["moodle"]
-    _lms(moodle, moodle_file.OUT)
+
+
+def _moodle_options(moodle: argparse.ArgumentParser) -> None:
+    from autograder.reports.moodle import HEADERS, OUT
+
+    _lms(moodle, OUT)
     moodle.add_argument(
         "--identifier",
-        choices=sorted(moodle_file.HEADERS),
+        choices=sorted(HEADERS),
         default="email",
         help="what Moodle matches students on (default: email)",
     )
@@ -301,28 +315,37 @@ def parser() -> _Parser:
         help="the grade item's maximum (default: the assignment's maximum in the gradebook)",
     )
     moodle.add_argument("--feedback", action="store_true", help="add a feedback column")
-    sub["similarity"].add_argument(
+
+
+def _similarity_options(similarity: argparse.ArgumentParser) -> None:
+    from autograder.reports.similarity import DEFAULT_THRESHOLD, REFERENCES
+
+    similarity.add_argument(
         "--threshold",
         type=_threshold,
-        default=similarity.DEFAULT_THRESHOLD,
+        default=DEFAULT_THRESHOLD,
         help="list a pair when its score stands this many robust spreads above the class's "
-        f"median pair (default: {similarity.DEFAULT_THRESHOLD:g}; lower shows more)",
+        f"median pair (default: {DEFAULT_THRESHOLD:g}; lower shows more)",
     )
-    sub["similarity"].add_argument(
+    similarity.add_argument(
         "--references",
         type=Path,
-        default=similarity.REFERENCES,
+        default=REFERENCES,
         help="folder of known answers (.py, .ipynb) to compare with, besides the course's "
-        f"solutions (default: {similarity.REFERENCES}/ in the course folder)",
+        f"solutions (default: {REFERENCES}/ in the course folder)",
     )
-    sub["scheduler"].add_argument(
-        "--port",
-        type=int,
-        default=on_dask.DEFAULT_PORT,
-        help=f"port (default: {on_dask.DEFAULT_PORT})",
+
+
+def _scheduler_options(scheduler: argparse.ArgumentParser) -> None:
+    from autograder.grading.on_dask import DEFAULT_PORT
+
+    scheduler.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help=f"port (default: {DEFAULT_PORT})"
     )
-    sub["scheduler"].add_argument("--host", help="address to listen on (default: all)")
-    worker = sub["worker"]
+    scheduler.add_argument("--host", help="address to listen on (default: all)")
+
+
+def _worker_options(worker: argparse.ArgumentParser) -> None:
     worker.add_argument("address", type=_tls_address, help="the scheduler, tls://HOST:PORT")
     worker.add_argument(
         "--nworkers",
@@ -330,8 +353,26 @@ def parser() -> _Parser:
         default=os.cpu_count() or 1,
         help="worker processes (default: one a core)",
     )
-    sub["bundle"].add_argument("--out", type=Path, help="output folder (default: dist)")
-    return top
+
+
+# Each command's own options (a command missing here takes only --root).
+OPTIONS: dict[str, Callable[[argparse.ArgumentParser], object]] = {
+    "grade": _grading,
+    "regrade": _grading,
+    "serve": _serve_options,
+    "feedback": lambda feedback: _cluster(feedback, "write each student's pages"),
+    "export": lambda export: export.add_argument(
+        "--out", type=Path, default=Path("grades.csv"), help="CSV to write"
+    ),
+    "canvas": _canvas_options,
+    "moodle": _moodle_options,
+    "similarity": _similarity_options,
+    "scheduler": _scheduler_options,
+    "worker": _worker_options,
+    "bundle": lambda bundle: bundle.add_argument(
+        "--out", type=Path, help="output folder (default: dist)"
+    ),
+}
 
 
 def options_from(args: argparse.Namespace) -> GradingOptions:
@@ -361,12 +402,16 @@ def _regrade(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    from autograder.grading import grade_class
+
     return grade_class.regrade(options_from(args))
 
 
 def _feedback(args: argparse.Namespace) -> int:
     """Each student's pages by nbgrader's ``GenerateFeedback``, one task per student on Dask
     (grading's cluster flags; nothing else of grading's options applies)."""
+    from autograder.grading import feedback
+
     options = GradingOptions(
         course_root=args.root,
         jobs=args.jobs,
@@ -374,7 +419,7 @@ def _feedback(args: argparse.Namespace) -> int:
         in_process=args.in_process,
         progress=not args.no_progress,
     )
-    return grade_class.feedback(options)
+    return feedback.feedback(options)
 
 
 def _flags_as(options: type[Options], args: argparse.Namespace, **given: Any) -> Options:
@@ -393,25 +438,75 @@ def _release(args: argparse.Namespace) -> int:
     return release.run_solutions(args.root)
 
 
+def _grade(args: argparse.Namespace) -> int:
+    from autograder.grading import grade_class
+
+    return grade_class.run(options_from(args), args.student)
+
+
+def _check_class(args: argparse.Namespace) -> int:
+    from autograder.grading import grade_class
+
+    return grade_class.check_class(args.root)
+
+
+def _export(args: argparse.Namespace) -> int:
+    from autograder.reports import export_grades
+
+    return export_grades.run(args.root, args.out)
+
+
+def _canvas(args: argparse.Namespace) -> int:
+    from autograder.reports import canvas
+
+    return canvas.run(_flags_as(canvas.CanvasOptions, args))
+
+
+def _moodle(args: argparse.Namespace) -> int:
+    from autograder.reports import moodle
+
+    return moodle.run(_flags_as(moodle.MoodleOptions, args))
+
+
+def _similarity(args: argparse.Namespace) -> int:
+    from autograder.reports import similarity
+
+    return similarity.run(args.root, args.threshold, args.references)
+
+
+def _dask_program(args: argparse.Namespace) -> int:
+    """``scheduler`` or ``worker``: Dask's own program for the course."""
+    from autograder.grading import on_dask
+
+    if args.command == "scheduler":
+        return on_dask.run_scheduler(args.root, args.port, args.host)
+    return on_dask.run_workers(args.root, args.address, args.nworkers)
+
+
+# Each command's work; each imports its modules only when it runs.
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
-    "grade": lambda args: grade_class.run(options_from(args), args.student),
+    "grade": _grade,
     "regrade": _regrade,
     "serve": _serve,
     "grading-status": _grading_status,
     "feedback": _feedback,
-    "export": lambda args: export_grades.run(args.root, args.out),
-    "canvas": lambda args: canvas_file.run(_flags_as(canvas_file.CanvasOptions, args)),
-    "moodle": lambda args: moodle_file.run(_flags_as(moodle_file.MoodleOptions, args)),
-    "similarity": lambda args: similarity.run(args.root, args.threshold, args.references),
-    "check-class": lambda args: grade_class.check_class(args.root),
-    "scheduler": lambda args: on_dask.run_scheduler(args.root, args.port, args.host),
-    "worker": lambda args: on_dask.run_workers(args.root, args.address, args.nworkers),
+    "export": _export,
+    "canvas": _canvas,
+    "moodle": _moodle,
+    "similarity": _similarity,
+    "check-class": _check_class,
+    "scheduler": _dask_program,
+    "worker": _dask_program,
     "bundle": _release,
     "solutions": _release,
 }
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command ``argv`` names (default: this process's arguments); its exit status."""
-    args = parser().parse_args(argv)
+    """Run the command ``argv`` names (default: this process's arguments); its exit status.
+    The parser declares that command's options alone (``parser``); without a command first
+    (``--help``, a mistyped one) it declares them all."""
+    argv = sys.argv[1:] if argv is None else argv
+    named = argv[0] if argv and argv[0] in COMMANDS else None
+    args = parser(named).parse_args(argv)
     return COMMANDS[args.command](args)

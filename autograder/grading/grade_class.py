@@ -13,10 +13,6 @@ the term's core hidden cases catch every known mistake (``cases.why_unfair``). `
 >>> [(c.student, c.before, c.after, c.cells) for c in changes(before, after)]
 [('ada', 1.0, 2.0, [('test_merge_pair_hidden_core', 0.0, 1.0)])]
 
-``feedback`` (``make feedback``) writes each student's feedback pages from ``autograded/``, one
-task per student on the same kind of cluster (``on_dask.feedback_on_cluster``; ``--in-process``
-here), says in one line each whose pages could not be written and why, and exits 1 if any.
-
 ``check_class`` (``make check-class``, and first in ``make autograde``) lists each id of the
 gradebook, ``submitted/`` or ``feedback/`` that is no student of the class, and each Dask
 scratch folder of the temporary folder that another account owns (a Dask process started
@@ -56,11 +52,10 @@ from autograder.course import (
     find_students,
     term_secret,
 )
-from autograder.grading.grade_one import gradebook_ready_for_readers, scratch_root, write_pages
+from autograder.grading.grade_one import scratch_root
 from autograder.grading.gradebook_rows import StudentResult, make_template, merge_student
 from autograder.grading.on_dask import (
     blind_workers,
-    feedback_on_cluster,
     grade_on_cluster,
     grade_task,
     open_cluster,
@@ -343,70 +338,6 @@ def _exit_status(results: list[StudentResult], refused: dict[str, str]) -> int:
         print(f"{len(refused)} folder(s) of submitted/ refused: not students of the class",
               file=sys.stderr)  # fmt: skip
     return 1 if not_graded or refused else 0
-
-
-def graded_students(course_root: Path, assignment: str = ASSIGNMENT) -> list[str]:
-    """Every student with a folder ``autograded/<student>/<assignment>``, sorted: whom
-    nbgrader's generate_feedback gives pages."""
-    autograded = course_root / "autograded"
-    if not autograded.is_dir():
-        return []
-    return sorted(p.name for p in autograded.iterdir() if (p / assignment).is_dir())
-
-
-def feedback(options: GradingOptions) -> int:
-    """Write every graded student's feedback pages where ``options`` say (one task each on
-    Dask, or here ``in_process``); print whose could not be written and why, then how long
-    it took. The exit status: 1 if anyone has no pages."""
-    from tqdm import tqdm
-
-    start = time.perf_counter()
-    course_root = options.course_root
-    refuse_untrusted("the feedback process")
-    students = graded_students(course_root)
-    if not students:
-        print(f"no feedback to write: no folder autograded/<student>/{ASSIGNMENT} in {course_root}")
-        return 0
-    if not class_db_path(course_root).is_file():
-        raise SystemExit(
-            f"no gradebook at {class_db_path(course_root)}: grade the class first "
-            "(make autograde). No feedback was written."
-        )
-    gradebook_ready_for_readers(course_root)  # this process, the gradebook's one writer
-    failed: dict[str, str] = {}
-    with contextlib.ExitStack() as stack:
-        bar = tqdm(
-            total=len(students), unit="student", disable=not options.progress, file=sys.stderr
-        )
-        stack.callback(bar.close)
-
-        def on_result(student: str, why: str | None) -> None:
-            if why:
-                failed[student] = why
-            bar.update(1)
-
-        if options.in_process:
-            for student in students:
-                on_result(student, write_pages(course_root, student))
-        else:
-            log_path = course_root / RECORDS / "workers.log"
-            client = stack.enter_context(open_cluster(options, log_path, feedback=True))
-            blind = blind_workers(client, course_root, "autograded")
-            if blind:
-                raise SystemExit(
-                    f"{len(blind)} Dask worker(s) do not see {course_root / 'autograded'} "
-                    f"({', '.join(blind[:3])}): the course folder must be at the same path on "
-                    "every worker's machine. No feedback was written."
-                )
-            feedback_on_cluster(client, course_root, students, on_result)
-    for student, why in sorted(failed.items()):
-        print(f"no feedback for {printable(student)[:80]}: {printable(why)}", file=sys.stderr)
-    seconds = time.perf_counter() - start
-    print(
-        f"feedback for {len(students) - len(failed)} of {len(students)} student(s) in "
-        f"{seconds:.1f} s {options.where()} ({seconds / len(students):.2f} s a student)"
-    )
-    return 1 if failed else 0
 
 
 def regrade(options: GradingOptions) -> int:

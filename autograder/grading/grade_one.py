@@ -26,7 +26,6 @@ import logging
 import os
 import resource
 import shutil
-import sqlite3
 import sys
 import tempfile
 import time
@@ -632,31 +631,9 @@ def _json_lines(record: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in record.read_text().splitlines() if line.strip()]
 
 
-# What nbgrader's GetGrades opens the gradebook with (``Gradebook(db_url)``): its default
-# course, which it adds, uncommitted, when the gradebook lacks it.
-NBGRADER_DEFAULT_COURSE = "default_course"
-
-
 def read_only_url(db_path: Path) -> str:
     """An SQLAlchemy URL that opens the SQLite file ``db_path`` read-only (and never makes it)."""
     return f"sqlite:///file:{quote(str(db_path))}?mode=ro&uri=true"
-
-
-def gradebook_ready_for_readers(course_root: Path) -> None:
-    """Give the class gradebook the course row nbgrader's ``GetGrades`` looks for, when it
-    lacks it (run once, by the one process that writes the gradebook, before any
-    ``write_pages``): nbgrader's ``Gradebook`` adds that row whenever it opens a gradebook
-    without it, which a read-only connection would refuse."""
-    from nbgrader.api import Gradebook
-
-    db_path = class_db_path(course_root)
-    with sqlite3.connect(f"file:{quote(str(db_path))}?mode=ro", uri=True) as db:
-        known = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'course'").fetchone()
-        row = "SELECT 1 FROM course WHERE id = ?"
-        if known and db.execute(row, (NBGRADER_DEFAULT_COURSE,)).fetchone():
-            return
-    with Gradebook(f"sqlite:///{db_path}") as gradebook:  # adds the course row
-        gradebook.db.commit()
 
 
 def write_pages(course_root: Path, student: str) -> str | None:
@@ -664,7 +641,7 @@ def write_pages(course_root: Path, student: str) -> str | None:
     ``nbgrader_config.py`` (``course_config``), as ``nbgrader generate_feedback bpe --force``
     writes them for each student; None, or one line saying why not (nbgrader then removed
     what it had written of them, as it does). The gradebook is opened read-only: call
-    ``gradebook_ready_for_readers`` once first."""
+    ``feedback.gradebook_ready_for_readers`` once first."""
     from nbgrader.converters import GenerateFeedback
     from nbgrader.coursedir import CourseDirectory
 

@@ -7,10 +7,11 @@ programs with the course's certificate in ``<course>/.dask-tls/``). Before anyon
 process may import from a folder another account can write, and each worker must start a
 grading kernel (``why_cannot_grade``). ``grade_on_cluster`` submits each student with the run's
 configuration as data of the task, and calls back here with each result, so the caller stays
-the gradebook's one writer. ``feedback_on_cluster`` writes each student's feedback pages as one
-task on the same cluster, the largest first (``open_cluster(..., feedback=True)``: its
+the gradebook's one writer. ``feedback_task`` writes one student's feedback pages as a task on
+the same cluster (``feedback`` hands them out; ``open_cluster(..., feedback=True)``: its
 workers proved only to import nothing from a folder another account can write, since
-feedback runs no student code).
+feedback runs no student code). Grading's own code (nbgrader, nbclient) is imported by the
+function that first needs it, so a feedback run's processes start without it.
 
 >>> failed("ada", "the grading worker died").problems
 (Problem(kind='not_graded', notebook='', detail='the grading worker died'),)
@@ -39,31 +40,25 @@ import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import dask
-import nbformat
 from distributed import Client, Future, LocalCluster, WorkerPlugin, as_completed
 from distributed.comm.addressing import parse_address, parse_host_port
 from distributed.scheduler import KilledWorker
 from distributed.security import Security
-from nbclient import NotebookClient
-from traitlets.config import Config
 
 from autograder.course import ASSIGNMENT, CODE_ROOT, course_config
-from autograder.grading.grade_one import (
-    command_config,
-    grade_submission,
-    prepare_worker,
-    write_pages,
-)
-from autograder.grading.gradebook_rows import StudentResult
 from autograder.grading.options import GradingOptions
-from autograder.plugins.guarded_execute import SandboxKernelManager
 from autograder.problems import NOT_GRADED_KIND, Problem
 from autograder.sandbox import bwrap
 from autograder.sandbox.kernels import KERNEL_PROCESSES, give_kernels, jail_kernels, student_home
 from autograder.sandbox.trusted_paths import refusal, refuse_untrusted, untrusted_entries
+
+if TYPE_CHECKING:
+    from traitlets.config import Config
+
+    from autograder.grading.gradebook_rows import StudentResult
 
 DEFAULT_PORT = 8786
 
@@ -166,6 +161,12 @@ def why_cannot_grade(course_root: Path, process: str, settings: Config | None = 
     """Why this process cannot grade (one paragraph), or None when it can, with the
     sandbox ``settings`` of the run (``GradingSandbox``, nbgrader_config.py's with the flags
     over them; by default its own defaults)."""
+    import nbformat
+    from nbclient import NotebookClient
+    from traitlets.config import Config
+
+    from autograder.plugins.guarded_execute import SandboxKernelManager
+
     lines = untrusted_entries()
     if lines:
         return refusal(process, lines)
@@ -232,6 +233,8 @@ _SETUP_PROBLEM: list[str] = []  # why this worker process cannot grade, once set
 def ready_to_grade(options: GradingOptions, process: str) -> str | None:
     """Set this process up to grade (``prepare_worker``), then prove that it can, with the
     sandbox ``options`` ask for: None, or why it cannot (``why_cannot_grade``)."""
+    from autograder.grading.grade_one import command_config, prepare_worker
+
     settings = course_config(options.course_root)
     settings.merge(command_config(options))
     prepare_worker(bwrap.GradingSandbox(config=settings).grader_memory_gb)
@@ -297,63 +300,17 @@ def feedback_problem() -> str | None:
 
 def feedback_task(course_root: Path, student: str) -> str | None:
     """``write_pages`` in a worker: None, or why the student has no feedback."""
+    from autograder.grading.grade_one import write_pages
+
     if _FEEDBACK_PROBLEM:
         raise WorkerCannotGradeError(_FEEDBACK_PROBLEM[0])
     return write_pages(course_root, student)
 
 
-def largest_first(course_root: Path, students: list[str]) -> list[str]:
-    """``students`` by the bytes of their autograded notebooks, most first (then by name):
-    the order to hand their feedback out in. A page costs about as much as its notebook
-    weighs, and the scheduler hands tasks out in the order given, so the last ones, which
-    leave the other workers idle while they finish, are the smallest."""
-
-    def weight(student: str) -> int:
-        folder = course_root / "autograded" / student / ASSIGNMENT
-        try:
-            return sum(p.stat().st_size for p in folder.glob("*.ipynb") if p.is_file())
-        except OSError:  # gone meanwhile: its task says why
-            return 0
-
-    weights = {student: weight(student) for student in students}
-    return sorted(students, key=lambda student: (-weights[student], student))
-
-
-def feedback_on_cluster(
-    client: Client,
-    course_root: Path,
-    students: list[str],
-    on_result: Callable[[str, str | None], None],
-) -> None:
-    """Write each student's feedback pages as one task, the largest first
-    (``largest_first``); ``on_result(student, why)`` runs here once per student as they
-    finish (``why``: None, or why they have no pages)."""
-    run = uuid.uuid4().hex[:8]  # keys unique on a cluster that other runs share
-    futures = {
-        client.submit(feedback_task, course_root, s, key=f"feedback-{s}-{run}"): s
-        for s in largest_first(course_root, students)
-    }
-    try:
-        for future in as_completed(futures, loop=client.loop):
-            on_result(futures[future], _why_not(future))
-            future.release()
-    finally:
-        client.cancel(list(futures))
-
-
-def _why_not(future: Future[str | None]) -> str | None:
-    """A feedback task's answer; a task that killed its workers too often, or raised, as
-    the reason in one line."""
-    try:
-        return future.result()
-    except KilledWorker:
-        return "its worker died every time it was tried"
-    except Exception as error:  # a worker that cannot write feedback, a bug
-        return " ".join(f"{type(error).__name__}: {error}".split())[:300]
-
-
 def grade_task(options: GradingOptions, student: str, template_db: Path) -> StudentResult:
     """``grade_submission`` in a worker, unless the worker could not prove it can grade."""
+    from autograder.grading.grade_one import grade_submission
+
     if _SETUP_PROBLEM:
         raise WorkerCannotGradeError(_SETUP_PROBLEM[0])
     return grade_submission(options, student, template_db)
@@ -362,6 +319,8 @@ def grade_task(options: GradingOptions, student: str, template_db: Path) -> Stud
 def failed(student: str, why: str, log: str = "") -> StudentResult:
     """The result of a student whose grading never came back, for a reason that is not the
     student's: nothing of it reaches the gradebook."""
+    from autograder.grading.gradebook_rows import StudentResult
+
     problem = Problem(NOT_GRADED_KIND, "", why)
     return StudentResult(student, False, False, 0.0, (problem,), log=log or why)
 
