@@ -410,7 +410,7 @@ def _regrade(args: argparse.Namespace) -> int:
 def _feedback(args: argparse.Namespace) -> int:
     """Each student's pages by nbgrader's ``GenerateFeedback``, one task per student on Dask
     (grading's cluster flags; nothing else of grading's options applies)."""
-    from autograder.grading import feedback
+    from autograder.grading import on_dask
 
     options = GradingOptions(
         course_root=args.root,
@@ -419,7 +419,7 @@ def _feedback(args: argparse.Namespace) -> int:
         in_process=args.in_process,
         progress=not args.no_progress,
     )
-    return feedback.feedback(options)
+    return on_dask.feedback(options)
 
 
 def _flags_as(options: type[Options], args: argparse.Namespace, **given: Any) -> Options:

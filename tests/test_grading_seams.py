@@ -89,7 +89,7 @@ def test_feedback_is_handed_out_largest_first(tmp_path: Path) -> None:
     """The last feedback tasks leave the other workers idle while they finish: the students
     with the most autograded bytes go first, equal ones by name, a missing folder last."""
     from autograder.course import ASSIGNMENT
-    from autograder.grading.feedback import largest_first
+    from autograder.grading.on_dask import largest_first
 
     sizes = {"ada": 10, "bob": 300, "cy": 10, "di": 120}
     for student, size in sizes.items():
