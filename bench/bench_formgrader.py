@@ -10,7 +10,7 @@ those folders, not the notebooks, and grading 1,000 notebooks would take an hour
 
 The Formgrader is started as ``make lab`` starts it: ``jupyter_server`` with nbgrader's
 formgrader and the course's ``autograder.formgrader``, Jupyter's folders temporary
-(``tests/support/formgrader_server.py``, as the Formgrader tests start it). Headless Chromium
+(``course_fixtures/jupyter_servers.py``, as the Formgrader tests start it). Headless Chromium
 then opens, ``--loads`` times each in turn (default 5), the assignment list
 (``manage_assignments``), the student list (``manage_students``) and the assignment's
 submissions (``manage_submissions/bpe``). A load is timed by the page's own clock, from the
@@ -111,7 +111,7 @@ def write_class(root: Path, size: int) -> None:
 @contextlib.contextmanager
 def formgrader(root: Path, scratch: Path) -> Iterator[str]:
     """The course's Formgrader on ``root``, as the tests start it; its base URL."""
-    from tests.support.formgrader_server import formgrader_server
+    from course_fixtures.jupyter_servers import formgrader_server
 
     yield from formgrader_server(root, scratch, TOKEN)
 
@@ -121,7 +121,7 @@ def chromium() -> Iterator:
     """Headless Chromium with the tests' flags, closed on exit."""
     from playwright.sync_api import sync_playwright
 
-    from tests.test_browser import CHROMIUM_ARGS, find_chromium
+    from course_fixtures.jupyter_servers import CHROMIUM_ARGS, find_chromium
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(

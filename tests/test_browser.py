@@ -8,15 +8,10 @@ run of the engine's trainer. Screenshots go to ``artifacts/browser/`` (git-ignor
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
-import signal
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,6 +21,17 @@ from bpe_course.display import show_pair, visible
 from bpe_course.engine import Encoder, Trainer
 from bpe_course.pretokenize import chunk_counts
 from bpe_course.widget import DEFAULT_TEXT
+from course_fixtures.jupyter_servers import (  # noqa: F401 (other tests use them as lab.*)
+    CHROMIUM_ARGS,
+    answers,
+    find_chromium,
+    free_port,
+    jupyter_env,
+    port_open,
+    start,
+    stop,
+    wait_until,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -33,32 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 STUDENT_NOTEBOOK = ROOT / "notebooks" / "01_bpe_by_hand.ipynb"
 VOILA_NOTEBOOK = ROOT / "bpe_course" / "watch_it_learn.ipynb"
 ARTIFACTS = ROOT / "artifacts" / "browser"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
 CLICKS = 3
-
-
-def find_chromium() -> str:
-    """Debian's Chromium, or a skip that says how to get it (never a silent pass)."""
-    path = shutil.which("chromium") or (
-        "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None
-    )
-    if path is None:
-        how = (
-            "run `.ci/run` (it installs it) or `apt-get install -y chromium`"
-            if os.geteuid() == 0
-            else "ask an administrator to `apt-get install -y chromium`, then re-run"
-        )
-        pytest.skip(f"browser tests need Chromium at /usr/bin/chromium; {how}")
-    return path
 
 
 @pytest.fixture(scope="module")
@@ -88,71 +69,6 @@ def page(browser):
 
 
 # --- servers --------------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def jupyter_env(tmp: Path) -> dict[str, str]:
-    """Fresh config, data-free runtime and workspace folders, with JupyterLab's news off."""
-    env = dict(os.environ)
-    for name in ("config", "runtime", "workspaces"):
-        (tmp / name).mkdir(parents=True, exist_ok=True)
-    env["JUPYTER_CONFIG_DIR"] = str(tmp / "config")
-    env["JUPYTER_RUNTIME_DIR"] = str(tmp / "runtime")
-    labconfig = tmp / "config" / "labconfig"
-    labconfig.mkdir(parents=True, exist_ok=True)
-    page_config = {"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}}
-    (labconfig / "page_config.json").write_text(json.dumps(page_config))
-    return env
-
-
-def start(command: list[str], cwd: Path, env: dict[str, str], log: Path) -> subprocess.Popen:
-    """Start a server in its own process group, so stopping it stops its kernels too."""
-    with open(log, "wb") as out:
-        return subprocess.Popen(
-            command, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
-        )
-
-
-def stop(process: subprocess.Popen) -> None:
-    for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 5)):
-        try:
-            os.killpg(process.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            process.wait(timeout=wait)
-            return
-        except subprocess.TimeoutExpired:
-            continue
-
-
-def wait_until(ready, process: subprocess.Popen, log: Path, what: str, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"{what} exited with code {process.returncode}:\n{log.read_text()[-3000:]}")
-        if ready():
-            return
-        time.sleep(0.2)
-    pytest.fail(f"{what} was not ready after {timeout} s:\n{log.read_text()[-3000:]}")
-
-
-def answers(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url, timeout=2) as response:
-            return response.status == 200
-    except OSError:
-        return False
-
-
-def port_open(port: int) -> bool:
-    with socket.socket() as sock:
-        return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
 @pytest.fixture

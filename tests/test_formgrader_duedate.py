@@ -26,9 +26,9 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
+from course_fixtures.jupyter_servers import formgrader_server
 from tests import test_browser as lab
 from tests.conftest import ROOT
-from tests.support.formgrader_server import formgrader_server
 from tests.support.lms import _alembic_on_path
 
 browser = lab.browser

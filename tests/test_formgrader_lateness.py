@@ -35,9 +35,9 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
+from course_fixtures.jupyter_servers import formgrader_server
 from course_fixtures.scratch_course import make_scratch_course
 from tests import test_browser as lab
-from tests.support.formgrader_server import formgrader_server
 
 browser = lab.browser
 

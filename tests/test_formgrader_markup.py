@@ -33,10 +33,10 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
+from course_fixtures.jupyter_servers import formgrader_server
 from course_fixtures.scratch_course import make_scratch_course
 from course_fixtures.synthetic import write_submission
 from tests import test_browser as lab
-from tests.support.formgrader_server import formgrader_server
 from tests.test_browser import ROOT
 
 browser = lab.browser

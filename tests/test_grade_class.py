@@ -470,8 +470,8 @@ def test_make_export_leaves_scores_blank_where_a_person_must_decide(graded) -> N
 
 def test_every_formgrader_page_answers_for_every_notebook(graded, tmp_path) -> None:
     # Lesson 3 has no exercises, so it is not autograded: its grading view answered 500.
+    from course_fixtures.jupyter_servers import formgrader_server
     from tests.support.formgrader_pages import answer_every_page, formgrader_pages
-    from tests.support.formgrader_server import formgrader_server
 
     root, _ = graded
     no_exercises = "03_real_text_overfitting"

@@ -39,9 +39,9 @@ import pytest
 
 from autograder import cli
 from course_fixtures.catalogue import CORRECT
+from course_fixtures.jupyter_servers import formgrader_server
 from course_fixtures.scratch_course import make_scratch_course
 from course_fixtures.synthetic import write_submission
-from tests.support.formgrader_server import formgrader_server
 from tests.test_browser import ROOT
 
 pytestmark = [

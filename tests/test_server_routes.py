@@ -31,8 +31,8 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 from playwright.sync_api import Error as PlaywrightError
 
+from course_fixtures.jupyter_servers import formgrader_server
 from tests import test_browser as lab
-from tests.support.formgrader_server import formgrader_server
 from tests.test_browser import ROOT
 
 browser = lab.browser
