@@ -39,6 +39,7 @@ WRITERS = {
     "bench_similarity.py": "similarity",
     "bench_service.py": "service",
     "bench_feedback.py": "feedback",
+    "bench_thousand.py": "thousand",
 }
 
 
