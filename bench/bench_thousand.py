@@ -93,15 +93,36 @@ def kinds() -> list[Kind]:
         for style in range(styles)
     ]
     good = correct[0]
-    cycle = [Kind(f"correct-{style}", answers) for style, answers in enumerate(correct)]
-    cycle.append(Kind("stub", {}))
-    for name, wrong in WRONG.items():
-        cycle += [Kind(f"wrong-{name}", {**good, name: code}) for code in wrong.values()]
-    for name, delegating in DELEGATING.items():
-        cycle += [Kind(f"delegating-{name}", {**good, name: c}) for c in delegating.values()]
-    cycle.append(Kind("markup", {**good, "pair_counts": good["pair_counts"] + MARKUP}))
-    cycle += [Kind(f"bad-{how}", good, how) for how in ("json", "missing", "exit")]
-    return cycle
+    right = [Kind(f"correct-{style}", answers) for style, answers in enumerate(correct)]
+    right.append(Kind("stub", {}))
+    wrong = [
+        Kind(f"wrong-{name}", {**good, name: code})
+        for name, answers in WRONG.items()
+        for code in answers.values()
+    ]
+    hostile = [
+        Kind(f"delegating-{name}", {**good, name: code})
+        for name, answers in DELEGATING.items()
+        for code in answers.values()
+    ]
+    hostile.append(Kind("markup", {**good, "pair_counts": good["pair_counts"] + MARKUP}))
+    hostile += [Kind(f"bad-{how}", good, how) for how in ("json", "missing", "exit")]
+    return interleaved([right, wrong, hostile])
+
+
+def interleaved(groups: list[list[Kind]]) -> list[Kind]:
+    """The groups' kinds spread evenly through one cycle, each group in its own order, so
+    that any stretch of the class (a small one too) holds each group in its share.
+
+    >>> [k.label for k in interleaved([[Kind("a", {}), Kind("b", {})], [Kind("x", {})]])]
+    ['a', 'x', 'b']
+    """
+    placed = [
+        ((number + 0.5) / len(group), order, kind)
+        for order, group in enumerate(groups)
+        for number, kind in enumerate(group)
+    ]
+    return [kind for _, _, kind in sorted(placed, key=lambda item: item[:2])]
 
 
 def make_class(root: Path, size: int) -> dict[str, int]:

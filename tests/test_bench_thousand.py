@@ -14,6 +14,7 @@ But: nothing here times or grades a class (``make bench BENCH_THOUSAND=1`` does)
 
 from __future__ import annotations
 
+import doctest
 import importlib.util
 import json
 import os
@@ -62,6 +63,11 @@ def fake_rows(costs: dict[str, tuple[float, float]], sizes=(100, 1000)) -> list[
     return rows
 
 
+def test_docstring_examples() -> None:
+    result = doctest.testmod(thousand)
+    assert result.failed == 0 and result.attempted > 0
+
+
 def test_it_is_opt_in_and_writes_nothing_without_sizes(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "BENCH_RECORDS": str(tmp_path)}
     done = subprocess.run(
@@ -99,6 +105,10 @@ def test_the_class_mixes_every_catalogued_answer_with_hostile_ones() -> None:
                 assert code in answers
     assert {"stub", "markup", "bad-json", "bad-missing", "bad-exit"} <= set(labels)
     assert {kind.breakage for kind in kinds} == {"", "json", "missing", "exit"}
+    # Spread through the cycle: the first tenth of it already holds a right, a wrong and a
+    # hostile answer, so a small class is a sample of a large one.
+    first = {label.split("-")[0] for label in labels[: len(labels) // 10 + 3]}
+    assert {"correct", "wrong"} <= first and first & {"delegating", "markup", "bad"}
 
 
 def test_each_step_is_a_command_the_course_takes(tmp_path: Path) -> None:
