@@ -2,7 +2,8 @@
 
 nbgrader's schema leaves ``grade.notebook_id``, ``comment.notebook_id`` and
 ``submitted_notebook.assignment_id`` without an index of their own, so each merge read every
-row of the class and grading a class of 1,000 grew as its square. After a merge the class
+row of the class, and so did nbgrader's queries of one student's scores (the summary, the
+exports): their cost a student grew with the class. After a merge the class
 gradebook holds the course's indexes, and SQLite's plan for each of the merge's deletions
 searches by them, scanning no table.
 
