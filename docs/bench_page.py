@@ -29,6 +29,7 @@ import platform
 import re
 import sys
 import tempfile
+from dataclasses import dataclass
 from io import StringIO
 from pathlib import Path
 
@@ -145,8 +146,49 @@ def targets_table(targets: list) -> list[str]:
     return table(rows, ("goal", "measured", "limit", "met or MISSED"))
 
 
-# The columns of a table of runs that scale_figure draws: size, who ran, and what it measured.
-SIZE, TRAINER, WALL, MEMORY = "text (MB)", "trainer", "wall (s)", "peak memory (MB)"
+@dataclass(frozen=True)
+class Chart:
+    """What a figure of a table of runs draws: which column is the size on the x axis, which
+    names each line, the two columns drawn against the size, and how each is said."""
+
+    size: str  # the column of the x axis
+    series: str  # the column naming each line
+    left: str  # the column of the left chart
+    right: str  # the column of the right chart
+    x_label: str
+    left_label: str
+    right_label: str
+    intro: str  # the alt text's first sentence
+    point: str  # one point in words, from x, left and right
+
+
+SCALE = Chart(
+    "text (MB)",
+    "trainer",
+    "wall (s)",
+    "peak memory (MB)",
+    "text (MB)",
+    "wall time (s)",
+    "peak memory (MB)",
+    "Two line charts, both axes logarithmic: wall time (seconds, left) and peak memory (MB, "
+    "right) against the size of the text (MB), one line per trainer.",
+    "{x:g} MB in {left:.3g} s and {right:,.0f} MB",
+)
+# bench_thousand.py's steps: a step whose line stays flat on the left grows linearly.
+PER_STUDENT = Chart(
+    "students",
+    "step",
+    "s a student",
+    "peak memory (MB)",
+    "class (students)",
+    "wall seconds a student",
+    "peak memory (MB)",
+    "Two line charts, both axes logarithmic: each step's wall seconds a student (left; a "
+    "level line is a step whose cost grows in proportion to the class) and its peak memory "
+    "(MB, right) against the size of the class (students), one line per step.",
+    "{x:g} students, {left:.3g} s a student and {right:,.0f} MB",
+)
+CHARTS = (SCALE, PER_STUDENT)
 # Okabe-Ito colours, safe for colour-blind readers; markers and dashes tell the lines apart
 # without any colour at all.
 STYLES = [
@@ -156,11 +198,19 @@ STYLES = [
     ("#CC79A7", "D", ":"),
     ("#E69F00", "v", (0, (5, 1, 1, 1, 1, 1))),
     ("#56B4E9", "P", (0, (1, 3))),
+    ("#000000", "X", (0, (3, 1))),
 ]
+COLOURS = ["blue", "vermillion", "green", "pink", "orange", "sky blue", "black"]
+LINES = ["solid line", "dashed line", "dash-dot line", "dotted line", "dash-dot-dot line"]
+LINES += ["loosely dotted line", "densely dashed line"]
+MARKERS = {"o": "circles", "s": "squares", "^": "triangles", "D": "diamonds"}
+MARKERS |= {"v": "downward triangles", "P": "plus signs", "X": "crosses"}
 
 
-def scale_series(rows: list[dict]) -> dict[str, list[tuple[float, float, float]]]:
-    """Each trainer's (size, wall, memory) points in size order, trainers in the rows' order.
+def scale_series(
+    rows: list[dict], chart: Chart = SCALE
+) -> dict[str, list[tuple[float, float, float]]]:
+    """Each line's (size, left, right) points in size order, lines in the rows' order.
 
     >>> scale_series([{"text (MB)": 30, "trainer": "a", "wall (s)": 2, "peak memory (MB)": 9},
     ...               {"text (MB)": 1, "trainer": "a", "wall (s)": 1, "peak memory (MB)": 5}])
@@ -168,30 +218,34 @@ def scale_series(rows: list[dict]) -> dict[str, list[tuple[float, float, float]]
     """
     series: dict[str, list[tuple[float, float, float]]] = {}
     for row in rows:
-        point = (float(row[SIZE]), float(row[WALL]), float(row[MEMORY]))
-        series.setdefault(_label(str(row[TRAINER])), []).append(point)
+        point = (float(row[chart.size]), float(row[chart.left]), float(row[chart.right]))
+        series.setdefault(_label(str(row[chart.series])), []).append(point)
     return {name: sorted(points) for name, points in series.items()}
 
 
 def _label(name: str) -> str:
-    """A trainer's name as the figure and its alt text show it: on one line, no folder."""
+    """A line's name as the figure and its alt text show it: on one line, no folder."""
     return "(a folder of the machine, left out)" if named_folder(name) else " ".join(name.split())
 
 
-def draws(rows: object) -> bool:
-    """Whether ``rows`` is a table of runs ``scale_figure`` can draw."""
+def draws(rows: object) -> Chart | None:
+    """The chart a figure of ``rows`` draws, if it is a table of runs one can draw."""
     if not is_table(rows):
-        return False
+        return None
     assert isinstance(rows, list)
-    columns = {SIZE, TRAINER, WALL, MEMORY}
-    numbers = (SIZE, WALL, MEMORY)
-    return columns <= set(rows[0]) and all(
-        isinstance(row[key], int | float) and row[key] > 0 for row in rows for key in numbers
-    )
+    for chart in CHARTS:
+        numbers = (chart.size, chart.left, chart.right)
+        if {chart.series, *numbers} <= set(rows[0]) and all(
+            isinstance(row[key], int | float) and row[key] > 0 for row in rows for key in numbers
+        ):
+            return chart
+    return None
 
 
-def describe_scale(series: dict[str, list[tuple[float, float, float]]]) -> str:
-    """The alt text of the scale figure: what it draws, and each line's points in words.
+def describe_scale(
+    series: dict[str, list[tuple[float, float, float]]], chart: Chart = SCALE
+) -> str:
+    """The alt text of a figure: what it draws, and each line's points in words.
 
     >>> print(describe_scale({"a": [(1.0, 1.5, 5.0), (30.0, 2.0, 9.0)]}))
     ... # doctest: +NORMALIZE_WHITESPACE
@@ -200,52 +254,42 @@ def describe_scale(series: dict[str, list[tuple[float, float, float]]]) -> str:
     circles): 1 MB in 1.5 s and 5 MB, 30 MB in 2 s and 9 MB. The table below holds every
     figure.
     """
-    names = {"o": "circles", "s": "squares", "^": "triangles", "D": "diamonds"}
-    names |= {"v": "downward triangles", "P": "plus signs"}
-    colours = ["blue", "vermillion", "green", "pink", "orange", "sky blue"]
-    lines = ["solid line", "dashed line", "dash-dot line", "dotted line"]
-    lines += ["dash-dot-dot line", "loosely dotted line"]
     parts = []
     for number, (name, points) in enumerate(series.items()):
         at = number % len(STYLES)
         said = ", ".join(
-            f"{mb:g} MB in {wall:.3g} s and {memory:,.0f} MB" for mb, wall, memory in points
+            chart.point.format(x=x, left=left, right=right) for x, left, right in points
         )
-        style = f"{colours[at]}, {lines[at]}, {names[STYLES[at][1]]}"
+        style = f"{COLOURS[at]}, {LINES[at]}, {MARKERS[STYLES[at][1]]}"
         parts.append(f"{name} ({style}): {said}.")
-    return (
-        "Two line charts, both axes logarithmic: wall time (seconds, left) and peak memory "
-        "(MB, right) against the size of the text (MB), one line per trainer. "
-        + " ".join(parts)
-        + " The table below holds every figure."
-    )
+    return f"{chart.intro} " + " ".join(parts) + " The table below holds every figure."
 
 
-def scale_figure(rows: list[dict]) -> list[str]:
+def scale_figure(rows: list[dict], chart: Chart = SCALE) -> list[str]:
     """The figure of ``rows`` as an inline SVG image with its alt text, as page lines."""
     from matplotlib import rc_context
     from matplotlib.figure import Figure  # no pyplot: no window, no global state
     from matplotlib.ticker import NullLocator
 
-    series = scale_series(rows)
+    series = scale_series(rows, chart)
     figure = Figure(figsize=(10, 4.2))
-    wall, memory = figure.subplots(1, 2)
+    left, right = figure.subplots(1, 2)
     for number, (name, points) in enumerate(series.items()):
         colour, marker, dashes = STYLES[number % len(STYLES)]
         sizes = [point[0] for point in points]
-        for axes, column in ((wall, 1), (memory, 2)):
+        for axes, column in ((left, 1), (right, 2)):
             values = [point[column] for point in points]
             axes.plot(sizes, values, color=colour, marker=marker, linestyle=dashes, label=name)
     sizes_run = sorted({point[0] for points in series.values() for point in points})
-    for axes, label in ((wall, "wall time (s)"), (memory, "peak memory (MB)")):
+    for axes, label in ((left, chart.left_label), (right, chart.right_label)):
         axes.set_xscale("log")
         axes.set_yscale("log")
-        axes.set_xticks(sizes_run, [f"{mb:g}" for mb in sizes_run])  # the sizes the bench ran
+        axes.set_xticks(sizes_run, [f"{size:g}" for size in sizes_run])  # the sizes the bench ran
         axes.xaxis.set_minor_locator(NullLocator())
-        axes.set_xlabel("text (MB)")
+        axes.set_xlabel(chart.x_label)
         axes.set_ylabel(label)
         axes.grid(alpha=0.3, which="both")
-    wall.legend(fontsize="small")
+    left.legend(fontsize="small")
     figure.tight_layout()
     svg = StringIO()
     # No date and a fixed salt for the SVG's ids: the same record makes the same picture.
@@ -253,7 +297,7 @@ def scale_figure(rows: list[dict]) -> list[str]:
         figure.savefig(svg, format="svg", metadata={"Date": None})
     data = base64.b64encode(svg.getvalue().encode("utf-8")).decode("ascii")
     # Escaped whole: a record is a file anyone may have edited, and the page is HTML.
-    alt = html.escape(" ".join(describe_scale(series).split()), quote=True)
+    alt = html.escape(" ".join(describe_scale(series, chart).split()), quote=True)
     return [f'<img src="data:image/svg+xml;base64,{data}" alt="{alt}" width="100%">', ""]
 
 
@@ -353,8 +397,9 @@ def render(records: Path = RECORDS) -> str:
             header = tuple(str(k) for k in value[0])
             cells = [tuple(_show(v) for v in row.values()) for row in value]
             out += [f"{key}:", ""]
-            if draws(value):
-                out += scale_figure(value)
+            chart = draws(value)
+            if chart is not None:
+                out += scale_figure(value, chart)
             out += [*table(cells, header), ""]
     if not found:
         out += ["## The machine building this page", ""]

@@ -40,6 +40,7 @@ WRITERS = {
     "bench_service.py": "service",
     "bench_feedback.py": "feedback",
     "bench_formgrader.py": "formgrader",
+    "bench_thousand.py": "thousand",
 }
 
 

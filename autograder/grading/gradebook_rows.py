@@ -65,6 +65,24 @@ _OWN_ROWS = {
 }
 
 
+# nbgrader's schema has these columns only second in a unique pair (``cell_id, notebook_id``)
+# or not at all, so finding a student's rows by them read every row of the class. nbgrader's
+# own queries of a student's scores do the same: without these, the summary and grades.csv
+# cost 1.5x more a student at 3,000 than at 1,000 (nbgrader's export 2.2x); with them, less.
+# An upgrade of nbgrader's schema that drops them loses nothing: the next merge makes them.
+INDEXES = {
+    "course_grade_notebook": ("grade", "notebook_id"),
+    "course_comment_notebook": ("comment", "notebook_id"),
+    "course_submitted_notebook_assignment": ("submitted_notebook", "assignment_id"),
+}
+
+
+def ensure_indexes(db: sqlite3.Connection) -> None:
+    """Make the ``INDEXES`` a student's rows are found by, where they are missing."""
+    for name, (table, column) in INDEXES.items():
+        db.execute(f"CREATE INDEX IF NOT EXISTS {name} ON {table} ({column})")
+
+
 def _select(db: sqlite3.Connection, sql: str, params: tuple[str, ...]) -> dict[str, Any]:
     cursor = db.execute(sql, params)
     return {"columns": [d[0] for d in cursor.description], "rows": [list(r) for r in cursor]}
@@ -137,6 +155,7 @@ def merge_student(class_db: Path, assignment: str, student: str, rows: Rows) -> 
     gradebook meanwhile would see a student half replaced, hand marks missing.
     """
     with contextlib.closing(sqlite3.connect(class_db, timeout=60)) as db, db:
+        ensure_indexes(db)
         marks = hand_marks(db, assignment, student)
         for table, own in reversed(_OWN_ROWS.items()):  # children first
             db.execute(f"DELETE FROM {table} WHERE {own}", (assignment, student))

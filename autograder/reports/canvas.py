@@ -204,11 +204,12 @@ class Filler:
         rows below the header: Canvas matches on those, so one that looks like a formula in a
         student's row stops the run (``check_identifier``)."""
         export = self.export
+        students = set(export.students)  # a list's lookup per cell grew as the class squared
         for index, record in enumerate(export.records):
             for column, cell in enumerate(record.cells):
                 name = export.header[column] if column < len(export.header) else ""
                 if index and name in IDENTIFIERS:
-                    if index in export.students:
+                    if index in students:
                         check_identifier(cell, f"{export.where(index)}, {name}")
                 elif is_formula(cell):
                     record.cells[column] = neutral(cell)

@@ -108,7 +108,11 @@ def collect(course_root: Path) -> list[StudentRow]:
     from nbgrader.api import Gradebook, MissingEntry
 
     results = {r["student"]: r for r in _load_json(course_root / RESULTS_RECORD)}
-    verdicts = _load_json(course_root / VERDICTS_RECORD)
+    # Each student's verdicts looked up by name: a scan of the whole class's list per
+    # student made the summary grow as the square of the class.
+    verdicts_of: dict[str, list[dict[str, Any]]] = {}
+    for verdict in _load_json(course_root / VERDICTS_RECORD):
+        verdicts_of.setdefault(verdict["student"], []).append(verdict)
     filed_late = _filed_late(course_root)
     rows = []
     with Gradebook(f"sqlite:///{class_db_path(course_root)}") as gb:
@@ -155,7 +159,7 @@ def collect(course_root: Path) -> list[StudentRow]:
                 row.state = Status(NEEDS_PERSON, tuple(reasons or ["ungraded cells"]))
             elif any(p.kind in _FOR_A_PERSON for p in problems):
                 row.state = Status(NEEDS_PERSON, tuple(reasons))
-            mine = [v for v in verdicts if v["student"] == student]
+            mine = verdicts_of.get(student, [])
             # The judge's findings for a person: the judged score stands, the status says why.
             for_person = [v for v in mine if v.get("needs_person")]
             if for_person:
