@@ -8,8 +8,9 @@ costs without the service. Then the class's hub is started by the hub guide's ``
 (``bench/hub_pages.py``: ``--students`` accounts named ``bpebench<pid>-student<k>``, its
 folder in the system's temporary folder, which every account can reach, the hub's grading
 service on); once that service (JupyterHub's managed service, run as the instructor on the
-hub's course and exchange) is warm, the instructor generates and releases ``bpe`` as the guide says, and two loads are filed into the hub's
-inbound, each entry as the course's submit leaves it (built aside, then renamed in whole,
+hub's course and exchange) is warm, the instructor generates and releases ``bpe`` as the
+guide says, and two loads are filed into the hub's inbound, each entry as the course's submit
+leaves it (built aside, then renamed in whole,
 owned by its student's account). Where no hub can run (not root, not Linux, ``make hub``
 fails) or ``--no-hub`` is given, ``python -m autograder serve --lean`` on a scratch course
 grades the same loads instead, and the record says which (``graded by``):

@@ -3,8 +3,9 @@
 ``ClassHub`` runs the hub guide's ``make hub`` with ``students`` students, accounts of a prefix
 of this run's (``bpebench<pid>-``, so the tests' ``bpehub…`` and ``bperush…`` are never
 touched), its folder in the system's temporary folder (which every account can reach), a
-free port, and the hub's grading service on or off. It logs the first student in as a browser does (the login form with its ``_xsrf``), which starts
-their server, and waits until the server answers; ``run_as`` runs a command as an account and
+free port, and the hub's grading service on or off. It logs the first student in as a
+browser does (the login form with its ``_xsrf``), which starts their server, and waits until the
+server answers; ``run_as`` runs a command as an account and
 ``hand_to`` gives a file to one. ``Pages`` then loads, each from a thread of its own at a
 steady pace (every ``EVERY`` seconds, the threads staggered), what that student's browser
 loads when they come back to the class:
