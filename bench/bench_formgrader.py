@@ -3,10 +3,11 @@
 A scratch copy of the course gets a gradebook of ``--students N`` (default 1,000, or
 ``BENCH_FORMGRADER_CLASS``) who all submitted ``bpe``, written through nbgrader's own gradebook
 API (``update_or_create_student``, ``add_submission``, then a score on every grade cell as
-nbgrader's autograde leaves it, one cell in 50 waiting for a person), and for each the
-``submitted/`` and ``autograded/`` folders with nbgrader's ``timestamp.txt`` that the lists
-look at. Nobody's notebooks are graded: the three pages timed read the gradebook and
-those folders, not the notebooks, and grading 1,000 notebooks would take an hour.
+nbgrader's autograde leaves it, one cell in 50 waiting for a person), with the indexes every
+grading's merge adds (``gradebook_rows.ensure_indexes``), and for each the ``submitted/`` and
+``autograded/`` folders with nbgrader's ``timestamp.txt`` that the lists look at. Nobody's
+notebooks are graded: the three pages timed read the gradebook and those folders, not the
+notebooks, and grading 1,000 notebooks would take an hour.
 
 The Formgrader is started as ``make lab`` starts it: ``jupyter_server`` with nbgrader's
 formgrader and the course's ``autograder.formgrader``, Jupyter's folders temporary
@@ -36,6 +37,7 @@ import contextlib
 import datetime
 import os
 import shutil
+import sqlite3
 import sys
 import tempfile
 import time
@@ -49,6 +51,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # record.py, however t
 
 import record  # noqa: E402  (bench/record.py, beside this script)
 
+from autograder.grading.gradebook_rows import ensure_indexes  # noqa: E402
 from course_fixtures.scratch_course import make_scratch_course  # noqa: E402
 
 LIMIT_S = 2.0  # each list within 2 s with 1,000 students (issue 45)
@@ -106,6 +109,10 @@ def write_class(root: Path, size: int) -> None:
                 folder = root / stage / student / ASSIGNMENT
                 folder.mkdir(parents=True)
                 (folder / "timestamp.txt").write_text(stamp)
+    # Every grading's merge (make autograde, the grading service) leaves these indexes in the
+    # class gradebook; a gradebook written through nbgrader's API alone would lack them.
+    with contextlib.closing(sqlite3.connect(root / "gradebook.db")) as db, db:
+        ensure_indexes(db)
 
 
 @contextlib.contextmanager
