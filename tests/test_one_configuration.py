@@ -260,7 +260,7 @@ def test_a_worker_proves_it_can_grade_with_the_settings_it_grades_with(
 ) -> None:
     """The worker's probe kernel starts under ``nbgrader_config.py``'s sandbox settings with
     the flags over them, as every student's kernels do, not under the flags alone."""
-    from autograder.grading import on_dask
+    from autograder.grading import grade_one, on_dask
     from autograder.grading.options import GradingOptions
 
     (tmp_path / "nbgrader_config.py").write_text(
@@ -268,7 +268,8 @@ def test_a_worker_proves_it_can_grade_with_the_settings_it_grades_with(
         "c.GradingSandbox.kernel_memory_gb = 6.0\n"
     )
     probed: list[Config] = []
-    monkeypatch.setattr(on_dask, "prepare_worker", lambda memory_gb: None)
+    # ready_to_grade imports it from grade_one when it runs (the feedback command never does).
+    monkeypatch.setattr(grade_one, "prepare_worker", lambda memory_gb: None)
     monkeypatch.setattr(
         on_dask, "why_cannot_grade", lambda root, process, settings: probed.append(settings)
     )
