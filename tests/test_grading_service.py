@@ -56,7 +56,8 @@ GUIDE = "docs/guides/instructors.md"
 RIGHT = {name: next(iter(CORRECT[name].values())) for name in ("pair_counts", "merge_pair")}
 FIRST = {**RIGHT, "merge_pair": WRONG["merge_pair"]["right-to-left merges"]}
 # Answers that fault their own grading: a loop the cell timeout ends, a kernel that exits.
-HANGS = {**RIGHT, "pair_counts": "def pair_counts(words):\n    while True:\n        pass\n"}
+# The loop runs in the answer's own cell, so one cell timeout (not one per test) is spent.
+HANGS = {**RIGHT, "pair_counts": "while True:\n    pass\n"}
 EXITS = {**RIGHT, "pair_counts": "import os\nos._exit(3)\n"}
 BUSY_SECONDS = 5  # the gradebook held by another writer while a grading waits to merge
 # The README's lines (the instructors' guide shows the same), run as written.
