@@ -52,6 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # record.py, however t
 import record  # noqa: E402  (bench/record.py, beside this script)
 
 from autograder.grading.gradebook_rows import ensure_indexes  # noqa: E402
+from course_fixtures.jupyter_servers import headless_chromium  # noqa: E402
 from course_fixtures.scratch_course import make_scratch_course  # noqa: E402
 
 LIMIT_S = 2.0  # each list within 2 s with 1,000 students (issue 45)
@@ -123,23 +124,6 @@ def formgrader(root: Path, scratch: Path) -> Iterator[str]:
     yield from formgrader_server(root, scratch, TOKEN)
 
 
-@contextlib.contextmanager
-def chromium() -> Iterator:
-    """Headless Chromium with the tests' flags, closed on exit."""
-    from playwright.sync_api import sync_playwright
-
-    from course_fixtures.jupyter_servers import CHROMIUM_ARGS, find_chromium
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=find_chromium(), headless=True, args=CHROMIUM_ARGS
-        )
-        try:
-            yield browser
-        finally:
-            browser.close()
-
-
 def time_loads(browser, base: str, size: int, loads: int) -> dict[str, dict[str, list[float]]]:
     """Each page's loads, in turn: the page's own seconds to a full table, and the wall
     seconds of the same load from here."""
@@ -178,7 +162,7 @@ def main() -> int:
         write_class(root, args.students)
         writing = time.perf_counter() - start
         print(f"gradebook of {args.students} written through nbgrader's API in {writing:.1f} s")
-        with formgrader(root, scratch / "server") as base, chromium() as browser:
+        with formgrader(root, scratch / "server") as base, headless_chromium() as browser:
             times = time_loads(browser, base, args.students, args.loads)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

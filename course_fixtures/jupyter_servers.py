@@ -1,9 +1,10 @@
 """Jupyter servers and headless Chromium for the tests and the benches that drive a browser.
 
-``find_chromium`` finds Debian's Chromium (a skip saying how to install it when it is missing)
-and ``CHROMIUM_ARGS`` are the flags every run passes it; ``start`` and ``stop`` run a server in
-a process group of its own, stopped by its id; ``jupyter_env`` points Jupyter's folders at a
-temporary one; ``wait_until`` and ``answers`` wait for a server to answer.
+``find_chromium`` finds Debian's Chromium (a skip saying how to install it when it is missing),
+``CHROMIUM_ARGS`` are the flags every run passes it and ``headless_chromium`` launches it;
+``start`` and ``stop`` run a server in a process group of its own, stopped by its id;
+``jupyter_env`` points Jupyter's folders at a temporary one; ``wait_until`` and ``answers``
+wait for a server to answer.
 ``formgrader_server`` starts ``jupyter_server`` on 127.0.0.1 and a free port with nbgrader's
 formgrader, the course's escaping extension (``autograder.formgrader``) unless told not to,
 and nothing else (no Lab, no Voila), its Jupyter folders under ``tmp``; it yields the server's
@@ -17,6 +18,7 @@ and ``bench/`` (which may not import ``tests/``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -28,6 +30,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -58,6 +61,24 @@ def find_chromium() -> str:
         )
         pytest.skip(f"browser tests need Chromium at /usr/bin/chromium; {how}")
     return path
+
+
+@contextlib.contextmanager
+def headless_chromium() -> Iterator[Any]:
+    """Debian's Chromium driven by Playwright with ``CHROMIUM_ARGS``, closed on exit; a skip
+    saying how to get either when it is missing."""
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="browser tests need playwright: run `make venv`"
+    )
+    executable = find_chromium()
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=executable, headless=True, args=CHROMIUM_ARGS
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()
 
 
 def free_port() -> int:

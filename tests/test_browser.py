@@ -26,6 +26,7 @@ from course_fixtures.jupyter_servers import (  # noqa: F401 (other tests use the
     answers,
     find_chromium,
     free_port,
+    headless_chromium,
     jupyter_env,
     port_open,
     start,
@@ -44,18 +45,8 @@ CLICKS = 3
 
 @pytest.fixture(scope="module")
 def browser():
-    sync_api = pytest.importorskip(
-        "playwright.sync_api", reason="browser tests need playwright: run `make venv`"
-    )
-    executable = find_chromium()
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=executable, headless=True, args=CHROMIUM_ARGS
-        )
-        try:
-            yield browser
-        finally:
-            browser.close()
+    with headless_chromium() as chromium:
+        yield chromium
 
 
 @pytest.fixture

@@ -45,7 +45,7 @@ from urllib.parse import unquote, urlsplit
 import nbformat
 import pytest
 
-from tests.test_browser import CHROMIUM_ARGS, find_chromium
+from course_fixtures.jupyter_servers import headless_chromium
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "artifacts" / "docs"
@@ -477,15 +477,8 @@ def test_no_solution_and_no_hidden_test_on_any_page(site: Path) -> None:
 
 @pytest.fixture(scope="module")
 def browser():
-    sync_api = pytest.importorskip("playwright.sync_api", reason="needs playwright: make venv")
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=find_chromium(), headless=True, args=CHROMIUM_ARGS
-        )
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    with headless_chromium() as chromium:
+        yield chromium
 
 
 @pytest.mark.slow
