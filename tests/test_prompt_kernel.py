@@ -190,3 +190,21 @@ def test_the_client_speaks_an_older_kernels_protocol() -> None:
     current = PromptKernelClient()
     current._adapt_protocol({"content": {"protocol_version": "5.4"}})
     assert current.session.adapt_version != 4
+
+
+def test_a_line_flushed_in_pieces_is_graded_as_one_output(tmp_path: Path) -> None:
+    """Where the kernel's flush falls must not change the graded notebook (the same answer
+    gets the same feedback page): grading's Execute merges a cell's stream pieces."""
+    from traitlets.config import Config
+
+    code = (
+        "import sys, time\nsys.stdout.write('a'); sys.stdout.flush(); time.sleep(0.5)\nprint('b')"
+    )
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3"}
+    config = Config({"GradingSandbox": {"unconfined": True}})  # the python3 kernel, as ourselves
+    step = GuardedExecute(
+        config=config, kernel_name="python3", kernel_manager_class=PromptKernelManager
+    )
+    step.preprocess(notebook, {"metadata": {"path": str(tmp_path)}})
+    assert [o.get("text") for o in notebook.cells[0].outputs] == ["ab\n"]

@@ -79,7 +79,7 @@ from nbclient.util import run_sync
 from nbformat.notebooknode import NotebookNode, from_dict
 from nbformat.validator import isvalid
 from nbgrader.preprocessors import Execute
-from traitlets import Dict, DottedObjectName, Float, Integer, List, Type, Unicode, default
+from traitlets import Bool, Dict, DottedObjectName, Float, Integer, List, Type, Unicode, default
 from traitlets.config import Config
 
 from autograder.sandbox.bwrap import UNCONFINED_FLAG, GradingSandbox
@@ -469,6 +469,10 @@ class GuardedExecute(Execute):
     record = Unicode(
         "", help="file to append each repaired cell to, as a JSON line (none when empty)"
     ).tag(config=True)
+    # A line printed in pieces (its text, then its newline) reaches the grader as one stream
+    # output or two as the kernel's flush falls; merged, the same answer gets the same graded
+    # notebook and feedback page. nbclient's trait is not configurable, so it is set here.
+    coalesce_streams = Bool(True, help="merge each cell's stream outputs of one name")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         # nbgrader's Execute passes its own manager class the same way, over any configured.
