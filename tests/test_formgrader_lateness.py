@@ -193,11 +193,19 @@ ENTRIES = (
 )
 
 
-def fill_store(root: Path) -> Path:
-    """The service's store with ``ENTRIES``, the first seen ``HOURS_AGO``; its path."""
-    from autograder.grading.service import STATE_FOLDER, Store
+def no_store(root: Path) -> Path:
+    """No service has run in ``root``: the store's folder removed; the folder."""
+    from autograder.grading.service import STATE_FOLDER
 
-    folder = root / STATE_FOLDER
+    shutil.rmtree(root / STATE_FOLDER, ignore_errors=True)
+    return root / STATE_FOLDER
+
+
+def fill_store(root: Path) -> Path:
+    """The service's store with only ``ENTRIES``, the first seen ``HOURS_AGO``; its path."""
+    from autograder.grading.service import Store
+
+    folder = no_store(root)
     folder.mkdir(mode=0o700, parents=True)
     store = Store(folder / "queue.db")
     try:
@@ -224,6 +232,7 @@ def test_with_no_service_the_panel_says_so_in_one_line(pages, server, course) ->
 
     from autograder.grading.service import NO_QUEUE
 
+    no_store(course[0])
     panel = progress_panel(pages, server)
     expect(panel.get_by_role("status")).to_have_text(NO_QUEUE)
     expect(panel.get_by_role("listitem")).to_have_count(0)
@@ -268,12 +277,13 @@ def test_the_panel_follows_the_store_and_leaves_the_focus_where_it_was(pages, se
 
     from autograder.grading.service import Store
 
+    path = fill_store(course[0])
     panel = progress_panel(pages, server)
     counts = panel.get_by_role("list", name="Entries by state")
     expect(counts).to_contain_text("2 graded")
     breadcrumb = pages.get_by_role("link", name="Assignments", exact=True)
     breadcrumb.focus()
-    store = Store(course[0] / "artifacts" / "grading" / "service" / "queue.db")
+    store = Store(path)
     try:  # as the service goes on: a queued entry graded, the oldest one
         store.set(ENTRIES[0][0], "graded")
     finally:
@@ -298,6 +308,7 @@ def ask_progress(base: str, headers: dict[str, str]) -> tuple[int, str]:
 def test_the_progress_route_answers_the_formgraders_login_alone(server, course) -> None:
     """Entry names and reasons are the instructor's to read: without the Formgrader's login
     (none, or a wrong token) the route says no, without sending anyone to a login page."""
+    fill_store(course[0])
     for headers in ({}, {"Authorization": "token not-the-token"}):
         status, text = ask_progress(server, headers)
         assert status == 403, (headers, status)
