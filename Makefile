@@ -131,12 +131,12 @@ torch: $(STUDENT_VENV)  ## install PyTorch (torch==2.13.0) for lesson 4's PyTorc
 	  "torch==$(TORCH_VERSION)"
 	$(BIN)/python -c 'import torch; print("torch", torch.__version__, "CUDA:", torch.cuda.is_available())'
 
-# 1: bench_thousand.py grades a class of 100 and of 1,000 (about 45 minutes); else it says it
+# 1: bench_thousand.py grades a class of 100 and of 1,000 (about an hour); else it says it
 # is opt-in and does nothing.
 BENCH_THOUSAND ?=
 THOUSAND_SIZES := $(if $(filter 1,$(BENCH_THOUSAND)),--sizes 100$(comma)1000,)
 
-bench: venv  ## run every bench/bench_*.py in turn; prints speed and memory tables (a few minutes; BENCH_THOUSAND=1 adds the class of 1,000, about 45 minutes)
+bench: venv  ## run every bench/bench_*.py in turn; prints speed and memory tables (a few minutes; BENCH_THOUSAND=1 adds the class of 1,000, about an hour)
 	@for script in bench/bench_*.py; do \
 	  extra=""; [ "$$script" = bench/bench_thousand.py ] && extra="$(THOUSAND_SIZES)"; \
 	  echo "== $$script"; $(GRADING) $$script $$extra || exit 1; \

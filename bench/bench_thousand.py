@@ -27,12 +27,10 @@ once per process, so it overstates). The goal (issue 45): each step's wall secon
 at the largest size within 1.25x of its cost at the smallest; the record goes to
 ``artifacts/bench/thousand.json`` (``bench/record.py``).
 
-Runtime, estimated from runs at 10 and 30 students (CPU seconds each added student cost:
-grading 1.7, feedback 1.5, the summary and the exports 0.01 to 0.02 each, measured on a
-gradebook of 1,000 cloned from a graded class) and ``make autograde``'s 1.4 s a student on 2
-idle cores: about 5 minutes at 100 and 40 minutes at 1,000, so ``--sizes 100,1000`` takes
-about 45 minutes on 2 idle cores (longer on a loaded machine: the runs at 10 and 30 took 13
-minutes at a load average near 10) and about 1 GB of temporary disk.
+Runtime: about an hour on 2 idle cores (its record says when it started and ended), nearly
+all of it grading and feedback at 1,000, each about 2.6 and 0.6 wall seconds a student
+(wall above CPU: the class's looping answers wait out the cell time limit); longer on a
+loaded machine. About 1 GB of temporary disk.
 
 Run: ``PYTHONPATH=. .venv/bin/python bench/bench_thousand.py --sizes 100,1000``
 (``--sizes 10,30`` for a quick look: the goal is set for 100 against 1,000).
@@ -330,7 +328,7 @@ def main() -> int:
     args = parser.parse_args()
     if not args.sizes:
         print(
-            "bench_thousand.py is opt-in (about 45 minutes): `make bench BENCH_THOUSAND=1`, "
+            "bench_thousand.py is opt-in (about an hour): `make bench BENCH_THOUSAND=1`, "
             "or give --sizes 100,1000"
         )
         return 0
