@@ -192,19 +192,38 @@ def test_the_client_speaks_an_older_kernels_protocol() -> None:
     assert current.session.adapt_version != 4
 
 
-def test_a_line_flushed_in_pieces_is_graded_as_one_output(tmp_path: Path) -> None:
-    """Where the kernel's flush falls must not change the graded notebook (the same answer
-    gets the same feedback page): grading's Execute merges a cell's stream pieces."""
+def _run_as_grading(cells: list[str], folder: Path) -> nbformat.NotebookNode:
+    """``cells`` run by grading's Execute on the python3 kernel, unconfined (as ourselves)."""
     from traitlets.config import Config
 
-    code = (
-        "import sys, time\nsys.stdout.write('a'); sys.stdout.flush(); time.sleep(0.5)\nprint('b')"
-    )
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)])
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3"}
-    config = Config({"GradingSandbox": {"unconfined": True}})  # the python3 kernel, as ourselves
+    config = Config({"GradingSandbox": {"unconfined": True}})
     step = GuardedExecute(
         config=config, kernel_name="python3", kernel_manager_class=PromptKernelManager
     )
-    step.preprocess(notebook, {"metadata": {"path": str(tmp_path)}})
+    step.preprocess(notebook, {"metadata": {"path": str(folder)}})
+    return notebook
+
+
+IN_PIECES = (
+    "import sys, time\nsys.stdout.write('a'); sys.stdout.flush(); time.sleep(0.5)\nprint('b')"
+)
+
+
+def test_a_line_flushed_in_pieces_is_graded_as_one_output(tmp_path: Path) -> None:
+    """Where the kernel's flush falls must not change the graded notebook (the same answer
+    gets the same feedback page): grading's Execute merges a cell's stream pieces."""
+    notebook = _run_as_grading([IN_PIECES], tmp_path)
     assert [o.get("text") for o in notebook.cells[0].outputs] == ["ab\n"]
+
+
+def test_a_display_after_merged_pieces_still_takes_a_later_cells_update(tmp_path: Path) -> None:
+    """Merging moves the display that follows the pieces; an update sent from a later cell
+    must still reach it (not another output, nor a note for a person)."""
+    shown = "from IPython.display import display\nh = display('first', display_id=True)"
+    notebook = _run_as_grading([f"{IN_PIECES}\n{shown}", "h.update('second')"], tmp_path)
+    first, later = notebook.cells[0].outputs, notebook.cells[1].outputs
+    assert [o.get("text") for o in first] == ["ab\n", None], first
+    assert first[1]["data"]["text/plain"] == "'second'", first
+    assert later == [], later

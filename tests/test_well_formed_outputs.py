@@ -155,19 +155,21 @@ def test_a_well_formed_cell_is_left_as_it_is(tmp_path: Path) -> None:
 
 
 def test_a_streams_pieces_are_joined_in_the_order_they_came() -> None:
-    """However the kernel's flushes fell (``merged_streams``): one output per stream, its
-    pieces in order, lists of lines (which nbformat allows) joined, other outputs kept."""
+    """However the kernel's flushes fell (``merged_streams``): each run of streams one output
+    per stream, stdout first, its pieces in order, lists of lines (which nbformat allows)
+    joined; a figure between two prints stays between them."""
     from autograder.plugins.guarded_execute import merged_streams
 
     figure = new_output("display_data", data={"text/plain": "<Figure>"})
     outputs = [
         new_output("stream", name="stdout", text="a"),
-        figure,
-        new_output("stream", name="stdout", text=["b\r", "c\n"]),
         new_output("stream", name="stderr", text="warning\n"),
+        new_output("stream", name="stdout", text=["b\r", "c\n"]),
+        figure,
+        new_output("stream", name="stdout", text="after\n"),
     ]
-    merged = merged_streams(outputs)
-    assert [o.get("text") for o in merged] == ["ab\rc\n", None, "warning\n"]
-    assert merged[1] is figure
+    merged, where = merged_streams(outputs)
+    assert [o.get("text") for o in merged] == ["ab\rc\n", "warning\n", None, "after\n"]
+    assert merged[2] is figure and where == {0: 0, 2: 0, 1: 1, 3: 2, 4: 3}
     notebook = new_notebook(cells=[new_code_cell(outputs=merged)])
     nbformat.validate(notebook)

@@ -349,39 +349,50 @@ def well_formed_cell(cell: NotebookNode) -> list[str]:
     return changed
 
 
-def merged_streams(outputs: list[NotebookNode]) -> list[NotebookNode]:
-    """``outputs`` with every piece of a stream joined into its first output, stdout before
-    stderr where they meet: a line printed in pieces reaches the grader as one output or
-    several as the kernel's flushes fall (with the machine's load), and the same answer must
-    get the same graded notebook and feedback page. The text is joined as it came: nbclient's
-    own ``coalesce_streams`` also rewrites carriage returns with a regex whose time grows
-    with the square of a line's length, a student's to choose.
+def merged_streams(outputs: list[NotebookNode]) -> tuple[list[NotebookNode], dict[int, int]]:
+    """``outputs`` with each run of stream outputs (those between two other outputs) made one
+    output per stream, stdout first, its pieces joined in the order they came; and where
+    each output went (old index: new index). A line printed in pieces reaches the grader as
+    one output or several as the kernel's flushes fall (with the machine's load), and the
+    same answer must get the same graded notebook and feedback page; the kernel flushes its
+    streams before any display, so the runs do not depend on timing. The text is joined as
+    it came: nbclient's own ``coalesce_streams`` also rewrites carriage returns with a regex
+    whose time grows with the square of a line's length, a student's to choose, and moves
+    every print above the figures between them.
 
     >>> from nbformat.v4 import new_output
-    >>> pieces = [new_output("stream", name=n, text=t) for n, t in
-    ...           [("stderr", "!"), ("stdout", "a"), ("stdout", "\\r b\\n")]]
-    >>> [(o.name, o.text) for o in merged_streams(pieces)]
-    [('stdout', 'a\\r b\\n'), ('stderr', '!')]
+    >>> def stream(name, text): return new_output("stream", name=name, text=text)
+    >>> pieces = [stream("stderr", "!"), stream("stdout", "a"), stream("stdout", "\\r b\\n"),
+    ...           new_output("display_data", data={"text/plain": "fig"}), stream("stdout", "c")]
+    >>> merged, where = merged_streams(pieces)
+    >>> [o.get("text", o.get("data")) for o in merged], where[3]
+    (['a\\r b\\n', '!', {'text/plain': 'fig'}, 'c'], 2)
     """
     merged: list[NotebookNode] = []
-    texts: dict[str, list[str]] = {}
-    for output in outputs:
-        if output.get("output_type") != "stream":
-            merged.append(output)
+    where: dict[int, int] = {}
+    start = 0
+    while start < len(outputs):
+        end = start
+        while end < len(outputs) and outputs[end].get("output_type") == "stream":
+            end += 1
+        if end == start:  # not a stream: kept as it is
+            where[start] = len(merged)
+            merged.append(outputs[start])
+            start += 1
             continue
-        text = output["text"]  # nbformat allows a list of lines too
-        if output["name"] not in texts:
-            texts[output["name"]] = []
-            merged.append(output)
-        texts[output["name"]].append(text if isinstance(text, str) else "".join(text))
-    for output in merged:
-        if output.get("output_type") == "stream":
-            output["text"] = "".join(texts[output["name"]])
-    for i in range(len(merged) - 1):
-        pair = [(o.get("output_type"), o.get("name")) for o in merged[i : i + 2]]
-        if pair == [("stream", "stderr"), ("stream", "stdout")]:
-            merged[i], merged[i + 1] = merged[i + 1], merged[i]
-    return merged
+        run = list(enumerate(outputs[start:end], start))
+        for name in sorted({o["name"] for _, o in run}, key=lambda n: (n != "stdout", n)):
+            pieces = [(i, o) for i, o in run if o["name"] == name]
+            first = pieces[0][1]
+            first["text"] = "".join(_joined(o["text"]) for _, o in pieces)
+            where.update((i, len(merged)) for i, _ in pieces)
+            merged.append(first)
+        start = end
+    return merged, where
+
+
+def _joined(text: str | list[str]) -> str:
+    return text if isinstance(text, str) else "".join(text)  # nbformat allows a list of lines
 
 
 def well_formed_metadata(metadata: NotebookNode) -> list[str]:
@@ -528,7 +539,7 @@ class GuardedExecute(Execute):
         notebook's metadata (a widget state the kernel sent), made well-formed too."""
         for index in sorted({i for cells in self._display_id_map.values() for i in cells}):
             if index < len(nb.cells) and nb.cells[index].cell_type == "code":
-                self.finish_cell(nb.cells[index], index)
+                self.finish_cell(nb.cells[index], index, first_time=False)
         self._record(-1, well_formed_metadata(nb.metadata))
 
     def process_message(self, msg: dict[str, Any], cell: NotebookNode, cell_index: int) -> Any:
@@ -544,14 +555,24 @@ class GuardedExecute(Execute):
             self.dropped.setdefault(cell_index, []).append(f"{what} nbclient cannot read")
             return None
 
-    def finish_cell(self, cell: NotebookNode, index: int) -> None:
-        """Make the cell's outputs well-formed, each stream in one piece (``merged_streams``);
-        note what changed in the cell and the record."""
+    def finish_cell(self, cell: NotebookNode, index: int, first_time: bool = True) -> None:
+        """Make the cell's outputs well-formed, the first time each run of streams in one
+        output per stream (``merged_streams``); note what changed in the cell and the
+        record."""
         changed = self.dropped.pop(index, []) + well_formed_cell(cell)
-        cell["outputs"] = merged_streams(cell["outputs"])
+        if first_time:
+            self._merge_streams(cell, index)
         if changed:
             cell.outputs.append(note_output(changed))
             self._record(index, changed)
+
+    def _merge_streams(self, cell: NotebookNode, index: int) -> None:
+        """``merged_streams`` on the cell, and nbclient's record of where each display of it
+        sits moved to match, so that a later cell's update reaches the display it named."""
+        cell["outputs"], where = merged_streams(cell["outputs"])
+        for cells in self._display_id_map.values():
+            if index in cells:
+                cells[index] = [where[i] for i in cells[index] if i in where]
 
     def _record(self, index: int, changed: list[str]) -> None:
         if not changed or not self.record:
