@@ -74,8 +74,10 @@ lab: $(STUDENT_VENV)  ## open JupyterLab on the course, starting at the first le
 # and the modules that share Unix accounts, a student's name or the built site in one.
 TEST_WORKERS ?= 2
 
+# Each test's seconds, setup and teardown included, go to artifacts/suite/junit.xml: where
+# the suite's time goes, test by test and module by module, beyond the slowest 25 it lists.
 test: venv lint  ## run the whole suite (lint, unit, property, nbgrader, browser)
-	$(BIN)/python -m pytest --numprocesses=$(TEST_WORKERS)
+	$(BIN)/python -m pytest --numprocesses=$(TEST_WORKERS) --junit-xml=artifacts/suite/junit.xml
 
 .PHONY: test-fast
 # A fast test that needs more than two minutes is a slow one that lacks its marker.
