@@ -1,5 +1,6 @@
 """Grading's kernel manager: ready when the kernel has answered, stopped without idle polls,
-and still honest about a kernel that dies or never answers."""
+and still honest about a kernel that dies or never answers; and grading's Execute on a real
+kernel, whose graded notebook is the same however the kernel's output flushes fell."""
 
 from __future__ import annotations
 
