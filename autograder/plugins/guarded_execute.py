@@ -39,13 +39,15 @@ fails, rebuilds each output from the fields the schema knows, dropping what cann
 repaired. What changed, in words that never repeat the student's own text, goes into the cell
 as a short note (``note_output``) and into ``record`` (the JSON lines ``grade_one`` reads to
 ask a person to look). ``well_formed_metadata`` bounds a notebook's metadata the same way (a
-widget state is the kernel's too).
+widget state is the kernel's too). Then ``merged_streams`` makes each run of printed output
+one output per stream, so that where the kernel's flushes fell (with the machine's load)
+never changes the graded notebook or the feedback page of the same answer.
 
 But: a single cell that loops is nbgrader's timeout's business (``ExecutePreprocessor.timeout``
 in ``nbgrader_config.py``; ``cell_timeout`` reads it for the other steps), memory is limited by
 the kernels' sandbox, nothing here grades or trims cells (``lessons`` does that), and every
-well-formed output is kept as it is (``PlainOutputs`` and ``MarkupAsText`` decide later what
-of it may be shown); the prompt kernel classes only shorten waiting for a kernel.
+well-formed output is kept, its text as sent (``PlainOutputs`` and ``MarkupAsText`` decide
+later what of it may be shown); the prompt kernel classes only shorten waiting for a kernel.
 
 >>> from nbformat.v4 import new_code_cell
 >>> cell = new_code_cell("forge()")
