@@ -197,20 +197,22 @@ def test_killed_mid_rush_and_restarted_every_newest_entry_is_graded_once(
 def hold_busy(root: Path, seconds: float) -> None:
     """Hold the gradebook's write lock, as a writer beside the service does (the Formgrader
     saving a hand grade, if slowly), until a grading has finished and waits to be merged,
-    then ``seconds`` longer; then let go."""
+    then ``seconds`` longer; then let go. A grading counts as waiting once it has stayed done
+    and unmerged for two looks: its ``done`` is when it ended in the worker, which may be
+    before the lock was taken, and a merge under way when it was is over in milliseconds."""
     queue = root / STATE_FOLDER / "queue.db"
     with contextlib.closing(sqlite3.connect(root / "gradebook.db", timeout=30)) as db:
         db.execute("BEGIN EXCLUSIVE")
-        since, deadline = time.time(), time.monotonic() + 300
+        deadline, seen = time.monotonic() + 300, set()
         while time.monotonic() < deadline:
             with contextlib.closing(sqlite3.connect(f"file:{queue}?mode=ro", uri=True)) as store:
                 waiting = store.execute(
-                    "SELECT COUNT(*) FROM timing WHERE done > ? "
-                    "AND (merged IS NULL OR merged < done)",
-                    (since,),
-                ).fetchone()[0]
-            if waiting:
+                    "SELECT name FROM timing WHERE done IS NOT NULL "
+                    "AND (merged IS NULL OR merged < done)"
+                ).fetchall()
+            if seen & set(waiting):
                 break
+            seen = set(waiting)
             time.sleep(0.2)
         time.sleep(seconds)
         db.rollback()

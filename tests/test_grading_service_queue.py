@@ -10,17 +10,20 @@ unless the gradebook already holds its copy (then it counts as graded, once). Wi
 nbgrader's ``before_duedate``, the newest entry on time is the one queued.
 Started before the release, the service waits for inbound.
 ``grading-status`` reads it all. The class summary is written in a thread, one at a time,
-the last ask kept, a failure said.
+the last ask kept, a failure said. A grading done while another writer holds the gradebook
+past the merge's wait is merged at a later look, its student's next entry waiting behind it.
 
 But: nothing is graded (``test_grading_service`` grades, is killed and restarts).
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import os
 import pwd
 import shutil
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -32,7 +35,9 @@ from nbgrader.api import Gradebook
 from traitlets.config import Config
 
 from autograder.course import course_config
+from autograder.grading import gradebook_rows
 from autograder.grading import service as grading_service
+from autograder.grading.gradebook_rows import StudentResult, student_rows
 from autograder.grading.options import GradingOptions
 from autograder.grading.service import (
     GRADING,
@@ -106,7 +111,7 @@ def look(run: Service) -> dict[str, tuple[str, str]]:
     """One look at inbound, as ``step`` takes it (nothing is graded); each entry's state."""
     run.scan()
     for student in sorted({e.student for e in run.store.entries("waiting")}):
-        run.take(student)
+        run.take_or_hold(student)
     return {e.name: (e.state, e.reason) for e in run.store.entries()}
 
 
@@ -339,6 +344,41 @@ def test_no_entry_of_a_student_can_stop_the_service(root: Path) -> None:
     run.take_or_hold("cyd")
     held = {e.name: (e.state, e.reason) for e in run.store.entries(student="cyd")}
     assert held[cyd][0] == PERSON and "OSError: no cyd" in held[cyd][1], held
+
+
+def test_a_grading_the_gradebook_is_too_busy_to_take_is_merged_at_a_later_look(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The Formgrader saving a hand grade slowly once stopped the service: its merge waited
+    60 s, then sqlite3's 'database is locked' ended the whole service (and a collect that
+    met it sent the entry to a person). Now the result is kept and merged at a later look,
+    the collect is tried again, and the student's newer entry waits behind the first."""
+    monkeypatch.setattr(gradebook_rows, "MERGE_WAIT_SECONDS", 0.2)
+    rows = student_rows(root / "gradebook.db", "bpe", "cy")  # no rows yet: a merge all the same
+    result = StudentResult("cy", graded=True, jailed=True, seconds=1.0, rows=rows)
+    monkeypatch.setattr(grading_service, "grade_task", lambda *args: result)
+    run = service(root)
+    first = file_entry(root, "cy", 5)
+    look(run)
+    with contextlib.closing(sqlite3.connect(root / "gradebook.db")) as formgrader:
+        formgrader.execute("BEGIN EXCLUSIVE")
+        run.grade(None, tmp_path)
+        newer = file_entry(root, "cy", 1, text='{"newer": 1}')
+        look(run)
+        run.grade(None, tmp_path)
+        states = {e.name: (e.state, e.gradings) for e in run.store.entries()}
+        assert states == {first: (GRADING, 0), newer: ("waiting", 0)}, states
+        formgrader.rollback()
+    said = capsys.readouterr()
+    assert "cy's grading waits to be merged: another writer" in said.out, said
+    assert "cy's entries wait: another writer" in said.err, said
+    look(run)
+    run.grade(None, tmp_path)  # cy's first grading is not merged yet: the newer one waits
+    assert {e.name: e.state for e in run.store.entries()} == {first: GRADING, newer: QUEUED}
+    run.collect_results()
+    run.grade(None, tmp_path)
+    states = {e.name: (e.state, e.gradings) for e in run.store.entries()}
+    assert states == {first: ("graded", 1), newer: ("graded", 1)}, states
 
 
 def test_the_service_reads_jupyters_settings_under_the_courses_and_vets_config_files(

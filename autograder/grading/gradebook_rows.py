@@ -97,6 +97,11 @@ def student_rows(db_path: Path, assignment: str, student: str) -> Rows:
         return rows
 
 
+# How long a merge waits for another writer (the Formgrader saving a hand grade) to let go of
+# the class gradebook; past it, sqlite3 says the database is locked.
+MERGE_WAIT_SECONDS = 60.0
+
+
 # What a person gives in the Formgrader (or with nbgrader's API), kept across regrades.
 _BY_HAND = {
     "grade": ("manual_score", "extra_credit"),
@@ -154,7 +159,7 @@ def merge_student(class_db: Path, assignment: str, student: str, rows: Rows) -> 
     ``add_submission`` with new ids, then each hand mark), so a Formgrader reading the class
     gradebook meanwhile would see a student half replaced, hand marks missing.
     """
-    with contextlib.closing(sqlite3.connect(class_db, timeout=60)) as db, db:
+    with contextlib.closing(sqlite3.connect(class_db, timeout=MERGE_WAIT_SECONDS)) as db, db:
         ensure_indexes(db)
         marks = hand_marks(db, assignment, student)
         for table, own in reversed(_OWN_ROWS.items()):  # children first

@@ -431,6 +431,16 @@ def gradebook_time(course_root: Path, student: str) -> datetime.datetime | None:
             return None
 
 
+BUSY_GRADEBOOK = "another writer (the Formgrader?) holds the gradebook; tried at the next look"
+
+
+def gradebook_busy(error: BaseException) -> bool:
+    """Whether ``error`` is SQLite's word that another writer held the gradebook too long: a
+    wait, not a fault of the entry or the grading."""
+    cause = getattr(error, "orig", error)  # SQLAlchemy's error wraps sqlite3's
+    return isinstance(cause, sqlite3.OperationalError) and str(cause) == "database is locked"
+
+
 class Service:
     """One run of the grading service: its store, its settings and what is being graded."""
 
@@ -445,6 +455,8 @@ class Service:
         self.running: dict[Future[StudentResult], str] = {}  # grading task -> entry name
         self.unreadable: set[str] = set()  # entry names said to be no text, said once
         self.finished_at: dict[Future[StudentResult], float] = {}  # grading -> when it ended
+        # Gradings done but not yet merged: another writer held the gradebook too long.
+        self.unmerged: dict[str, StudentResult] = {}  # entry name -> its result
         self.wake = threading.Event()  # set when a grading ends
         self.stopping = threading.Event()  # set by SIGTERM or a first Ctrl-C
         # The hourly limit's clock: this process's, never a file's time a student could set.
@@ -464,6 +476,9 @@ class Service:
             future.cancel()
             self.store.set(name, QUEUED, "queued again: the service was stopped")
         self.running.clear()
+        for name in self.unmerged:
+            self.store.set(name, QUEUED, "queued again: the gradebook was busy at the stop")
+        self.unmerged.clear()
 
     def resume(self) -> None:
         """After a stop: an entry left grading is graded if the gradebook holds its copy
@@ -527,8 +542,8 @@ class Service:
         return False
 
     def busy(self) -> set[str]:
-        """Students whose grading runs now."""
-        return {self.student_of(name) for name in self.running.values()}
+        """Students whose grading runs now, or waits to be merged."""
+        return {self.student_of(name) for name in [*self.running.values(), *self.unmerged]}
 
     def student_of(self, name: str) -> str:
         parts = entry_parts(name)
@@ -585,6 +600,9 @@ class Service:
         try:
             self.take(student)
         except Exception as error:  # noqa: BLE001 - one student's entry, never the class
+            if gradebook_busy(error):  # not the entry's fault: taken at the next look
+                print(f"{student}'s entries wait: {BUSY_GRADEBOOK}", file=sys.stderr, flush=True)
+                return
             why = f"collecting it failed ({type(error).__name__}: {error}); see the log"
             for entry in self.store.entries(WAITING, student=student):
                 self.store.set(entry.name, PERSON, why[:500])
@@ -610,7 +628,8 @@ class Service:
             if client is None:  # in this process: the result comes at once
                 result = grade_task(self.options, entry.student, template)
                 self.store.mark(entry.name, "done", worker=result.seconds)
-                self.finish(entry.name, result)
+                self.unmerged[entry.name] = result
+                self.merge_finished()
                 continue
             key = f"serve-{entry.student}-{uuid.uuid4().hex[:8]}"
             future = client.submit(grade_task, self.options, entry.student, template, key=key)
@@ -697,12 +716,28 @@ class Service:
             future.release()
             when = self.finished_at.pop(future, None)
             self.store.mark(name, "done", when, worker=result.seconds)
-            self.finish(name, result)
+            self.unmerged[name] = result
+        self.merge_finished()
 
-    def finish(self, name: str, result: StudentResult) -> None:
-        """Merge one grading (this process is the gradebook's one writer); record it."""
+    def merge_finished(self) -> None:
+        """Merge each finished grading, oldest first; one the gradebook is too busy to take
+        waits for the next look (its student's next entry waits with it)."""
+        for name, result in list(self.unmerged.items()):
+            if not self.finish(name, result):
+                return  # still held: the rest would each wait as long
+            del self.unmerged[name]
+
+    def finish(self, name: str, result: StudentResult) -> bool:
+        """Merge one grading (this process is the gradebook's one writer) and record it; False,
+        and nothing changed, when another writer held the gradebook past the merge's wait."""
         began = time.perf_counter()
-        merged = merge_result(self.root, result)
+        try:
+            merged = merge_result(self.root, result)
+        except sqlite3.OperationalError as error:
+            if not gradebook_busy(error):
+                raise
+            print(f"{result.student}'s grading waits to be merged: {BUSY_GRADEBOOK}", flush=True)
+            return False
         save_grading_results(self.root, [merged])
         self.store.mark(name, "merged", merge=time.perf_counter() - began)
         entry_seen = next(e.seen for e in self.store.entries(GRADING) if e.name == name)
@@ -722,6 +757,7 @@ class Service:
                 "entry was found",
                 flush=True,
             )
+        return True
 
     def idle(self) -> bool:
         """Nothing waits, is queued or grading, and no feedback waits to be released (held
