@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import copy
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import nbformat
 import pytest
 
 from autograder.cells import answer_statements, example_calls
+from autograder.sandbox import judge_answers
 from autograder.sandbox.judge_answers import exercises_of, judge_notebook
 from course_fixtures.catalogue import CORRECT, DELEGATING, WRONG
 
@@ -274,6 +276,46 @@ def test_the_same_error_everywhere_is_named_and_flagged_for_a_person(tmp_path: P
     (flag,) = [v["needs_person"] for v in verdicts if v["needs_person"]]
     assert "pair_counts cannot run outside the student's kernel (NameError" in flag
     assert "the judged 0 stands until a person" in flag
+
+
+def test_a_sandbox_that_fails_to_start_is_started_again_then_left_to_a_person(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A child that stops before its first line has run no answer. Once in CI, under load, one
+    exited with status 1 there and a correct train_bpe lost every case. Such a stop is now
+    tried once more; a second one is the judge's failure, in the sandbox's own words, and a
+    person is asked to look."""
+    from autograder.course import SECRET_FILE
+    from autograder.plugins.hidden_tests_outside import JudgeHiddenTests
+
+    name = "merge_pair"
+    notebook = _notebook_with(name, _correct(name))
+    started = tmp_path / "started"
+    fails_once = tmp_path / "judge_child.py"
+    fails_once.write_text(
+        f"import os, sys\nif not os.path.exists({str(started)!r}):\n"
+        f"    open({str(started)!r}, 'w').close()\n    sys.exit('no start this time')\n"
+        + judge_answers.CHILD.read_text()
+    )
+    with monkeypatch.context() as patch:
+        patch.setattr(judge_answers, "CHILD", fails_once)
+        verdicts = judge_notebook(notebook, [EXERCISES[name]], seconds=5, unconfined=True)[0]
+    assert started.exists() and set(verdicts[name].values()) == {""}, verdicts
+
+    # bubblewrap that cannot start at all (a folder to show that is not there), each time.
+    sandbox = judge_answers._answer_sandbox()
+    missing = replace(sandbox, visible=(*sandbox.visible, tmp_path / "not-there"))
+    monkeypatch.setattr(judge_answers, "_answer_sandbox", lambda: missing)
+    record = tmp_path / "verdicts.jsonl"
+    (tmp_path / "source").symlink_to(ROOT / "source")
+    (tmp_path / SECRET_FILE).write_text("term-2\n")
+    step = JudgeHiddenTests(course_root=str(tmp_path), record=str(record), seconds=5)
+    step.preprocess(notebook, {"unique_key": EXERCISES[name].notebook})
+    lines = [json.loads(line) for line in record.read_text().splitlines()]
+    mine = [v for v in lines if v["cell"].startswith(f"test_{name}_")]
+    assert mine and all(v["needs_person"] for v in mine), mine
+    said = mine[0]["needs_person"]
+    assert "JudgeUnavailableError: it stopped twice before any answer ran: bwrap:" in said, said
 
 
 @pytest.mark.parametrize(

@@ -100,11 +100,16 @@ def _decode(text: str, args: tuple) -> Outcome:
     return Outcome(value=value, error=error, after=tuple(after))
 
 
+class JudgeUnavailableError(RuntimeError):
+    """The sandbox stopped twice before any answer ran in it: not the student's doing."""
+
+
 def _run_child(
     job: dict, plan: list, seconds: float, memory_gb: float, sandbox: Sandbox | None, until: float
-) -> tuple[list[dict], str]:
-    """Run one child on ``job`` and the cases of ``plan``; return the lines it wrote and why
-    it did not finish cleanly ("" if it did). Without ``sandbox``, only its own limits hold."""
+) -> tuple[list[dict], str, str]:
+    """Run one child on ``job`` and the cases of ``plan``; return the lines it wrote, why it
+    did not finish cleanly ("" if it did) and the end of what it said on stderr before any
+    answer ran. Without ``sandbox``, only its own limits hold."""
     with tempfile.TemporaryDirectory(prefix="judge-sandbox-") as home, contextlib.ExitStack() as on:
         env = {"PATH": "/usr/bin:/bin", "HOME": home, "LANG": "C.UTF-8", "TMPDIR": home}
         # The child's own file is in a folder the child cannot see: pass its text instead. It
@@ -124,7 +129,7 @@ def _run_child(
             env=env,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
             start_new_session=True,
             pass_fds=fds,
         )
@@ -134,13 +139,24 @@ def _run_child(
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(child.pid, signal.SIGKILL)
             child.wait()
+            said = _what_is_there(child.stderr)
     code = child.returncode
     if timed_out:
-        return lines, f"TimeLimit: did not finish within {seconds:.0f} s"
+        return lines, f"TimeLimit: did not finish within {seconds:.0f} s", said
     if code < 0:
         killed = signal.Signals(-code).name
-        return lines, f"SandboxStopped: the process was killed by signal {killed}"
-    return lines, f"SandboxStopped: the process exited with status {code}" if code else ""
+        return lines, f"SandboxStopped: the process was killed by signal {killed}", said
+    return lines, f"SandboxStopped: the process exited with status {code}" if code else "", said
+
+
+def _what_is_there(pipe: Any) -> str:
+    """The end of what is in ``pipe`` now, without waiting for more; the pipe is closed. The
+    child sends stderr to /dev/null before any answer runs, so nothing here is a student's."""
+    fd = pipe.fileno()
+    os.set_blocking(fd, False)
+    with contextlib.suppress(BlockingIOError), pipe:
+        return " ".join(os.read(fd, 1 << 16).decode(errors="replace").split())[-300:]
+    return ""
 
 
 def _read_lines(
@@ -296,6 +312,7 @@ def run_answers(
     steps = sum(1 + len(pending(name)) for name in todo)
     start = time.monotonic()
     until = start + _STARTUP_SECONDS + (seconds + _RESTART_SECONDS) * steps
+    failed_start = ""  # what a child stopped before its first line said (or why it stopped)
     while todo:
         job = dict(tools)
         job["exercises"] = [
@@ -314,7 +331,16 @@ def run_answers(
             for name in todo:
                 _fail_rest(results, cases, name, pending(name), reason)
             break
-        lines, why = _run_child(job, _plan(job, cases), seconds, memory_gb, sandbox, until)
+        lines, why, said = _run_child(job, _plan(job, cases), seconds, memory_gb, sandbox, until)
+        # Stopped before its first line, so before any answer ran: not the student's doing.
+        # (Out of time is left to the rule below: the answers before may have used it up.)
+        if why.startswith("SandboxStopped") and not lines:
+            if failed_start:
+                said = said or failed_start
+                raise JudgeUnavailableError(f"it stopped twice before any answer ran: {said}")
+            failed_start = said or why
+            until += _STARTUP_SECONDS  # the new start's own time, not the answers'
+            continue
         started: set[str] = set()
         for line in lines:
             name, group, index = line.get("name"), line.get("group"), line.get("index")

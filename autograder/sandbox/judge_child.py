@@ -6,7 +6,8 @@ private name, so this process calls the very ``run_case`` the hidden tests call)
 engine's parts to refuse, and per exercise the student's statements and the indices of its
 cases by group; then the cases, a line each. It writes one JSON line per case, on a copy of
 stdout made before any student code ran, and the step lines ``judge_answers._plan`` lists.
-Before any student code runs, ``bpe_course.engine`` is replaced by a stand-in that refuses.
+Before any student code runs, ``bpe_course.engine`` is replaced by a stand-in that refuses,
+and stderr (where only a failure to start can have been written) goes to /dev/null.
 
 But: it judges nothing, and uses only the standard library, run as ``python -I``.
 """
@@ -110,6 +111,9 @@ def main() -> None:
     sys.modules[outcomes.__name__] = outcomes  # dataclasses look their module up while built
     exec(compile(job["outcomes_src"], "<_sandbox_outcomes>", "exec"), outcomes.__dict__)
     refuse_engine(job["engine_modules"], job["engine_parts"])
+    # stderr has said only why this process could not start; what answers write is dropped.
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
+    sys.stderr = open(os.devnull, "w")  # noqa: SIM115
 
     def send(line: dict) -> None:
         results.write(json.dumps(line) + "\n")
