@@ -213,7 +213,8 @@ FORGER = (
 LINES = [b"not json", b"[1, 2]", b'{"name": ["x"], "group": "core", "index": 0, "outcome": "1"}',
          b'{"start": 5}', b'{"name": "merge_pair", "group": "core", "index": "0", "outcome": 1}',
          b'{"name": "merge_pair", "group": "core", "index": 99, "outcome": "[1, null, []]"}',
-         b'{"setup": "x", "name": "merge_pair", "group": "core", "index": "0", "outcome": "1"}']
+         b'{"setup": "x", "name": "merge_pair", "group": "core", "index": "0", "outcome": "1"}',
+         b'{"ready": true}']
 for line in LINES:
     send(line)
 def pair_counts(words):
@@ -225,6 +226,30 @@ def pair_counts(words):
 def test_forged_result_lines_are_ignored_not_fatal() -> None:
     outcomes = _run(FORGER)
     assert outcomes["pair_counts"]["core"][0].value == {}
+    assert _honest_ok(outcomes)
+
+
+# Reads back, through /proc, every line the child has written and the parent has not yet
+# read (its "setup" line among them), then stops as if the sandbox had never started.
+TAKE_OWN_LINES_AND_STOP = """
+import os
+for fd in range(3, 40):
+    try:
+        taken = os.open(f"/proc/self/fd/{fd}", os.O_RDONLY | os.O_NONBLOCK)
+        os.read(taken, 1 << 16)
+    except OSError:
+        pass
+os._exit(1)
+"""
+
+
+def test_an_answer_that_stops_as_if_the_sandbox_never_started_is_not_run_again() -> None:
+    """A child stopped before its "ready" line ran no answer and is started again (twice: a
+    person looks). An answer that hides its child's lines and stops cannot pass for that:
+    the parent read "ready" before it sent the answer, so the stop is the answer's."""
+    outcomes = _run(TAKE_OWN_LINES_AND_STOP)
+    (got,) = outcomes["pair_counts"]["core"]
+    assert got.error and got.error.startswith("SandboxStopped"), got
     assert _honest_ok(outcomes)
 
 

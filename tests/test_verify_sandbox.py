@@ -316,6 +316,10 @@ def test_a_sandbox_that_fails_to_start_is_started_again_then_left_to_a_person(
     assert mine and all(v["needs_person"] for v in mine), mine
     said = mine[0]["needs_person"]
     assert "JudgeUnavailableError: it stopped twice before any answer ran: bwrap:" in said, said
+    # What the student reads in the cell says a person will look, not this machine's paths.
+    failures = [o for c in notebook.cells for o in c.get("outputs", []) if "evalue" in o]
+    shown = {o.evalue for o in failures if "judge could not run" in o.evalue}
+    assert shown and not any("bwrap" in text or str(tmp_path) in text for text in shown), shown
 
 
 @pytest.mark.parametrize(

@@ -97,8 +97,13 @@ class JudgeHiddenTests(NbGraderPreprocessor):
         try:
             verdicts, findings = judge_notebook(nb, mine, secret, seconds, memory_gb, unconfined)
         except Exception as error:  # the judge's own failure: 0 for now, and a person looks
-            broken = f"the judge could not run ({type(error).__name__}: {error})"[:200]
-            verdicts = {e.name: dict.fromkeys(e.cells, broken) for e in mine}
+            # The student reads the cell's verdict; the error's words (paths of this machine,
+            # the sandbox's own messages) are for the person only.
+            said = f"the judge could not run ({type(error).__name__}"
+            verdicts = {
+                e.name: dict.fromkeys(e.cells, f"{said}); a person will look") for e in mine
+            }
+            broken = f"{said}: {error})"[:300]
             findings = Findings()
         cells = {_grade_id(cell): cell for cell in nb.cells if _is_graded(cell)}
         lines = []

@@ -196,13 +196,17 @@ def _read_lines(
                 lines.append(line)
 
 
+READY = {"ready": True}  # the child's first line: it has started, and waits for its job
+
+
 class _Feed:
-    """The child's stdin: the job's line, then each case of the plan when its turn comes: once
-    the line before it (its group's step line, or the previous case's outcome) has come, so the
-    child never holds more than the case it runs."""
+    """The child's stdin: the job's line once the child says it is ready (so a child that
+    stopped before that line never had an answer to run), then each case of the plan when its
+    turn comes: once the line before it (its group's step line, or the previous case's
+    outcome) has come, so the child never holds more than the case it runs."""
 
     def __init__(self, fd: int, job: bytes, plan: list) -> None:
-        self.fd, self.out, self.plan = fd, job, iter(plan)
+        self.fd, self.out, self.job, self.plan = fd, b"", job, iter(plan)
         self.next = next(self.plan, None)
         self.running: tuple | None = None  # (name, group, index) of the case sent last
         self.watched = self.gone = False
@@ -211,6 +215,12 @@ class _Feed:
     def heard(self, line: dict) -> bool:
         """False for a step line other than the one that comes next (the answer wrote it): it
         is dropped. Every other line is heard, and may let the next case go (see the class)."""
+        if line == READY:  # once: the answers' code comes with the job
+            if not self.job:
+                return False
+            self.out, self.job = self.job, b""
+            self.write()
+            return True
         if "start" in line or "setup" in line:
             if line != self.next:
                 return False
@@ -272,7 +282,7 @@ def _parse_line(raw: bytes) -> dict | None:
         return None
     # A step's line keeps only its own key (other keys of it would go unchecked), and
     # _Feed.heard takes it only where it is, to the letter, the step line the plan expects.
-    for step in ("setup", "start"):
+    for step in ("ready", "setup", "start"):
         if step in line:
             return {step: line[step]}
     typed = {"name": str, "group": str, "index": int, "outcome": str}
@@ -332,9 +342,9 @@ def run_answers(
                 _fail_rest(results, cases, name, pending(name), reason)
             break
         lines, why, said = _run_child(job, _plan(job, cases), seconds, memory_gb, sandbox, until)
-        # Stopped before its first line, so before any answer ran: not the student's doing.
-        # (Out of time is left to the rule below: the answers before may have used it up.)
-        if why.startswith("SandboxStopped") and not lines:
+        # Stopped before it was ready, so before it was sent any answer: not the student's
+        # doing. (Out of time is left to the rule below: earlier answers may have used it up.)
+        if why.startswith("SandboxStopped") and READY not in lines:
             if failed_start:
                 said = said or failed_start
                 raise JudgeUnavailableError(f"it stopped twice before any answer ran: {said}")

@@ -1,13 +1,14 @@
 """The program that runs inside the judge's sandbox: it defines a student's answer and calls it.
 
-It first limits itself (memory, as its one argument says; file size; no core files), then
-reads one JSON job line on stdin: the text of ``bpe_course/outcomes.py`` (loaded under a
-private name, so this process calls the very ``run_case`` the hidden tests call), the
-engine's parts to refuse, and per exercise the student's statements and the indices of its
-cases by group; then the cases, a line each. It writes one JSON line per case, on a copy of
-stdout made before any student code ran, and the step lines ``judge_answers._plan`` lists.
-Before any student code runs, ``bpe_course.engine`` is replaced by a stand-in that refuses,
-and stderr (where only a failure to start can have been written) goes to /dev/null.
+It first limits itself (memory, as its one argument says; file size; no core files) and
+says it is ready (the parent sends nothing before), then reads one JSON job line on stdin:
+the text of ``bpe_course/outcomes.py`` (loaded under a private name, so this process calls
+the very ``run_case`` the hidden tests call), the engine's parts to refuse, and per exercise
+the student's statements and the indices of its cases by group; then the cases, a line each.
+It writes one JSON line per case, on a copy of stdout made before any student code ran, and
+the step lines ``judge_answers._plan`` lists. Before any student code runs,
+``bpe_course.engine`` is replaced by a stand-in that refuses, and stderr (where only a
+failure to start can have been written) goes to /dev/null.
 
 But: it judges nothing, and uses only the standard library, run as ``python -I``.
 """
@@ -97,11 +98,17 @@ def run_one(
 
 def main() -> None:
     limit_self(int(sys.argv[1]))  # no argument, no run: never without the limits
-    # The job, then each case when its turn comes: the parent sends the next case only after
+    results = os.fdopen(os.dup(1), "w", buffering=1)
+
+    def send(line: dict) -> None:
+        results.write(json.dumps(line) + "\n")
+
+    # Ready: only now is the job sent, so a stop before this line ran no answer. Then the
+    # job, then each case when its turn comes: the parent sends the next case only after
     # this one's outcome, so this process never holds another case, group or expected result.
+    send({"ready": True})
     cases_in = os.fdopen(os.dup(0), "rb")
     job = json.loads(cases_in.readline())
-    results = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
     os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
     sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
@@ -114,9 +121,6 @@ def main() -> None:
     # stderr has said only why this process could not start; what answers write is dropped.
     os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
     sys.stderr = open(os.devnull, "w")  # noqa: SIM115
-
-    def send(line: dict) -> None:
-        results.write(json.dumps(line) + "\n")
 
     for exercise in job["exercises"]:
         name = exercise["name"]
