@@ -351,34 +351,46 @@ def test_a_grading_the_gradebook_is_too_busy_to_take_is_merged_at_a_later_look(
 ) -> None:
     """The Formgrader saving a hand grade slowly once stopped the service: its merge waited
     60 s, then sqlite3's 'database is locked' ended the whole service (and a collect that
-    met it sent the entry to a person). Now the result is kept and merged at a later look,
-    the collect is tried again, and the student's newer entry waits behind the first."""
+    met it sent the entry to a person). Now the result is kept and merged at a later look
+    (one try a look), the collect is tried again, and the student's newer entry waits
+    behind the first, so the older grading can never be merged over the newer."""
     monkeypatch.setattr(gradebook_rows, "MERGE_WAIT_SECONDS", 0.2)
-    rows = student_rows(root / "gradebook.db", "bpe", "cy")  # no rows yet: a merge all the same
-    result = StudentResult("cy", graded=True, jailed=True, seconds=1.0, rows=rows)
-    monkeypatch.setattr(grading_service, "grade_task", lambda *args: result)
+    formgrader = sqlite3.connect(root / "gradebook.db")
+    graded: list[str] = []
+    rows = student_rows(root / "gradebook.db", "bpe", "cy")  # none yet: merged all the same
+
+    def grade_task(options: GradingOptions, student: str, template: Path) -> StudentResult:
+        if not graded:  # the Formgrader begins a long save while the first grading runs
+            formgrader.execute("BEGIN EXCLUSIVE")
+        graded.append(student)
+        return StudentResult(student, graded=True, jailed=True, seconds=1.0, rows=rows)
+
+    monkeypatch.setattr(grading_service, "grade_task", grade_task)
     run = service(root)
     first = file_entry(root, "cy", 5)
-    look(run)
-    with contextlib.closing(sqlite3.connect(root / "gradebook.db")) as formgrader:
-        formgrader.execute("BEGIN EXCLUSIVE")
-        run.grade(None, tmp_path)
-        newer = file_entry(root, "cy", 1, text='{"newer": 1}')
-        look(run)
-        run.grade(None, tmp_path)
-        states = {e.name: (e.state, e.gradings) for e in run.store.entries()}
-        assert states == {first: (GRADING, 0), newer: ("waiting", 0)}, states
-        formgrader.rollback()
-    said = capsys.readouterr()
-    assert "cy's grading waits to be merged: another writer" in said.out, said
-    assert "cy's entries wait: another writer" in said.err, said
-    look(run)
-    run.grade(None, tmp_path)  # cy's first grading is not merged yet: the newer one waits
-    assert {e.name: e.state for e in run.store.entries()} == {first: GRADING, newer: QUEUED}
-    run.collect_results()
-    run.grade(None, tmp_path)
+    run.step(None, tmp_path)
+    newer = file_entry(root, "cy", 1, text='{"newer": 1}')
+    run.step(None, tmp_path)  # the merge is tried again; cy's newer entry is not taken
     states = {e.name: (e.state, e.gradings) for e in run.store.entries()}
-    assert states == {first: ("graded", 1), newer: ("graded", 1)}, states
+    assert states == {first: (GRADING, 0), newer: ("waiting", 0)}, states
+    assert capsys.readouterr().out.count("cy's grading waits to be merged: another writer") == 2
+    dee = file_entry(root, "dee", 3, text='{"dee": 1}')
+    look(run)  # dee's collect meets the lock: dee's entry waits, for nobody in person
+    assert "dee's entries wait: another writer" in capsys.readouterr().err
+    assert {e.name: e.state for e in run.store.entries(student="dee")} == {dee: "waiting"}
+    formgrader.rollback()
+    formgrader.close()
+
+    run.step(None, tmp_path)
+    states = {e.name: (e.state, e.gradings) for e in run.store.entries()}
+    assert states == {first: ("graded", 1), newer: ("graded", 1), dee: ("graded", 1)}, states
+    assert graded == ["cy", "cy", "dee"], graded
+    queue = state_folder(root, root / ".exchange") / "queue.db"
+    with contextlib.closing(sqlite3.connect(queue)) as db:
+        timing = {n: row for n, *row in db.execute("SELECT name, started, merged FROM timing")}
+        (waited,) = db.execute("SELECT merge_seconds FROM timing WHERE name = ?", (first,))
+    assert timing[first][1] <= timing[newer][0], timing  # merged before the newer one began
+    assert waited[0] >= 0.4, waited  # both refused tries count in its merge's time
 
 
 def test_the_service_reads_jupyters_settings_under_the_courses_and_vets_config_files(

@@ -457,6 +457,8 @@ class Service:
         self.finished_at: dict[Future[StudentResult], float] = {}  # grading -> when it ended
         # Gradings done but not yet merged: another writer held the gradebook too long.
         self.unmerged: dict[str, StudentResult] = {}  # entry name -> its result
+        self.merge_began: dict[str, float] = {}  # entry name -> its first try's perf_counter
+        self.gradebook_held = False  # a merge met the lock this look: none waits again
         self.wake = threading.Event()  # set when a grading ends
         self.stopping = threading.Event()  # set by SIGTERM or a first Ctrl-C
         # The hourly limit's clock: this process's, never a file's time a student could set.
@@ -479,6 +481,7 @@ class Service:
         for name in self.unmerged:
             self.store.set(name, QUEUED, "queued again: the gradebook was busy at the stop")
         self.unmerged.clear()
+        self.merge_began.clear()
 
     def resume(self) -> None:
         """After a stop: an entry left grading is graded if the gradebook holds its copy
@@ -721,25 +724,27 @@ class Service:
 
     def merge_finished(self) -> None:
         """Merge each finished grading, oldest first; one the gradebook is too busy to take
-        waits for the next look (its student's next entry waits with it)."""
+        waits for the next look (its student's next entry waits with it). Once a merge has
+        met the lock, none is tried again in the same look: each try waits a minute."""
         for name, result in list(self.unmerged.items()):
-            if not self.finish(name, result):
-                return  # still held: the rest would each wait as long
+            if self.gradebook_held or not self.finish(name, result):
+                return
             del self.unmerged[name]
 
     def finish(self, name: str, result: StudentResult) -> bool:
         """Merge one grading (this process is the gradebook's one writer) and record it; False,
         and nothing changed, when another writer held the gradebook past the merge's wait."""
-        began = time.perf_counter()
+        self.merge_began.setdefault(name, time.perf_counter())  # its failed waits count too
         try:
             merged = merge_result(self.root, result)
         except sqlite3.OperationalError as error:
             if not gradebook_busy(error):
                 raise
+            self.gradebook_held = True
             print(f"{result.student}'s grading waits to be merged: {BUSY_GRADEBOOK}", flush=True)
             return False
         save_grading_results(self.root, [merged])
-        self.store.mark(name, "merged", merge=time.perf_counter() - began)
+        self.store.mark(name, "merged", merge=time.perf_counter() - self.merge_began.pop(name))
         entry_seen = next(e.seen for e in self.store.entries(GRADING) if e.name == name)
         waited = time.time() - entry_seen
         if result.stopped:
@@ -771,6 +776,7 @@ class Service:
 
     def step(self, client: Client | None, template: Path) -> None:
         """One look at inbound: record, then for each student collect, grade; merge."""
+        self.gradebook_held = False  # a merge the gradebook refused last look is tried again
         self.scan()
         self.collect_results()
         self.release_held()
