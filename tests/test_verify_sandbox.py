@@ -278,13 +278,14 @@ def test_the_same_error_everywhere_is_named_and_flagged_for_a_person(tmp_path: P
     assert "the judged 0 stands until a person" in flag
 
 
+@pytest.mark.parametrize("no_start", ["sys.exit('no start this time')", "time.sleep(60)"])
 def test_a_sandbox_that_fails_to_start_is_started_again_then_left_to_a_person(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    no_start: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A child that stops before its first line has run no answer. Once in CI, under load, one
-    exited with status 1 there and a correct train_bpe lost every case. Such a stop is now
-    tried once more; a second one is the judge's failure, in the sandbox's own words, and a
-    person is asked to look."""
+    """A child that stops, or hangs, before its "ready" line has run no answer. Once in CI,
+    under load, one exited with status 1 there and a correct train_bpe lost every case. Such
+    a child is now started again; a second stop is the judge's failure, in the sandbox's own
+    words, and a person is asked to look."""
     from autograder.course import SECRET_FILE
     from autograder.plugins.hidden_tests_outside import JudgeHiddenTests
 
@@ -293,13 +294,13 @@ def test_a_sandbox_that_fails_to_start_is_started_again_then_left_to_a_person(
     started = tmp_path / "started"
     fails_once = tmp_path / "judge_child.py"
     fails_once.write_text(
-        f"import os, sys\nif not os.path.exists({str(started)!r}):\n"
-        f"    open({str(started)!r}, 'w').close()\n    sys.exit('no start this time')\n"
+        f"import os, sys, time\nif not os.path.exists({str(started)!r}):\n"
+        f"    open({str(started)!r}, 'w').close()\n    {no_start}\n"
         + judge_answers.CHILD.read_text()
     )
     with monkeypatch.context() as patch:
         patch.setattr(judge_answers, "CHILD", fails_once)
-        verdicts = judge_notebook(notebook, [EXERCISES[name]], seconds=5, unconfined=True)[0]
+        verdicts = judge_notebook(notebook, [EXERCISES[name]], seconds=2, unconfined=True)[0]
     assert started.exists() and set(verdicts[name].values()) == {""}, verdicts
 
     # bubblewrap that cannot start at all (a folder to show that is not there), each time.

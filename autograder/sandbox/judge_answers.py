@@ -342,9 +342,10 @@ def run_answers(
                 _fail_rest(results, cases, name, pending(name), reason)
             break
         lines, why, said = _run_child(job, _plan(job, cases), seconds, memory_gb, sandbox, until)
-        # Stopped before it was ready, so before it was sent any answer: not the student's
-        # doing. (Out of time is left to the rule below: earlier answers may have used it up.)
-        if why.startswith("SandboxStopped") and READY not in lines:
+        # Stopped, or stuck past its own start's time, before it was ready, so before it was
+        # sent any answer: not the student's doing. (Out of the whole call's time is left to
+        # the rule below: the student's earlier answers may have used it up.)
+        if why and READY not in lines and (time.monotonic() < until or "Stopped" in why):
             if failed_start:
                 said = said or failed_start
                 raise JudgeUnavailableError(f"it stopped twice before any answer ran: {said}")
