@@ -214,7 +214,7 @@ LINES = [b"not json", b"[1, 2]", b'{"name": ["x"], "group": "core", "index": 0, 
          b'{"start": 5}', b'{"name": "merge_pair", "group": "core", "index": "0", "outcome": 1}',
          b'{"name": "merge_pair", "group": "core", "index": 99, "outcome": "[1, null, []]"}',
          b'{"setup": "x", "name": "merge_pair", "group": "core", "index": "0", "outcome": "1"}',
-         b'{"ready": true}']
+         b'{"ready": true}', b'{"ready": false}', b'{"ready": null}', b'{"ready": [1]}']
 for line in LINES:
     send(line)
 def pair_counts(words):

@@ -215,8 +215,8 @@ class _Feed:
     def heard(self, line: dict) -> bool:
         """False for a step line other than the one that comes next (the answer wrote it): it
         is dropped. Every other line is heard, and may let the next case go (see the class)."""
-        if line == READY:  # once: the answers' code comes with the job
-            if not self.job:
+        if "ready" in line:  # once, to the letter: the answers' code comes with the job
+            if line != READY or not self.job:
                 return False
             self.out, self.job = self.job, b""
             self.write()
@@ -341,16 +341,18 @@ def run_answers(
             for name in todo:
                 _fail_rest(results, cases, name, pending(name), reason)
             break
+        began = time.monotonic()
         lines, why, said = _run_child(job, _plan(job, cases), seconds, memory_gb, sandbox, until)
         # Stopped, or stuck past its own start's time, before it was ready, so before it was
-        # sent any answer: not the student's doing. (Out of the whole call's time is left to
-        # the rule below: the student's earlier answers may have used it up.)
-        if why and READY not in lines and (time.monotonic() < until or "Stopped" in why):
+        # sent any answer: not the student's doing. (Cut off by the whole call's deadline is
+        # left to the rule below: the student's earlier answers may have used the time up.)
+        own_deadline_first = began + _STARTUP_SECONDS + seconds < until
+        if why and READY not in lines and ("Stopped" in why or own_deadline_first):
             if failed_start:
                 said = said or failed_start
-                raise JudgeUnavailableError(f"it stopped twice before any answer ran: {said}")
+                raise JudgeUnavailableError(f"it failed twice to start, before any answer: {said}")
             failed_start = said or why
-            until += _STARTUP_SECONDS  # the new start's own time, not the answers'
+            until += time.monotonic() - began  # every second of it was the sandbox's, not theirs
             continue
         started: set[str] = set()
         for line in lines:
