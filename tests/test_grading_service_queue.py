@@ -392,6 +392,19 @@ def test_a_grading_the_gradebook_is_too_busy_to_take_is_merged_at_a_later_look(
     assert timing[first][1] <= timing[newer][0], timing  # merged before the newer one began
     assert waited[0] >= 0.4, waited  # both refused tries count in its merge's time
 
+    # Held again: the first collect of a look to meet the lock ends the look's collects.
+    later = [file_entry(root, s, 1, text=f'{{"{s}": 1}}') for s in ("eve", "fay")]
+    with contextlib.closing(sqlite3.connect(root / "gradebook.db")) as formgrader:
+        formgrader.execute("BEGIN EXCLUSIVE")
+        run.step(None, tmp_path)
+        formgrader.rollback()
+    said = capsys.readouterr().err
+    assert "eve's entries wait" in said and "fay's" not in said, said
+    run.step(None, tmp_path)
+    assert {e.name: e.state for e in run.store.entries() if e.name in later} == dict.fromkeys(
+        later, "graded"
+    )
+
 
 def test_the_service_reads_jupyters_settings_under_the_courses_and_vets_config_files(
     root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch

@@ -458,7 +458,7 @@ class Service:
         # Gradings done but not yet merged: another writer held the gradebook too long.
         self.unmerged: dict[str, StudentResult] = {}  # entry name -> its result
         self.merge_began: dict[str, float] = {}  # entry name -> its first try's perf_counter
-        self.gradebook_held = False  # a merge met the lock this look: none waits again
+        self.gradebook_held = False  # a merge or collect met the lock this look: none waits again
         self.wake = threading.Event()  # set when a grading ends
         self.stopping = threading.Event()  # set by SIGTERM or a first Ctrl-C
         # The hourly limit's clock: this process's, never a file's time a student could set.
@@ -604,6 +604,7 @@ class Service:
             self.take(student)
         except Exception as error:  # noqa: BLE001 - one student's entry, never the class
             if gradebook_busy(error):  # not the entry's fault: taken at the next look
+                self.gradebook_held = True
                 print(f"{student}'s entries wait: {BUSY_GRADEBOOK}", file=sys.stderr, flush=True)
                 return
             why = f"collecting it failed ({type(error).__name__}: {error}); see the log"
@@ -776,7 +777,7 @@ class Service:
 
     def step(self, client: Client | None, template: Path) -> None:
         """One look at inbound: record, then for each student collect, grade; merge."""
-        self.gradebook_held = False  # a merge the gradebook refused last look is tried again
+        self.gradebook_held = False  # what met the gradebook's lock last look is tried again
         self.scan()
         self.collect_results()
         self.release_held()
@@ -785,6 +786,8 @@ class Service:
         for student in sorted(waiting - busy):
             if self.stopping.is_set():
                 return
+            if self.gradebook_held:  # each collect would wait for it as long: next look
+                break
             if student in self.busy():  # its queued entry started with an earlier student's
                 continue
             self.take_or_hold(student)
