@@ -101,7 +101,8 @@ def _decode(text: str, args: tuple) -> Outcome:
 
 
 class JudgeUnavailableError(RuntimeError):
-    """The sandbox stopped twice before any answer ran in it: not the student's doing."""
+    """The sandbox failed twice to start (stopped or hung before it was ready, so before it
+    was sent any answer): not the student's doing."""
 
 
 def _run_child(
@@ -322,7 +323,7 @@ def run_answers(
     steps = sum(1 + len(pending(name)) for name in todo)
     start = time.monotonic()
     until = start + _STARTUP_SECONDS + (seconds + _RESTART_SECONDS) * steps
-    failed_start = ""  # what a child stopped before its first line said (or why it stopped)
+    failed_start = ""  # what a child that failed before it was ready said, or why it failed
     while todo:
         job = dict(tools)
         job["exercises"] = [
