@@ -406,6 +406,34 @@ def test_a_grading_the_gradebook_is_too_busy_to_take_is_merged_at_a_later_look(
     )
 
 
+def test_a_release_that_meets_the_gradebooks_lock_is_tried_at_the_next_look_a_few_times(
+    root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With feedback at once, nbgrader's generate_feedback reading a gradebook another writer
+    holds failed for good ("not released"). It is now tried at the next look, three times at
+    most: its words come from a program that reads the student's notebook."""
+    locked = "nbgrader generate_feedback failed: (sqlite3.OperationalError) database is locked"
+    answers = iter([locked, None, locked, locked, locked])
+    monkeypatch.setattr(grading_service, "release_feedback", lambda root, student: next(answers))
+    run = service(root, feedback="at once")
+    names = [file_entry(root, student, 5, text=f'{{"{student}": 1}}') for student in ("cy", "di")]
+    look(run)
+    for name in names:
+        run.store.set_feedback(name, grading_service.PENDING)
+
+    def feedback() -> dict[str, str]:
+        return dict(run.store.db.execute("SELECT name, feedback FROM entry").fetchall())
+
+    run.release(names[0], "cy")
+    assert feedback()[names[0]] == grading_service.PENDING
+    assert "feedback of cy waits: another writer" in capsys.readouterr().err
+    run.release(names[0], "cy")
+    assert feedback()[names[0]] == "released"
+    for _ in range(3):  # locked each time: the third try is the last
+        run.release(names[1], "di")
+    assert feedback()[names[1]] == f"not released: {locked}", feedback()
+
+
 def test_the_service_reads_jupyters_settings_under_the_courses_and_vets_config_files(
     root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

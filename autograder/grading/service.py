@@ -111,6 +111,7 @@ FAILED = (REFUSED, PERSON)  # listed with their reasons by make grading-status a
 NO_QUEUE = "grading service: no queue yet (make grading-service starts one)"
 BY_INSTRUCTOR, AT_ONCE = "when released", "at once"  # GradingService.feedback
 PENDING = "pending"  # an entry's feedback, to be released at once
+RELEASE_TRIES = 3  # looks a release may meet another writer's lock on the gradebook
 # When each step of an entry's way happened (seconds since the epoch; ``seen`` and the merge's
 # ``changed`` are the entry's own): what the service adds to a grading, measured.
 MILESTONES = ("queued", "started", "done", "merged")
@@ -459,6 +460,7 @@ class Service:
         self.unmerged: dict[str, StudentResult] = {}  # entry name -> its result
         self.merge_began: dict[str, float] = {}  # entry name -> its first try's perf_counter
         self.gradebook_held = False  # a merge or collect met the lock this look: none waits again
+        self.release_tries: dict[str, int] = {}  # entry name -> releases that met the lock
         self.wake = threading.Event()  # set when a grading ends
         self.stopping = threading.Event()  # set by SIGTERM or a first Ctrl-C
         # The hourly limit's clock: this process's, never a file's time a student could set.
@@ -803,8 +805,16 @@ class Service:
 
     def release(self, name: str, student: str) -> None:
         """Generate the student's feedback and release it through the exchange
-        (``GradingService.feedback = 'at once'``); a failure is recorded, never retried."""
+        (``GradingService.feedback = 'at once'``). One that met another writer's lock on the
+        gradebook is tried at the next look, at most ``RELEASE_TRIES`` times in all (its words
+        come from a program that reads the student's notebook, and it holds up the releases
+        behind it); any other failure is recorded, never retried."""
         why = release_feedback(self.root, student)
+        tries = self.release_tries.pop(name, 0) + 1
+        if why and "database is locked" in why and tries < RELEASE_TRIES:
+            self.release_tries[name] = tries
+            print(f"feedback of {student} waits: {BUSY_GRADEBOOK}", file=sys.stderr, flush=True)
+            return
         self.store.set_feedback(name, f"not released: {why}" if why else "released")
         if why:
             print(f"feedback of {student} not released: {why}", file=sys.stderr, flush=True)
