@@ -8,7 +8,8 @@ clock without touching anyone's queue, refuse an account's entries past the boun
 nothing before an entry has settled. A restart puts an entry left grading back in the queue
 unless the gradebook already holds its copy (then it counts as graded, once). With
 nbgrader's ``before_duedate``, the newest entry on time is the one queued.
-Started before the release, the service waits for inbound.
+Started before the release, the service waits for inbound; started, it generates nothing
+before its first grading.
 ``grading-status`` reads it all. The class summary is written in a thread, one at a time,
 the last ask kept, a failure said. A grading done while another writer holds the gradebook
 past the merge's wait is merged at a later look, its student's next entry waiting behind it.
@@ -35,7 +36,7 @@ from nbgrader.api import Gradebook
 from traitlets.config import Config
 
 from autograder.course import course_config
-from autograder.grading import gradebook_rows
+from autograder.grading import grade_class, gradebook_rows
 from autograder.grading import service as grading_service
 from autograder.grading.gradebook_rows import StudentResult, student_rows
 from autograder.grading.options import GradingOptions
@@ -404,6 +405,46 @@ def test_a_grading_the_gradebook_is_too_busy_to_take_is_merged_at_a_later_look(
     assert {e.name: e.state for e in run.store.entries() if e.name in later} == dict.fromkeys(
         later, "graded"
     )
+
+
+def test_the_service_generates_nothing_before_its_first_grading(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hub's service starts with the hub, before the instructor generates and releases the
+    assignment. It ran generate_assignment --force as it started, which rewrote release/ while
+    the instructor's release_assignment copied it: students fetched the assignment without its
+    last notebook (CI33). Now the gradebook it grades into is made at its first grading, from
+    the assignment the instructor generated, and release/ is left as the instructor made it."""
+    shutil.copytree(ROOT / "source", root / "source")
+    # The sandbox's probe is test_verify_sandbox's; here only what starting does to the course.
+    monkeypatch.setattr(grade_class, "ready_to_grade", lambda options, process: None)
+    options = GradingOptions(course_root=root, in_process=True, progress=False)
+    masters = sorted(p.stem for p in (root / "source" / "bpe").glob("*.ipynb"))
+    with contextlib.ExitStack() as stack:
+        client, template = grade_class.start_grading(options, stack)
+        assert client is None and not template.exists()
+        assert not (root / "release").exists()
+        assert grade_class.notebooks_missing(root, root / "gradebook.db") == masters
+        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        instructor = [sys.executable, "-m", "nbgrader", "generate_assignment", "bpe"]
+        subprocess.run([*instructor, "--log-level=WARN"], cwd=root, env=env, check=True)
+        released = {p.name: p.stat().st_mtime_ns for p in (root / "release" / "bpe").iterdir()}
+        assert len(released) == len(masters), released
+        held: list[list[str]] = []
+
+        def grade_task(options: GradingOptions, student: str, template: Path) -> StudentResult:
+            held.append(grade_class.notebooks_missing(root, template))
+            return StudentResult(student, graded=True, jailed=True, seconds=1.0)
+
+        monkeypatch.setattr(grading_service, "grade_task", grade_task)
+        run = service(root)
+        run.step(None, template)
+        assert not template.exists() and held == []  # nothing to grade yet
+        file_entry(root, "cy", 5)
+        run.step(None, template)
+    assert held == [[]]  # the gradebook it graded into held every notebook
+    now = {p.name: p.stat().st_mtime_ns for p in (root / "release" / "bpe").iterdir()}
+    assert now == released
 
 
 def test_a_release_that_meets_the_gradebooks_lock_is_tried_at_the_next_look_a_few_times(

@@ -225,11 +225,11 @@ def start_grading(
     options: GradingOptions, stack: contextlib.ExitStack
 ) -> tuple[Client | None, Path]:
     """Everything before the first student is graded, closed by ``stack``: the cluster (None
-    with ``in_process``), every process proved able to grade, the term's cases checked fair,
-    the assignment in the gradebook; returns the client and the empty gradebook each student
-    is graded into. Stops the command (``SystemExit``) saying why when grading cannot start."""
+    with ``in_process``), every process proved able to grade, the term's cases checked fair;
+    returns the client and the path of the empty gradebook each student is graded into, which
+    ``ready_template`` makes. Stops the command (``SystemExit``) saying why when grading
+    cannot start."""
     course_root = options.course_root
-    class_db = class_db_path(course_root)
     if not (options.unconfined or bwrap.available()):
         raise SystemExit(
             f"refusing to grade: {bwrap.why_unavailable()}. Without the sandbox a student's code "
@@ -256,12 +256,21 @@ def start_grading(
     unfair = why_unfair(term_secret(course_root))
     if unfair:
         raise SystemExit(unfair)
-    ensure_assignment(course_root, class_db)
     scratch = Path(tempfile.mkdtemp(prefix="grade-class-", dir=scratch_root(course_root)))
     stack.callback(shutil.rmtree, scratch, ignore_errors=True)
-    template = scratch / "template.db"
-    make_template(class_db, template)
-    return client, template
+    return client, scratch / "template.db"
+
+
+def ready_template(course_root: Path, template: Path) -> Path:
+    """``template`` (``start_grading``'s), made at its first use: the class gradebook, once
+    it holds the assignment (``ensure_assignment``), without its students. Not made before:
+    a hub's service starts before the instructor generates the assignment, and a
+    generate_assignment of its own would rewrite release/ while the instructor releases it."""
+    if not template.exists():
+        class_db = class_db_path(course_root)
+        ensure_assignment(course_root, class_db)
+        make_template(class_db, template)
+    return template
 
 
 def grade_class(options: GradingOptions, students: list[str] | None = None) -> list[StudentResult]:
@@ -286,6 +295,7 @@ def grade_class(options: GradingOptions, students: list[str] | None = None) -> l
         return results
     with contextlib.ExitStack() as stack:
         client, template = start_grading(options, stack)
+        ready_template(course_root, template)
         bar = tqdm(
             total=len(students), unit="student", disable=not options.progress, file=sys.stderr
         )

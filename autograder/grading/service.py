@@ -77,7 +77,12 @@ from traitlets.config import Config, Configurable
 from traitlets.config.loader import PyFileConfigLoader
 
 from autograder.course import ASSIGNMENT, CODE_ROOT, RECORDS, class_db_path, course_config
-from autograder.grading.grade_class import merge_result, save_grading_results, start_grading
+from autograder.grading.grade_class import (
+    merge_result,
+    ready_template,
+    save_grading_results,
+    start_grading,
+)
 from autograder.grading.grade_one import put_alembic_on_path
 from autograder.grading.gradebook_rows import StudentResult
 from autograder.grading.on_dask import grade_task, result_of
@@ -628,6 +633,8 @@ class Service:
                 return
             if entry.student in busy or self.hold(entry):
                 continue
+            # Made at the first grading, when the instructor has generated the assignment.
+            ready_template(self.root, template)
             busy.add(entry.student)
             self.store.set(entry.name, GRADING, "", copy_stamp=entry.copy_stamp)
             self.store.mark(entry.name, "started", self.clock())
