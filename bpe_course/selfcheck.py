@@ -252,8 +252,9 @@ def skip_iri_checker() -> None:
     """Keep jsonschema from loading its IRI format checker in this process.
 
     nbformat imports jsonschema, which imports ``rfc3987_syntax`` when it is installed (as
-    JupyterLab's dependencies install it), and that compiles about 35 grammars at import:
-    2.5 s here, more than the rest of a lean check (jsonschema issue 1428). nbformat never
+    JupyterLab's dependencies install it with jsonschema 4.25 and later; the course pins
+    4.24.1), and that compiles about 35 grammars at import: 2.5 s here, more than the rest of
+    a lean check (jsonschema issue 1428). For a learner's own environment: nbformat never
     checks formats, so the check is the same without it.
     """
     sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
