@@ -2,7 +2,8 @@
 
 A hostile answer cell forks children that each stay under the per-process limit a grading
 run gives its kernels (``GradingSandbox.kernel_memory_gb``, ``--memory-gb``) but together
-exceed it: in the sandbox one of them is stopped, and the kernel goes on to run the next cell.
+exceed it: in the sandbox one of them is stopped, and the kernel goes on to run the next cell
+(a kernel that started without the debugger, which no grading uses).
 Where no memory cgroup can be made, the fallback is said (on the worker's stderr, its log, and
 by ``python -m autograder.sandbox.bwrap``), never silent; the v1 memory group made for a cap
 goes when the cap does.
@@ -63,7 +64,8 @@ from autograder.sandbox.kernels import student_home
 from autograder.sandbox.kernels import KERNEL_PROCESSES, give_kernels, jail_kernels
 from autograder.plugins.guarded_execute import SandboxKernelManager
 
-cells = [nbformat.v4.new_code_cell(sys.argv[1]), nbformat.v4.new_code_cell("print(6 * 7)")]
+later = ["print(6 * 7)", "import sys; print(sys.modules.get('debugpy', 'absent'))"]
+cells = [nbformat.v4.new_code_cell(code) for code in (sys.argv[1], *later)]
 notebook = nbformat.v4.new_notebook(cells=cells)
 with student_home("forks") as home, bwrap.process_cap("forks", KERNEL_PROCESSES) as cap:
     config = Config()
@@ -109,10 +111,12 @@ def test_a_kernels_forked_children_together_hit_its_memory_limit() -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["died"] is None, result
-    forked, after = result["outputs"]
+    forked, after, debugger = result["outputs"]
     got = eval(forked)  # noqa: S307 - the dict the cell printed, from our own test's cell
     assert got["killed"] >= 1, f"every child kept its {CHILD_MB} MB: {got}"
     assert after.strip() == "42", result
+    # Nobody debugs a grading kernel: it started without debugpy (0.3 s of its start).
+    assert debugger.strip() == "None", result
 
 
 def test_no_memory_cgroup_is_said_once_and_the_process_cap_kept(monkeypatch, capsys) -> None:
