@@ -8,8 +8,8 @@ clock without touching anyone's queue, refuse an account's entries past the boun
 nothing before an entry has settled. A restart puts an entry left grading back in the queue
 unless the gradebook already holds its copy (then it counts as graded, once). With
 nbgrader's ``before_duedate``, the newest entry on time is the one queued.
-Started before the release, the service waits for inbound; started, it generates nothing
-before its first grading.
+Started before the release, the service waits for inbound; it never generates the
+assignment, and entries wait until the instructor has.
 ``grading-status`` reads it all. The class summary is written in a thread, one at a time,
 the last ask kept, a failure said. A grading done while another writer holds the gradebook
 past the merge's wait is merged at a later look, its student's next entry waiting behind it.
@@ -407,42 +407,47 @@ def test_a_grading_the_gradebook_is_too_busy_to_take_is_merged_at_a_later_look(
     )
 
 
-def test_the_service_generates_nothing_before_its_first_grading(
-    root: Path, monkeypatch: pytest.MonkeyPatch
+def test_the_service_never_generates_the_assignment_and_waits_for_the_instructor(
+    root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A hub's service starts with the hub, before the instructor generates and releases the
     assignment. It ran generate_assignment --force as it started, which rewrote release/ while
     the instructor's release_assignment copied it: students fetched the assignment without its
-    last notebook (CI33). Now the gradebook it grades into is made at its first grading, from
-    the assignment the instructor generated, and release/ is left as the instructor made it."""
+    last notebook (CI33). Now it never generates the assignment: an entry filed (by hand)
+    before that waits, said once, and the first grading after the instructor's
+    generate_assignment grades into a gradebook holding every notebook; release/ is left as
+    the instructor made it."""
     shutil.copytree(ROOT / "source", root / "source")
     # The sandbox's probe is test_verify_sandbox's; here only what starting does to the course.
     monkeypatch.setattr(grade_class, "ready_to_grade", lambda options, process: None)
     options = GradingOptions(course_root=root, in_process=True, progress=False)
     masters = sorted(p.stem for p in (root / "source" / "bpe").glob("*.ipynb"))
+    held: list[list[str]] = []
+
+    def grade_task(options: GradingOptions, student: str, template: Path) -> StudentResult:
+        held.append(grade_class.notebooks_missing(root, template))
+        return StudentResult(student, graded=True, jailed=True, seconds=1.0)
+
+    monkeypatch.setattr(grading_service, "grade_task", grade_task)
     with contextlib.ExitStack() as stack:
         client, template = grade_class.start_grading(options, stack)
         assert client is None and not template.exists()
-        assert not (root / "release").exists()
+        run = service(root)
+        early = file_entry(root, "cy", 5)
+        for _ in range(2):
+            run.step(None, template)
+        assert held == [] and not template.exists() and not (root / "release").exists()
         assert grade_class.notebooks_missing(root, root / "gradebook.db") == masters
+        assert {e.name: e.state for e in run.store.entries()} == {early: QUEUED}
+        assert capsys.readouterr().out.count("run nbgrader generate_assignment bpe") == 1
         env = dict(os.environ, PYTHONPATH=str(ROOT))
         instructor = [sys.executable, "-m", "nbgrader", "generate_assignment", "bpe"]
         subprocess.run([*instructor, "--log-level=WARN"], cwd=root, env=env, check=True)
         released = {p.name: p.stat().st_mtime_ns for p in (root / "release" / "bpe").iterdir()}
         assert len(released) == len(masters), released
-        held: list[list[str]] = []
-
-        def grade_task(options: GradingOptions, student: str, template: Path) -> StudentResult:
-            held.append(grade_class.notebooks_missing(root, template))
-            return StudentResult(student, graded=True, jailed=True, seconds=1.0)
-
-        monkeypatch.setattr(grading_service, "grade_task", grade_task)
-        run = service(root)
-        run.step(None, template)
-        assert not template.exists() and held == []  # nothing to grade yet
-        file_entry(root, "cy", 5)
         run.step(None, template)
     assert held == [[]]  # the gradebook it graded into held every notebook
+    assert {e.name: e.state for e in run.store.entries()} == {early: "graded"}
     now = {p.name: p.stat().st_mtime_ns for p in (root / "release" / "bpe").iterdir()}
     assert now == released
 

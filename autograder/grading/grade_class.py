@@ -262,14 +262,12 @@ def start_grading(
 
 
 def ready_template(course_root: Path, template: Path) -> Path:
-    """``template`` (``start_grading``'s), made at its first use: the class gradebook, once
-    it holds the assignment (``ensure_assignment``), without its students. Not made before:
-    a hub's service starts before the instructor generates the assignment, and a
-    generate_assignment of its own would rewrite release/ while the instructor releases it."""
-    if not template.exists():
-        class_db = class_db_path(course_root)
-        ensure_assignment(course_root, class_db)
-        make_template(class_db, template)
+    """``template`` (``start_grading``'s): the class gradebook, once it holds the assignment
+    (``ensure_assignment``), without its students. (The grading service makes its own at its
+    first grading, and never generates the assignment: ``Service.assignment_ready``.)"""
+    class_db = class_db_path(course_root)
+    ensure_assignment(course_root, class_db)
+    make_template(class_db, template)
     return template
 
 

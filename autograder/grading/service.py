@@ -79,12 +79,12 @@ from traitlets.config.loader import PyFileConfigLoader
 from autograder.course import ASSIGNMENT, CODE_ROOT, RECORDS, class_db_path, course_config
 from autograder.grading.grade_class import (
     merge_result,
-    ready_template,
+    notebooks_missing,
     save_grading_results,
     start_grading,
 )
 from autograder.grading.grade_one import put_alembic_on_path
-from autograder.grading.gradebook_rows import StudentResult
+from autograder.grading.gradebook_rows import StudentResult, make_template
 from autograder.grading.on_dask import grade_task, result_of
 from autograder.grading.options import GradingOptions
 from autograder.plugins.owned_collect import OwnedCollect
@@ -460,6 +460,7 @@ class Service:
         self.roster = read_roster(self.root)
         self.running: dict[Future[StudentResult], str] = {}  # grading task -> entry name
         self.unreadable: set[str] = set()  # entry names said to be no text, said once
+        self.said_unready = False  # that entries wait for the assignment to be generated
         self.finished_at: dict[Future[StudentResult], float] = {}  # grading -> when it ended
         # Gradings done but not yet merged: another writer held the gradebook too long.
         self.unmerged: dict[str, StudentResult] = {}  # entry name -> its result
@@ -633,8 +634,8 @@ class Service:
                 return
             if entry.student in busy or self.hold(entry):
                 continue
-            # Made at the first grading, when the instructor has generated the assignment.
-            ready_template(self.root, template)
+            if not self.assignment_ready(template):
+                return
             busy.add(entry.student)
             self.store.set(entry.name, GRADING, "", copy_stamp=entry.copy_stamp)
             self.store.mark(entry.name, "started", self.clock())
@@ -648,6 +649,30 @@ class Service:
             future = client.submit(grade_task, self.options, entry.student, template, key=key)
             future.add_done_callback(self._finished)
             self.running[future] = entry.name
+
+    def assignment_ready(self, template: Path) -> bool:
+        """Whether gradings may start: ``template`` is made, from a gradebook that holds every
+        notebook of the assignment, as the instructor's generate_assignment leaves it. The
+        service never generates the assignment itself: on a hub it starts before the
+        instructor does, and its generate_assignment would rewrite release/ while the
+        instructor releases it (an entry filed by hand before the release would set it off).
+        Until then entries wait, which is said once."""
+        if template.exists():
+            return True
+        class_db = class_db_path(self.root)
+        missing = notebooks_missing(self.root, class_db)
+        if missing:
+            if not self.said_unready:
+                print(
+                    f"entries wait: the gradebook does not hold {', '.join(missing)} of "
+                    f"{ASSIGNMENT!r} yet; run nbgrader generate_assignment {ASSIGNMENT} (the "
+                    "hub guide's first step), and grading starts",
+                    flush=True,
+                )
+                self.said_unready = True
+            return False
+        make_template(class_db, template)
+        return True
 
     def held_until(self, student: str) -> float | None:
         """When ``student``'s next grading may start (None: now); only with feedback at once,
