@@ -88,7 +88,8 @@ def limited(root: Path, per_hour: int, clock: list[float]) -> Service:
 
 def step(run: Service) -> dict[str, tuple[str, str]]:
     """One look at inbound, as the service takes it; each entry's state and reason."""
-    run.step(NoCluster(), Path("unused-template"))  # type: ignore[arg-type]
+    # Made at the first grading (the course here holds no source/: nothing to wait for).
+    run.step(NoCluster(), run.root.parent / "template.db")  # type: ignore[arg-type]
     return {e.name: (e.state, e.reason) for e in run.store.entries()}
 
 

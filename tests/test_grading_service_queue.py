@@ -407,6 +407,7 @@ def test_a_grading_the_gradebook_is_too_busy_to_take_is_merged_at_a_later_look(
     )
 
 
+@pytest.mark.slow  # runs nbgrader's generate_assignment
 def test_the_service_never_generates_the_assignment_and_waits_for_the_instructor(
     root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -420,7 +421,8 @@ def test_the_service_never_generates_the_assignment_and_waits_for_the_instructor
     shutil.copytree(ROOT / "source", root / "source")
     # The sandbox's probe is test_verify_sandbox's; here only what starting does to the course.
     monkeypatch.setattr(grade_class, "ready_to_grade", lambda options, process: None)
-    options = GradingOptions(course_root=root, in_process=True, progress=False)
+    monkeypatch.setattr(grading_service, "READY_LOOK_SECONDS", 0.0)
+    options = GradingOptions(course_root=root, in_process=True, unconfined=True, progress=False)
     masters = sorted(p.stem for p in (root / "source" / "bpe").glob("*.ipynb"))
     held: list[list[str]] = []
 
@@ -445,7 +447,12 @@ def test_the_service_never_generates_the_assignment_and_waits_for_the_instructor
         subprocess.run([*instructor, "--log-level=WARN"], cwd=root, env=env, check=True)
         released = {p.name: p.stat().st_mtime_ns for p in (root / "release" / "bpe").iterdir()}
         assert len(released) == len(masters), released
+        (root / "release" / "bpe" / f"{masters[-1]}.ipynb").rename(root / "last-page")
+        run.step(None, template)  # as if generate_assignment were writing its last page
+        assert held == [] and not template.exists()
+        (root / "last-page").rename(root / "release" / "bpe" / f"{masters[-1]}.ipynb")
         run.step(None, template)
+        assert "grading starts" in capsys.readouterr().out
     assert held == [[]]  # the gradebook it graded into held every notebook
     assert {e.name: e.state for e in run.store.entries()} == {early: "graded"}
     now = {p.name: p.stat().st_mtime_ns for p in (root / "release" / "bpe").iterdir()}

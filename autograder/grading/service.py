@@ -117,6 +117,7 @@ NO_QUEUE = "grading service: no queue yet (make grading-service starts one)"
 BY_INSTRUCTOR, AT_ONCE = "when released", "at once"  # GradingService.feedback
 PENDING = "pending"  # an entry's feedback, to be released at once
 RELEASE_TRIES = 3  # looks a release may meet another writer's lock on the gradebook
+READY_LOOK_SECONDS = 5.0  # while entries wait for the assignment: how often to look
 # When each step of an entry's way happened (seconds since the epoch; ``seen`` and the merge's
 # ``changed`` are the entry's own): what the service adds to a grading, measured.
 MILESTONES = ("queued", "started", "done", "merged")
@@ -461,6 +462,7 @@ class Service:
         self.running: dict[Future[StudentResult], str] = {}  # grading task -> entry name
         self.unreadable: set[str] = set()  # entry names said to be no text, said once
         self.said_unready = False  # that entries wait for the assignment to be generated
+        self.next_ready_look = 0.0  # when to look again whether it is (time.monotonic)
         self.finished_at: dict[Future[StudentResult], float] = {}  # grading -> when it ended
         # Gradings done but not yet merged: another writer held the gradebook too long.
         self.unmerged: dict[str, StudentResult] = {}  # entry name -> its result
@@ -651,27 +653,37 @@ class Service:
             self.running[future] = entry.name
 
     def assignment_ready(self, template: Path) -> bool:
-        """Whether gradings may start: ``template`` is made, from a gradebook that holds every
-        notebook of the assignment, as the instructor's generate_assignment leaves it. The
-        service never generates the assignment itself: on a hub it starts before the
-        instructor does, and its generate_assignment would rewrite release/ while the
-        instructor releases it (an entry filed by hand before the release would set it off).
-        Until then entries wait, which is said once."""
+        """Whether gradings may start: ``template`` is made, once the instructor's
+        generate_assignment has finished (the gradebook holds every notebook of the assignment
+        and release/ every page, which it writes after that notebook's cells). The service
+        never generates the assignment itself: on a hub it starts before the instructor does,
+        and its generate_assignment would rewrite release/ while the instructor releases it
+        (an entry filed by hand before the release would set it off). Until then entries
+        wait, said once, and the gradebook is looked at every ``READY_LOOK_SECONDS``."""
         if template.exists():
             return True
+        if time.monotonic() < self.next_ready_look:
+            return False
+        self.next_ready_look = time.monotonic() + READY_LOOK_SECONDS
         class_db = class_db_path(self.root)
-        missing = notebooks_missing(self.root, class_db)
+        masters = sorted(p.stem for p in (self.root / "source" / ASSIGNMENT).glob("*.ipynb"))
+        released = self.root / "release" / ASSIGNMENT
+        missing = notebooks_missing(self.root, class_db) or [
+            name for name in masters if not (released / f"{name}.ipynb").is_file()
+        ]
         if missing:
             if not self.said_unready:
                 print(
-                    f"entries wait: the gradebook does not hold {', '.join(missing)} of "
-                    f"{ASSIGNMENT!r} yet; run nbgrader generate_assignment {ASSIGNMENT} (the "
-                    "hub guide's first step), and grading starts",
+                    f"entries wait: assignment {ASSIGNMENT!r} is not generated yet (no "
+                    f"{', '.join(missing)}); run nbgrader generate_assignment {ASSIGNMENT} "
+                    "(the hub guide's first step), and grading starts",
                     flush=True,
                 )
                 self.said_unready = True
             return False
         make_template(class_db, template)
+        if self.said_unready:
+            print(f"assignment {ASSIGNMENT!r} is generated: grading starts", flush=True)
         return True
 
     def held_until(self, student: str) -> float | None:
