@@ -439,13 +439,14 @@ def gradebook_time(course_root: Path, student: str) -> datetime.datetime | None:
 
 
 BUSY_GRADEBOOK = "another writer (the Formgrader?) holds the gradebook; tried at the next look"
+LOCKED = "database is locked"  # SQLite's words when another writer held it past the wait
 
 
 def gradebook_busy(error: BaseException) -> bool:
     """Whether ``error`` is SQLite's word that another writer held the gradebook too long: a
     wait, not a fault of the entry or the grading."""
     cause = getattr(error, "orig", error)  # SQLAlchemy's error wraps sqlite3's
-    return isinstance(cause, sqlite3.OperationalError) and str(cause) == "database is locked"
+    return isinstance(cause, sqlite3.OperationalError) and str(cause) == LOCKED
 
 
 class Service:
@@ -855,7 +856,7 @@ class Service:
         behind it); any other failure is recorded, never retried."""
         why = release_feedback(self.root, student)
         tries = self.release_tries.pop(name, 0) + 1
-        if why and "database is locked" in why and tries < RELEASE_TRIES:
+        if why and LOCKED in why and tries < RELEASE_TRIES:
             self.release_tries[name] = tries
             print(f"feedback of {student} waits: {BUSY_GRADEBOOK}", file=sys.stderr, flush=True)
             return
