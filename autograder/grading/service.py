@@ -16,7 +16,9 @@ gradebook already holds its copy, so nothing is merged twice and nothing is skip
 its collect, its worker and its merge took (``bench/bench_service.py`` reads them). Whenever
 the queue empties, the class summary is written as ``make autograde`` writes it, in a thread
 of its own (``SummaryWriter``), so its seconds delay no merge.
-Started before the assignment's release, it waits for inbound to exist, saying so once.
+Started before the assignment's release, it waits for inbound to exist, saying so once; it
+never generates the assignment, and entries wait until the instructor's generate_assignment
+has finished (``Service.assignment_ready``).
 SIGTERM (JupyterHub stopping it) or Ctrl-C stops it between two steps, never inside a merge:
 what has finished is merged, each grading under way is queued again, the store says so.
 ``status`` (``make grading-status``) prints one line from the store, and each failure; the
