@@ -13,18 +13,26 @@ step runs as the instructor runs it, one command each, in turn:
   cluster of 2 workers, the class summary and mistakes chart at its end included;
 - summary: the class summary and mistakes chart alone (``summary.report``, what ``grade``
   ends with), timed apart since grading's cost would hide how it grows;
-- feedback: ``python -m autograder feedback --jobs 2`` (``make feedback``);
+- feedback: ``python -m autograder feedback --jobs 2`` (``make feedback``); at the smallest
+  size also ``--jobs 1`` just before it, the same pages on one worker, for the speed-up of a
+  second worker (goal: at least 1.7x);
 - grades.csv: ``python -m autograder export`` (``make export``);
 - nbgrader export: ``nbgrader export --to=grades-nbgrader.csv`` (``make export-nbgrader``);
 - Canvas: ``python -m autograder canvas export.csv`` (``make canvas``);
 - Moodle: ``python -m autograder moodle --identifier email`` (``make moodle``).
+
+At the largest size, once every step has run, the Formgrader is started on the class's
+gradebook as ``make lab`` starts it and headless Chromium loads its assignment list, student
+list and the assignment's submissions five times each (``bench_formgrader.time_loads``, the
+page's own clock; goal: the worst load of each within 2 s).
 
 Every step is measured the same way: wall seconds from start to exit, the CPU seconds of the
 command and every process it waited for (``RUSAGE_CHILDREN``), and peak memory as the
 resident set summed over the command's whole process tree (Dask's scheduler, nannies and
 workers, the kernels), sampled every 50 ms with psutil (pages shared between processes count
 once per process, so it overstates). The goal (issue 45): each step's wall seconds a student
-at the largest size within 1.25x of its cost at the smallest; the record goes to
+at the largest size within 1.25x of its cost at the smallest; with the speed-up and the
+Formgrader's loads above, the three goals of one run. The record goes to
 ``artifacts/bench/thousand.json`` (``bench/record.py``).
 
 Runtime: about an hour on 2 idle cores (its record says when it started and ended), nearly
@@ -35,8 +43,9 @@ loaded machine. About 1 GB of temporary disk.
 Run: ``PYTHONPATH=. .venv/bin/python bench/bench_thousand.py --sizes 100,1000``
 (``--sizes 10,30`` for a quick look: the goal is set for 100 against 1,000).
 
-But: one machine's two cores stand in for a cluster; the Formgrader's pages are not timed
-here, and a step that grows faster than linear only past 1,000 goes unseen.
+But: one machine's two cores stand in for a cluster, and a step that grows faster than
+linear only past 1,000 goes unseen. The speed-up of a second worker is measured at the
+smallest size only (on one worker, 1,000 students' feedback would add about 20 minutes).
 """
 
 from __future__ import annotations
@@ -63,6 +72,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # record.py, however t
 import record  # noqa: E402  (bench/record.py, beside this script)
 
 TARGET_GROWTH = 1.25  # cost a student at the largest size over the smallest (issue 45)
+TARGET_SPEEDUP = 1.7  # feedback on 2 workers against 1, at the smallest size (issue 45)
+FEEDBACK_ONE, FEEDBACK_TWO = "feedback (1 worker)", "feedback (2 workers)"
+FORMGRADER_LIMIT_S = 2.0  # each list's worst load at the largest size (issue 45)
+FORMGRADER_LOADS = 5  # loads of each list, in turn
 WORKERS = 2  # the local cluster of grading and feedback
 SAMPLE_SECONDS = 0.05  # how often the process tree's memory is read
 BIN = Path(sys.executable).parent
@@ -160,14 +173,17 @@ def make_class(root: Path, size: int) -> dict[str, int]:
     return counts
 
 
-def steps(root: Path) -> dict[str, list[str]]:
-    """Each step of the term's end, as the command the instructor's make target runs."""
+def steps(root: Path, one_worker_too: bool) -> dict[str, list[str]]:
+    """Each step of the term's end, as the command the instructor's make target runs; with
+    ``one_worker_too``, feedback on one worker as well, just before the same on two."""
     ours = [sys.executable, "-m", "autograder"]
     jobs = ["--jobs", str(WORKERS), "--no-progress"]
+    one = {FEEDBACK_ONE: [*ours, "feedback", "--root", str(root), "--jobs", "1", "--no-progress"]}
     return {
         "grade (2 workers, lean)": [*ours, "grade", "--root", str(root), *jobs, "--lean"],
         "summary and mistakes chart": [sys.executable, "-c", SUMMARY, str(root)],
-        "feedback (2 workers)": [*ours, "feedback", "--root", str(root), *jobs],
+        **(one if one_worker_too else {}),
+        FEEDBACK_TWO: [*ours, "feedback", "--root", str(root), *jobs],
         "grades.csv": [*ours, "export", "--root", str(root)],
         "nbgrader export": [
             *(str(BIN / "nbgrader"), "export", "--to=grades-nbgrader.csv", "--log-level=WARN")
@@ -236,17 +252,22 @@ def measure(command: list[str], root: Path) -> dict[str, float]:
     return figures
 
 
-def run_class(size: int, merges: dict[str, float]) -> tuple[dict[str, int], list[dict]]:
-    """The class of ``size`` through every step, in a scratch course removed afterwards;
-    grading's merge into the gradebook, in ms a student as it prints it, into ``merges``."""
+def run_class(
+    size: int, merges: dict[str, float], *, smallest: bool, largest: bool
+) -> tuple[dict[str, int], list[dict], dict[str, dict[str, list[float]]]]:
+    """The class of ``size`` through every step, in a scratch course removed afterwards: its
+    counts of each kind, each step's figures and, when ``largest``, the Formgrader's loads.
+    Grading's merge into the gradebook, in ms a student as it prints it, goes to ``merges``;
+    ``smallest`` adds feedback on one worker."""
     from course_fixtures.scratch_course import make_scratch_course
 
     scratch = Path(tempfile.mkdtemp(prefix=f"bench-thousand-{size}-"))
+    loads: dict[str, dict[str, list[float]]] = {}
     try:
         root = make_scratch_course(scratch / "course")
         counts = make_class(root, size)
         rows = []
-        for step, command in steps(root).items():
+        for step, command in steps(root, one_worker_too=smallest).items():
             figures = measure(command, root)
             merging = figures.pop("merging into the gradebook (ms a student)", None)
             if merging is not None:
@@ -266,9 +287,22 @@ def run_class(size: int, merges: dict[str, float]) -> tuple[dict[str, int], list
                 flush=True,
             )
         _check_outputs(root, size)
+        if largest:
+            loads = formgrader_loads(root, scratch / "server", size)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    return counts, rows
+    return counts, rows, loads
+
+
+def formgrader_loads(root: Path, scratch: Path, size: int) -> dict[str, dict[str, list[float]]]:
+    """The Formgrader's three lists on the graded class, each loaded FORMGRADER_LOADS times in
+    headless Chromium (``bench_formgrader.time_loads``)."""
+    from bench_formgrader import formgrader, time_loads
+
+    from course_fixtures.jupyter_servers import headless_chromium
+
+    with formgrader(root, scratch) as base, headless_chromium() as browser:
+        return time_loads(browser, base, size, FORMGRADER_LOADS)
 
 
 def _check_outputs(root: Path, size: int) -> None:
@@ -306,15 +340,43 @@ def cpu_growth(rows: list[dict], step: str, small: int, large: int) -> float | N
     return cpu[large] / cpu[small] if cpu.get(small) else None
 
 
-def judge(run: record.Run, rows: list[dict]) -> list[dict]:
-    """Each step's goal: its cost a student at the largest size at most TARGET_GROWTH times
-    its cost at the smallest; the judged targets, as ``run`` keeps them."""
+def speedup(rows: list[dict]) -> tuple[int, float | None]:
+    """The class size where feedback ran on one worker and on two, and one's wall seconds
+    over two's there (None if either is missing).
+
+    >>> speedup([{"students": 10, "step": FEEDBACK_ONE, "wall (s)": 9.0},
+    ...          {"students": 10, "step": FEEDBACK_TWO, "wall (s)": 5.0},
+    ...          {"students": 90, "step": FEEDBACK_TWO, "wall (s)": 40.0}])
+    (10, 1.8)
+    """
+    one = {int(r["students"]): float(r["wall (s)"]) for r in rows if r["step"] == FEEDBACK_ONE}
+    two = {int(r["students"]): float(r["wall (s)"]) for r in rows if r["step"] == FEEDBACK_TWO}
+    size = min(one, default=0)
+    return size, (one[size] / two[size] if two.get(size) else None)
+
+
+def judge(
+    run: record.Run, rows: list[dict], loads: dict[str, dict[str, list[float]]] | None = None
+) -> list[dict]:
+    """The run's goals, judged as ``run`` keeps them: each step's cost a student at the
+    largest size at most TARGET_GROWTH times its cost at the smallest; if feedback ran on one
+    worker, two at least TARGET_SPEEDUP times as fast; each Formgrader list's worst load
+    (``loads``, at the largest size) within FORMGRADER_LIMIT_S."""
     judged = []
     for step, small, large, before, after in growth(rows):
         ratio = after / before if before > 0 else None
         judged.append(
             run.target(f"{step}: s a student at {large} / at {small}", ratio, TARGET_GROWTH)
         )
+    size, times = speedup(rows)
+    if size:
+        goal = f"feedback at {size}: 1 worker's wall s / 2 workers'"
+        judged.append(run.target(goal, times, TARGET_SPEEDUP, at_least=True))
+    largest = max((int(row["students"]) for row in rows), default=0)
+    for label, measured in (loads or {}).items():
+        worst = max(measured["page clock (s)"])
+        goal = f"Formgrader at {largest}, {label}: worst load (s)"
+        judged.append(run.target(goal, worst, FORMGRADER_LIMIT_S))
     return judged
 
 
@@ -338,13 +400,16 @@ def main() -> int:
     run = record.Run("thousand", __file__)
     began = time.perf_counter()
     print(f"{'class':>6} {'step':<28} {'wall s':>8} {'CPU s':>8} {'peak MB':>8} {'s/student':>10}")
-    classes, rows, merges = {}, [], {}
+    classes, rows, merges, loads = {}, [], {}, {}
     for size in sizes:
-        classes[str(size)], measured = run_class(size, merges)
+        edge = {"smallest": size == sizes[0], "largest": size == sizes[-1]}
+        classes[str(size)], measured, found = run_class(size, merges, **edge)
         rows += measured
-    for judged in judge(run, rows):
+        loads |= found
+    for judged in judge(run, rows, loads):
         measured = "not measured" if judged["measured"] is None else f"{judged['measured']:.2f}"
-        print(f"{judged['goal']}: {measured} (at most {TARGET_GROWTH}): {judged['verdict']}")
+        bound = f"{judged['bound']} {judged['limit']}"
+        print(f"{judged['goal']}: {measured} ({bound}): {judged['verdict']}")
     run.write(
         {
             "sizes": sizes,
@@ -361,6 +426,11 @@ def main() -> int:
                 }
                 for step, small, large, before, after in growth(rows)
             ],
+            "feedback on 1 worker and on 2, at the smallest size": {
+                "students": speedup(rows)[0],
+                "1 worker's wall s / 2 workers'": speedup(rows)[1],
+            },
+            "Formgrader at the largest size, each list's loads": loads,
             "seconds in all": time.perf_counter() - began,
             "steps": rows,
         }

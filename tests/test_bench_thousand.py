@@ -113,8 +113,11 @@ def test_the_class_mixes_every_catalogued_answer_with_hostile_ones() -> None:
 
 def test_each_step_is_a_command_the_course_takes(tmp_path: Path) -> None:
     (tmp_path / "canvas-export.csv").write_text("Student,ID\n")  # the file must be there
-    commands = thousand.steps(tmp_path)
-    assert list(commands)[0].startswith("grade") and len(commands) == 7
+    commands = thousand.steps(tmp_path, one_worker_too=True)
+    assert list(commands)[0].startswith("grade") and len(commands) == 8
+    assert list(thousand.steps(tmp_path, one_worker_too=False)) == [
+        step for step in commands if step != thousand.FEEDBACK_ONE
+    ]
     parsed = {}
     for step, command in commands.items():
         if command[1:3] == ["-m", "autograder"]:
@@ -124,6 +127,11 @@ def test_each_step_is_a_command_the_course_takes(tmp_path: Path) -> None:
     assert grade.command == "grade" and grade.lean and grade.jobs == 2
     assert not grade.unconfined and not grade.in_process  # in the sandbox, on Dask
     assert feedback.command == "feedback" and feedback.jobs == 2 and not feedback.in_process
+    one = parsed[thousand.FEEDBACK_ONE]  # the same pages, on one worker of the same cluster
+    assert one.command == "feedback" and one.jobs == 1 and not one.in_process
+    assert list(commands).index(thousand.FEEDBACK_ONE) + 1 == list(commands).index(
+        thousand.FEEDBACK_TWO
+    )
     assert {args.command for args in parsed.values()} == {
         *("grade", "feedback", "export", "canvas", "moodle")
     }
@@ -141,6 +149,26 @@ def test_a_step_within_1_25x_is_met_and_one_beyond_is_missed() -> None:
     ]
     assert judged[1]["measured"] == pytest.approx(1.24) and judged[1]["limit"] == 1.25
     assert run.targets == judged
+
+
+def test_the_second_workers_speed_up_and_the_formgraders_loads_are_judged_in_the_run() -> None:
+    rows = fake_rows({thousand.FEEDBACK_TWO: (0.6, 0.6)})
+    one = {**rows[0], "step": thousand.FEEDBACK_ONE, "wall (s)": rows[0]["wall (s)"] * 1.65}
+    loads = {
+        "student list": {"page clock (s)": [0.4, 0.6], "wall (s)": [0.5, 0.7]},
+        "submissions": {"page clock (s)": [1.1, 2.3], "wall (s)": [1.2, 2.4]},
+    }
+    run = thousand.record.Run("thousand", ROOT / "bench" / "bench_thousand.py", ["--sizes", "1"])
+    judged = thousand.judge(run, [one, *rows], loads)
+    assert [(t["goal"], t["verdict"]) for t in judged] == [
+        ("feedback (2 workers): s a student at 1000 / at 100", "met"),
+        ("feedback at 100: 1 worker's wall s / 2 workers'", "MISSED"),  # 1.65x, under 1.7
+        ("Formgrader at 1000, student list: worst load (s)", "met"),
+        ("Formgrader at 1000, submissions: worst load (s)", "MISSED"),  # its worst, not best
+    ]
+    assert judged[1]["measured"] == pytest.approx(1.65) and judged[1]["bound"] == "at least"
+    one["wall (s)"] = rows[0]["wall (s)"] * 1.75
+    assert thousand.judge(run, [one, *rows])[1]["verdict"] == "met"
 
 
 def test_a_cost_that_could_not_be_measured_misses() -> None:
