@@ -199,12 +199,15 @@ STYLES = [
     ("#E69F00", "v", (0, (5, 1, 1, 1, 1, 1))),
     ("#56B4E9", "P", (0, (1, 3))),
     ("#000000", "X", (0, (3, 1))),
+    # Okabe-Ito's eighth colour, yellow, is too pale on white: blue again, told apart by its
+    # stars and long dashes.
+    ("#0072B2", "*", (0, (8, 4))),
 ]
-COLOURS = ["blue", "vermillion", "green", "pink", "orange", "sky blue", "black"]
+COLOURS = ["blue", "vermillion", "green", "pink", "orange", "sky blue", "black", "blue"]
 LINES = ["solid line", "dashed line", "dash-dot line", "dotted line", "dash-dot-dot line"]
-LINES += ["loosely dotted line", "densely dashed line"]
+LINES += ["loosely dotted line", "densely dashed line", "long-dashed line"]
 MARKERS = {"o": "circles", "s": "squares", "^": "triangles", "D": "diamonds"}
-MARKERS |= {"v": "downward triangles", "P": "plus signs", "X": "crosses"}
+MARKERS |= {"v": "downward triangles", "P": "plus signs", "X": "crosses", "*": "stars"}
 
 
 def scale_series(
