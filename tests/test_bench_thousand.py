@@ -4,10 +4,12 @@
 how to run it. Its class cycles through every catalogued right and wrong answer and the
 hostile kinds, each a safe student id; each step's command parses with the course's one
 command line (``autograder.cli``), so a renamed flag fails here rather than 40 minutes into
-a run. Its verdict is judged on made-up rows: each step's cost a student at the largest size
-against the smallest, at most 1.25x met, more MISSED, an unmeasurable cost MISSED; the
-record it writes holds the machine, the targets and the steps, and the benchmarks page
-draws the steps' cost a student against the class size with alt text that says so.
+a run. Its verdicts are judged on made-up rows: each step's cost a student at the largest size
+against the smallest, at most 1.25x met, more MISSED, an unmeasurable cost MISSED; feedback
+on one worker against two, at least 1.7x met; each Formgrader list's worst load by the
+page's own clock, within 2 s met, a list never loaded MISSED. The record it writes holds the
+machine, the targets and the steps, and the benchmarks page draws the steps' cost a student
+against the class size, each step in a style of its own, with alt text that says so.
 
 But: nothing here times or grades a class (``make bench BENCH_THOUSAND=1`` does).
 """
@@ -39,6 +41,7 @@ def _load(path: Path, name: str):
 
 
 thousand = _load(ROOT / "bench" / "bench_thousand.py", "bench_thousand")
+PAGES = _load(ROOT / "bench" / "bench_formgrader.py", "bench_formgrader").PAGES
 bench_page = _load(ROOT / "docs" / "bench_page.py", "docs_bench_page_thousand")
 STEPS = ("grade", "feedback", "grades.csv")
 
@@ -127,7 +130,7 @@ def test_each_step_is_a_command_the_course_takes(tmp_path: Path) -> None:
     assert grade.command == "grade" and grade.lean and grade.jobs == 2
     assert not grade.unconfined and not grade.in_process  # in the sandbox, on Dask
     assert feedback.command == "feedback" and feedback.jobs == 2 and not feedback.in_process
-    one = parsed[thousand.FEEDBACK_ONE]  # the same pages, on one worker of the same cluster
+    one = parsed[thousand.FEEDBACK_ONE]  # the same pages, on a local cluster of one worker
     assert one.command == "feedback" and one.jobs == 1 and not one.in_process
     assert list(commands).index(thousand.FEEDBACK_ONE) + 1 == list(commands).index(
         thousand.FEEDBACK_TWO
@@ -154,19 +157,22 @@ def test_a_step_within_1_25x_is_met_and_one_beyond_is_missed() -> None:
 def test_the_second_workers_speed_up_and_the_formgraders_loads_are_judged_in_the_run() -> None:
     rows = fake_rows({thousand.FEEDBACK_TWO: (0.6, 0.6)})
     one = {**rows[0], "step": thousand.FEEDBACK_ONE, "wall (s)": rows[0]["wall (s)"] * 1.65}
-    loads = {
-        "student list": {"page clock (s)": [0.4, 0.6], "wall (s)": [0.5, 0.7]},
-        "submissions": {"page clock (s)": [1.1, 2.3], "wall (s)": [1.2, 2.4]},
+    assignments, students, submissions = PAGES  # bench_formgrader's three lists
+    loads = {  # judged by the page's own clock; the wall time from Python is kept beside it
+        students: {"page clock (s)": [0.4, 0.6], "wall (s)": [2.5, 2.6]},
+        submissions: {"page clock (s)": [1.1, 2.3], "wall (s)": [1.2, 2.4]},
     }
     run = thousand.record.Run("thousand", ROOT / "bench" / "bench_thousand.py", ["--sizes", "1"])
     judged = thousand.judge(run, [one, *rows], loads)
     assert [(t["goal"], t["verdict"]) for t in judged] == [
         ("feedback (2 workers): s a student at 1000 / at 100", "met"),
         ("feedback at 100: 1 worker's wall s / 2 workers'", "MISSED"),  # 1.65x, under 1.7
-        ("Formgrader at 1000, student list: worst load (s)", "met"),
-        ("Formgrader at 1000, submissions: worst load (s)", "MISSED"),  # its worst, not best
+        (f"Formgrader at 1000, {assignments}: worst load (s)", "MISSED"),  # never loaded
+        (f"Formgrader at 1000, {students}: worst load (s)", "met"),
+        (f"Formgrader at 1000, {submissions}: worst load (s)", "MISSED"),  # its worst, not best
     ]
     assert judged[1]["measured"] == pytest.approx(1.65) and judged[1]["bound"] == "at least"
+    assert [t["measured"] for t in judged[2:]] == [None, 0.6, 2.3]
     one["wall (s)"] = rows[0]["wall (s)"] * 1.75
     assert thousand.judge(run, [one, *rows])[1]["verdict"] == "met"
 
@@ -194,3 +200,16 @@ def test_the_record_holds_the_steps_and_the_page_draws_them(tmp_path: Path) -> N
     assert "wall seconds a student" in alt and "one line per step" in alt
     assert "grade (blue, solid line, circles): 100 students, 1 s a student and 310 MB" in alt
     assert "| students | step | wall (s) |" in page
+
+
+def test_each_step_the_bench_writes_has_a_line_of_its_own_on_the_page(tmp_path: Path) -> None:
+    names = list(thousand.steps(tmp_path, one_worker_too=True))
+    rows = fake_rows({name: (1.0, 1.1) for name in names if name != thousand.FEEDBACK_ONE})
+    rows.insert(2, {**rows[0], "step": thousand.FEEDBACK_ONE})  # at the smallest size only
+    run = thousand.record.Run("thousand", ROOT / "bench" / "bench_thousand.py", ["--sizes", "2"])
+    run.write({"sizes": [100, 1000], "steps": rows}, tmp_path)
+    page = bench_page.render(tmp_path)
+    alt = page[page.index('alt="') :].split('"')[1]
+    styles = [alt.split(f"{name} (", 1)[1].split(")", 1)[0] for name in names]
+    assert len(set(styles)) == len(names) == 8, styles  # colour, dashes and marker together
+    assert len({style.split(", ", 1)[1] for style in styles}) == 8  # without the colour too
