@@ -242,3 +242,5 @@ def test_make_lab_installs_the_students_list_alone_unless_make_venv_has_run(
     everything = _dry_run(tmp_path, "venv")
     assert "pip install --quiet -r requirements.txt" in everything
     assert "touch .venv/.installed .venv/.installed-student" in everything
+    # The full venv compiles what the students' set left to be compiled at import.
+    assert "-m compileall" in everything and "-m compileall" not in fresh
