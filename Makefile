@@ -82,8 +82,14 @@ TEST_WORKERS ?= 2
 
 # Each test's seconds, setup and teardown included, go to artifacts/suite/junit.xml: where
 # the suite's time goes, test by test and module by module, beyond the slowest 25 it lists.
-test: venv lint  ## run the whole suite (lint, unit, property, nbgrader, browser)
-	$(BIN)/python -m pytest --numprocesses=$(TEST_WORKERS) --junit-xml=artifacts/suite/junit.xml
+# Its last line says how long it took, the venv's build and lint included.
+test:  ## run the whole suite (lint, unit, property, nbgrader, browser)
+	@start=$$(date +%s); \
+	$(MAKE) --no-print-directory venv lint && \
+	  $(BIN)/python -m pytest --numprocesses=$(TEST_WORKERS) --junit-xml=artifacts/suite/junit.xml; \
+	status=$$?; \
+	echo "make test: $$(( $$(date +%s) - start )) s, the venv's build and lint included"; \
+	exit $$status
 
 .PHONY: test-fast
 # A fast test that needs more than two minutes is a slow one that lacks its marker.
