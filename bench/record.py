@@ -103,12 +103,19 @@ def machine() -> dict[str, object]:
             facts[name] = importlib.metadata.version(name)
         except importlib.metadata.PackageNotFoundError:
             facts[name] = "not installed"
+    return facts | code()
+
+
+def code() -> dict[str, object]:
+    """The commit checked out now, and how many tracked files differ from it."""
     commit = _git("rev-parse", "--short", "HEAD")
-    facts["git commit"] = commit.strip() if commit else None
     status = _git("status", "--porcelain", "--untracked-files=no")
     # Others' work in progress in the same tree is part of what was timed.
-    facts["files changed since the commit"] = len(status.splitlines()) if status else 0
-    return facts
+    changed = len(status.splitlines()) if status else 0
+    return {
+        "git commit": commit.strip() if commit else None,
+        "files changed since the commit": changed,
+    }
 
 
 def _strings(value: object) -> Iterator[str]:
@@ -154,6 +161,8 @@ class Run:
         self.script = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else path.name
         self.arguments = list(sys.argv[1:] if arguments is None else arguments)
         self.started, self.load_at_start = _now(), _load()
+        # What ran is what was checked out at the start: a long run may end after new commits.
+        self.code_at_start = code()
         self.targets: list[dict] = []
 
     def target(self, goal: str, measured: float | None, limit: float, **how: bool) -> dict:
@@ -170,6 +179,9 @@ class Run:
     def record(self, figures: dict) -> dict:
         """The whole record: what ran, the machine, the targets, then ``figures``."""
         facts = machine()
+        if facts["git commit"] != self.code_at_start["git commit"]:
+            facts["git commit when written"] = facts["git commit"]
+        facts |= self.code_at_start
         facts["load average (1 min)"] = {"start": self.load_at_start, "end": _load()}
         facts["started (UTC)"], facts["ended (UTC)"] = self.started, _now()
         return {

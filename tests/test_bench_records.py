@@ -120,6 +120,26 @@ def test_a_record_has_the_machine_targets_and_figures_and_no_folder(
     assert_names_no_folder(text, tmp_path)
 
 
+def test_a_run_names_the_commit_it_started_on_when_a_later_one_is_checked_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(
+        record, "code", lambda: {"git commit": "aaaa111", "files changed since the commit": 0}
+    )
+    run = record.Run("example", BENCH / "bench_widget.py", [])
+    monkeypatch.setattr(
+        record, "code", lambda: {"git commit": "bbbb222", "files changed since the commit": 2}
+    )
+    machine = json.loads(run.write({}, tmp_path).read_text())["machine"]
+    assert machine["git commit"] == "aaaa111" and machine["files changed since the commit"] == 0
+    assert machine["git commit when written"] == "bbbb222"
+    again = record.Run("example", BENCH / "bench_widget.py", [])  # no commit in between
+    assert (
+        "git commit when written"
+        not in json.loads(again.write({}, tmp_path).read_text())["machine"]
+    )
+
+
 def test_the_command_is_make_bench_for_its_defaults_under_make(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
