@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -100,6 +101,46 @@ def test_the_reference_and_masters_are_invisible(confined: bool, monkeypatch) ->
     else:
         secret = (ROOT / ".grading-secret").exists()  # made when a class is first graded
         assert key == ("seen", str([True] * 4 + [secret, True, *shadow]))
+
+
+# Prints the secret's size, waits for a line on stdin, prints its size again.
+WATCH_SECRET = """
+import os, sys
+print(os.path.getsize(sys.argv[1]), flush=True)
+sys.stdin.readline()
+print(os.path.getsize(sys.argv[1]), flush=True)
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="replaces a file in /etc, as useradd does")
+def test_a_secret_the_machine_replaces_while_a_sandbox_runs_stays_empty(monkeypatch) -> None:
+    # The machine replacing /etc/shadow (useradd and userdel rename a new file over it, as
+    # the hub tests' accounts do) detached the empty file bound over it in a running sandbox,
+    # whose answer could then see the new one. A stand-in secret of the same kind here.
+    secret = Path("/etc") / f"bpe-course-test-secret-{os.getpid()}"
+    monkeypatch.setattr(bwrap, "_ETC_SECRETS", (*bwrap._ETC_SECRETS, str(secret)))
+    secret.write_text("old\n")
+    try:
+        sandbox = bwrap.Sandbox(visible=bwrap.python_and_library())
+        with bwrap.opened() as fd:
+            argv = sandbox.command(
+                [os.path.realpath(sys.executable), "-c", WATCH_SECRET, str(secret)], fd
+            )
+            inside = subprocess.Popen(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, pass_fds=(fd,)
+            )
+        try:
+            before = inside.stdout.readline().strip()
+            replacement = secret.with_name(secret.name + "+")
+            replacement.write_text("a new secret, longer than the old one\n")
+            replacement.rename(secret)
+            out, _ = inside.communicate("go\n", timeout=30)
+        finally:
+            if inside.poll() is None:
+                inside.kill()
+    finally:
+        secret.unlink(missing_ok=True)
+    assert (before, out.strip()) == ("0", "0")
 
 
 def test_a_fork_bomb_is_contained_and_others_are_verified() -> None:

@@ -146,10 +146,12 @@ _SERIAL = itertools.count()
 
 
 # The operating system, read-only; nothing else of the machine is there unless named.
-_SYSTEM = ("/usr", "/etc")
+_SYSTEM = "/usr"
 _SYSTEM_LINKS = ("/bin", "/lib", "/lib32", "/lib64", "/sbin")  # often links into /usr
+_ETC = Path("/etc")
 _ETC_SECRETS = ("/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-", "/etc/sudoers")
 _ETC_SECRET_DIRS = ("/etc/ssh", "/etc/ssl/private", "/etc/sudoers.d")
+_ETC_BYTES = 64 * 2**10  # the sandbox's /etc holds only the points its entries are bound to
 
 
 @dataclass(frozen=True)
@@ -169,7 +171,7 @@ class Sandbox:
         filter that ``seccomp_fd`` holds."""
         out = ["bwrap", "--unshare-all", "--die-with-parent", "--cap-drop", "ALL"]
         out += ["--uid", str(THROWAWAY_UID), "--gid", str(THROWAWAY_UID)]
-        out += _each("--ro-bind", _SYSTEM)
+        out += ["--ro-bind", _SYSTEM, _SYSTEM, *_etc()]
         for link in map(Path, _SYSTEM_LINKS):
             if link.is_symlink():
                 out += ["--symlink", os.readlink(link), str(link)]
@@ -180,9 +182,6 @@ class Sandbox:
         out += ["--size", str(SHM_BYTES), "--tmpfs", _SHM, "--remount-ro", "/dev"]
         out += ["--size", str(SCRATCH_BYTES), "--tmpfs", _TMP]
         out += ["--setenv", "TMPDIR", "/tmp"]
-        out += _each("--ro-bind", [p for p in _ETC_SECRETS if Path(p).is_file()], "/dev/null")
-        for folder in map(Path, _ETC_SECRET_DIRS):
-            out += ["--size", "4096", "--tmpfs", str(folder)] if folder.is_dir() else []
         out += [*_each("--ro-bind", self.visible), *_each("--ro-bind", self.blank, "/dev/null")]
         for folder in self.scratch:
             out += ["--size", str(SCRATCH_BYTES), "--tmpfs", str(folder)]
@@ -205,6 +204,34 @@ class Sandbox:
             return []
         limit = f"--nproc={self.max_processes}:{self.max_processes}"
         return [shutil.which("prlimit") or "/usr/bin/prlimit", limit, "--"]
+
+
+def _etc() -> list[str]:
+    """The sandbox's ``/etc``: a folder of its own, in memory and then read-only, with each
+    entry of the machine's bound into it, the secrets empty (``_ETC_SECRETS``, and the
+    folders of ``_ETC_SECRET_DIRS`` each an empty folder in memory).
+
+    Binding the machine's ``/etc`` whole and an empty file over ``/etc/shadow`` would not
+    hold: when the machine replaces that file (``useradd`` renames a new one over it), Linux
+    detaches every mount on the old one in the other namespaces, and a sandbox already
+    running would see the new file. Here each mount of ``/etc`` itself sits on the sandbox's
+    own folder, which nothing outside it renames. But: ``/etc/ssl/private`` is covered
+    inside the machine's ``/etc/ssl``, as before; systems do not replace that folder."""
+    out = ["--size", str(_ETC_BYTES), "--tmpfs", str(_ETC)]
+    for entry in sorted(_ETC.iterdir()):
+        name = str(entry)
+        if name in _ETC_SECRETS:  # before the link test: a link would lead to the secret
+            out += ["--ro-bind", "/dev/null", name] if entry.is_file() else []
+        elif entry.is_symlink():
+            out += ["--symlink", os.readlink(entry), name]
+        elif name in _ETC_SECRET_DIRS:
+            out += ["--dir", name] if entry.is_dir() else []
+        elif entry.is_dir() or entry.is_file():  # not sockets or pipes
+            out += ["--ro-bind", name, name]
+    for folder in map(Path, _ETC_SECRET_DIRS):
+        if folder.parent != _ETC and folder.is_dir():
+            out += ["--size", "4096", "--tmpfs", str(folder)]
+    return [*out, "--remount-ro", str(_ETC)]
 
 
 def _each(option: str, paths: Iterable[str | Path], source: str | None = None) -> list[str]:
