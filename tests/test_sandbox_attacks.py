@@ -143,6 +143,32 @@ def test_a_secret_the_machine_replaces_while_a_sandbox_runs_stays_empty(monkeypa
     assert (before, out.strip()) == ("0", "0")
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="writes files in /etc, as the account tools do")
+def test_the_account_tools_passing_files_are_empty_inside_or_left_out_once_gone() -> None:
+    # What useradd leaves in /etc for a moment: a copy of shadow being written, under a name
+    # of its own, and a lock that may be gone by the time bubblewrap starts.
+    copy = Path("/etc") / f"bpe-course-test-{os.getpid()}-shadow+"
+    lock = Path("/etc") / f"bpe-course-test-{os.getpid()}.lock"
+    copy.write_text("user:$6$hash:19000:0:99999:7:::\n")
+    lock.write_text(f"{os.getpid()}")
+    try:
+        sandbox = bwrap.Sandbox(visible=bwrap.python_and_library())
+        with bwrap.opened() as fd:
+            argv = sandbox.command([os.path.realpath(sys.executable), "-c", SIZES, str(copy)], fd)
+            lock.unlink()  # listed for the command, gone before the sandbox starts
+            done = subprocess.run(argv, capture_output=True, text=True, pass_fds=(fd,))
+    finally:
+        copy.unlink(missing_ok=True)
+        lock.unlink(missing_ok=True)
+    assert (done.returncode, done.stdout.split()) == (0, ["0", "False"]), done.stderr[-2000:]
+
+
+SIZES = """
+import os, sys
+print(os.path.getsize(sys.argv[1]), os.path.exists(sys.argv[1].replace("-shadow+", ".lock")))
+"""
+
+
 def test_a_fork_bomb_is_contained_and_others_are_verified() -> None:
     bomb = "import os\nwhile True:\n try:\n  os.fork()\n except OSError:\n  pass\n"
     start = time.monotonic()

@@ -151,6 +151,9 @@ _SYSTEM_LINKS = ("/bin", "/lib", "/lib32", "/lib64", "/sbin")  # often links int
 _ETC = Path("/etc")
 _ETC_SECRETS = ("/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-", "/etc/sudoers")
 _ETC_SECRET_DIRS = ("/etc/ssh", "/etc/ssl/private", "/etc/sudoers.d")
+# Also secret: the copies and locks the account tools leave for a moment (shadow+, nshadow,
+# gshadow.lock, sudoers.tmp), whatever their exact names on a system.
+_ETC_SECRET_WORDS = ("shadow", "sudoers")
 _ETC_BYTES = 64 * 2**10  # the sandbox's /etc holds only the points its entries are bound to
 
 
@@ -220,14 +223,17 @@ def _etc() -> list[str]:
     out = ["--size", str(_ETC_BYTES), "--tmpfs", str(_ETC)]
     for entry in sorted(_ETC.iterdir()):
         name = str(entry)
-        if name in _ETC_SECRETS:  # before the link test: a link would lead to the secret
-            out += ["--ro-bind", "/dev/null", name] if entry.is_file() else []
+        secret = name in _ETC_SECRETS or any(word in entry.name for word in _ETC_SECRET_WORDS)
+        if name in _ETC_SECRET_DIRS or (secret and entry.is_dir()):
+            out += ["--dir", name]
+        elif secret:  # before the link test: a link would lead to the secret
+            out += ["--ro-bind", "/dev/null", name]
         elif entry.is_symlink():
             out += ["--symlink", os.readlink(entry), name]
-        elif name in _ETC_SECRET_DIRS:
-            out += ["--dir", name] if entry.is_dir() else []
         elif entry.is_dir() or entry.is_file():  # not sockets or pipes
-            out += ["--ro-bind", name, name]
+            # -try: an entry gone since the listing (a lock the account tools removed) is
+            # left out rather than failing the sandbox's start.
+            out += ["--ro-bind-try", name, name]
     for folder in map(Path, _ETC_SECRET_DIRS):
         if folder.parent != _ETC and folder.is_dir():
             out += ["--size", "4096", "--tmpfs", str(folder)]
