@@ -36,10 +36,10 @@ size within 1.25x of its cost at the smallest, the speed-up of a second worker, 
 Formgrader list's worst load. The record goes to ``artifacts/bench/thousand.json``
 (``bench/record.py``).
 
-Runtime: about an hour on 2 idle cores (its record says when it started and ended), nearly
-all of it grading and feedback at 1,000, each about 2.6 and 0.6 wall seconds a student
-(wall above CPU: the class's looping answers wait out the cell time limit); longer on a
-loaded machine. About 1 GB of temporary disk.
+Runtime: under an hour on 2 idle cores (its record says when it started and ended), nearly
+all of it grading and feedback at 1,000 (grading's wall time is above its CPU time: the
+class's looping answers wait out the cell time limit); longer on a loaded machine. About
+1 GB of temporary disk.
 
 Run: ``PYTHONPATH=. .venv/bin/python bench/bench_thousand.py --sizes 100,1000``
 (``--sizes 10,30`` for a quick look: the goal is set for 100 against 1,000).
