@@ -422,6 +422,7 @@ def main() -> int:
         measured = "not measured" if judged["measured"] is None else f"{judged['measured']:.2f}"
         bound = f"{judged['bound']} {judged['limit']}"
         print(f"{judged['goal']}: {measured} ({bound}): {judged['verdict']}")
+    one_worker_size, one_over_two = speedup(rows)
     run.write(
         {
             "sizes": sizes,
@@ -439,8 +440,8 @@ def main() -> int:
                 for step, small, large, before, after in growth(rows)
             ],
             "feedback on 1 worker and on 2, at the smallest size": {
-                "students": speedup(rows)[0],
-                "1 worker's wall s / 2 workers'": speedup(rows)[1],
+                "students": one_worker_size,
+                "1 worker's wall s / 2 workers'": one_over_two,
             },
             "Formgrader at the largest size, each list's loads": loads,
             "seconds in all": time.perf_counter() - began,
