@@ -95,78 +95,73 @@ def test_the_reference_and_masters_are_invisible(confined: bool, monkeypatch) ->
     (got,) = _run(PEEK.format(root=str(ROOT)))["pair_counts"]["core"]
     ((key, uid),) = got.value.items()
     shadow = (Path("/etc/shadow").stat().st_size,) if Path("/etc/shadow").exists() else (-1,)
-    if confined:  # only the library the lessons import, and the system's secrets blanked
-        seen = [False] * 5 + [True, 0]
+    if confined:  # only the library the lessons import, and none of the system's secrets
+        seen = [False] * 5 + [True, -1]
         assert key == ("seen", str(seen)) and uid == bwrap.THROWAWAY_UID
     else:
         secret = (ROOT / ".grading-secret").exists()  # made when a class is first graded
         assert key == ("seen", str([True] * 4 + [secret, True, *shadow]))
 
 
-# Prints the secret's size, waits for a line on stdin, prints its size again.
-WATCH_SECRET = """
+# Says whether each file exists, waits for a line on stdin, says it again.
+WATCH = """
 import os, sys
-print(os.path.getsize(sys.argv[1]), flush=True)
+print(*map(os.path.exists, sys.argv[1:]), flush=True)
 sys.stdin.readline()
-print(os.path.getsize(sys.argv[1]), flush=True)
+print(*map(os.path.exists, sys.argv[1:]), flush=True)
 """
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="replaces a file in /etc, as useradd does")
-def test_a_secret_the_machine_replaces_while_a_sandbox_runs_stays_empty(monkeypatch) -> None:
-    # The machine replacing /etc/shadow (useradd and userdel rename a new file over it, as
-    # the hub tests' accounts do) detached the empty file bound over it in a running sandbox,
-    # whose answer could then see the new one. A stand-in secret of the same kind here.
+@pytest.mark.skipif(os.geteuid() != 0, reason="writes files in /etc, as the account tools do")
+def test_what_the_machine_puts_in_etc_stays_out_even_replaced_while_a_sandbox_runs() -> None:
+    # The machine replacing /etc/shadow (useradd and userdel rename a new file over it, as the
+    # hub tests' accounts do) detached an empty file bound over it in a running sandbox, whose
+    # answer then saw the new one. A stand-in secret here, replaced the same way; and the
+    # copy and lock useradd leaves for a moment, the lock gone before the sandbox starts.
     secret = Path("/etc") / f"bpe-course-test-secret-{os.getpid()}"
-    monkeypatch.setattr(bwrap, "_ETC_SECRETS", (*bwrap._ETC_SECRETS, str(secret)))
-    secret.write_text("old\n")
+    copy, lock = secret.with_name(secret.name + "-shadow+"), secret.with_name(secret.name + ".lock")
+    for made in (secret, copy, lock):
+        made.write_text("user:$6$hash:19000:0:99999:7:::\n")
     try:
         sandbox = bwrap.Sandbox(visible=bwrap.python_and_library())
         with bwrap.opened() as fd:
-            argv = sandbox.command(
-                [os.path.realpath(sys.executable), "-c", WATCH_SECRET, str(secret)], fd
-            )
+            files = [str(secret), str(copy), str(lock), "/etc/passwd"]
+            argv = sandbox.command([os.path.realpath(sys.executable), "-c", WATCH, *files], fd)
+            lock.unlink()
             inside = subprocess.Popen(
                 argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, pass_fds=(fd,)
             )
         try:
-            before = inside.stdout.readline().strip()
-            replacement = secret.with_name(secret.name + "+")
-            replacement.write_text("a new secret, longer than the old one\n")
-            replacement.rename(secret)
+            before = inside.stdout.readline().split()
+            copy.write_text("a new secret, longer than the old one\n")
+            copy.rename(secret)
             out, _ = inside.communicate("go\n", timeout=30)
         finally:
             if inside.poll() is None:
                 inside.kill()
     finally:
-        secret.unlink(missing_ok=True)
-    assert (before, out.strip()) == ("0", "0")
+        for made in (secret, copy, lock):
+            made.unlink(missing_ok=True)
+    assert [before, out.split()] == [["False", "False", "False", "True"]] * 2
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="writes files in /etc, as the account tools do")
-def test_the_account_tools_passing_files_are_empty_inside_or_left_out_once_gone() -> None:
-    # What useradd leaves in /etc for a moment: a copy of shadow being written, under a name
-    # of its own, and a lock that may be gone by the time bubblewrap starts.
-    copy = Path("/etc") / f"bpe-course-test-{os.getpid()}-shadow+"
-    lock = Path("/etc") / f"bpe-course-test-{os.getpid()}.lock"
-    copy.write_text("user:$6$hash:19000:0:99999:7:::\n")
-    lock.write_text(f"{os.getpid()}")
+@pytest.mark.skipif(os.geteuid() != 0, reason="writes a file in /etc")
+def test_a_shown_etc_entry_gone_before_the_start_is_left_out(monkeypatch) -> None:
+    gone = Path("/etc") / f"bpe-course-test-{os.getpid()}.conf"
+    monkeypatch.setattr(bwrap, "_ETC_SHOWN", (*bwrap._ETC_SHOWN, gone.name))
+    gone.write_text("listed, then removed\n")
     try:
         sandbox = bwrap.Sandbox(visible=bwrap.python_and_library())
         with bwrap.opened() as fd:
-            argv = sandbox.command([os.path.realpath(sys.executable), "-c", SIZES, str(copy)], fd)
-            lock.unlink()  # listed for the command, gone before the sandbox starts
-            done = subprocess.run(argv, capture_output=True, text=True, pass_fds=(fd,))
+            argv = sandbox.command([os.path.realpath(sys.executable), "-c", WATCH, str(gone)], fd)
+            assert str(gone) in argv  # shown, had it stayed
+            gone.unlink()
+            done = subprocess.run(
+                argv, input="\n", capture_output=True, text=True, pass_fds=(fd,), timeout=30
+            )
     finally:
-        copy.unlink(missing_ok=True)
-        lock.unlink(missing_ok=True)
-    assert (done.returncode, done.stdout.split()) == (0, ["0", "False"]), done.stderr[-2000:]
-
-
-SIZES = """
-import os, sys
-print(os.path.getsize(sys.argv[1]), os.path.exists(sys.argv[1].replace("-shadow+", ".lock")))
-"""
+        gone.unlink(missing_ok=True)
+    assert (done.returncode, done.stdout.split()) == (0, ["False", "False"]), done.stderr[-2000:]
 
 
 def test_a_fork_bomb_is_contained_and_others_are_verified() -> None:

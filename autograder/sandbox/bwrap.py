@@ -2,8 +2,8 @@
 
 ``Sandbox(...).command(argv, seccomp_fd)`` wraps a command in ``bwrap``: a throwaway uid in
 its own namespaces (everything it starts dies with it) that sees of the machine only the
-operating system (its secrets blanked) and the folders named, read-only, and a private
-``/tmp`` and scratch folders, capped, in memory. Its tasks are capped from inside
+operating system (of its ``/etc`` only what programs read) and the folders named, read-only,
+and a private ``/tmp`` and scratch folders, capped, in memory. Its tasks are capped from inside
 (``max_processes``, for an instructor who is not root) and by a pids cgroup (``process_cap``,
 for root); ``sandbox_cap`` (the judge's) and ``memory_over`` (the kernels') add a memory cgroup
 over a whole sandbox. ``remove_orphaned_caps`` removes the cgroups whose maker is gone;
@@ -149,11 +149,16 @@ _SERIAL = itertools.count()
 _SYSTEM = "/usr"
 _SYSTEM_LINKS = ("/bin", "/lib", "/lib32", "/lib64", "/sbin")  # often links into /usr
 _ETC = Path("/etc")
-_ETC_SECRETS = ("/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-", "/etc/sudoers")
-_ETC_SECRET_DIRS = ("/etc/ssh", "/etc/ssl/private", "/etc/sudoers.d")
-# Also secret: the copies and locks the account tools leave for a moment (shadow+, nshadow,
-# gshadow.lock, sudoers.tmp), whatever their exact names on a system.
-_ETC_SECRET_WORDS = ("shadow", "sudoers")
+# Of the machine's /etc only what a program run here reads: the dynamic loader's cache, the
+# clock's zone, the account and name-service files, the mime, locale and font tables (Python's
+# mimetypes, the C library, matplotlib's fontconfig), and Debian's hooks for its own Python.
+# Secrets (shadow, sudoers, SSH and TLS keys) and whatever the machine adds later stay out.
+_ETC_SHOWN = (
+    *("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "timezone"),
+    *("passwd", "group", "nsswitch.conf", "host.conf", "hosts", "gai.conf"),
+    *("services", "protocols", "mime.types", "locale.alias", "fonts", "os-release"),
+    *("alternatives", "python3", f"python3.{sys.version_info.minor}"),
+)
 _ETC_BYTES = 64 * 2**10  # the sandbox's /etc holds only the points its entries are bound to
 
 
@@ -210,33 +215,25 @@ class Sandbox:
 
 
 def _etc() -> list[str]:
-    """The sandbox's ``/etc``: a folder of its own, in memory and then read-only, with each
-    entry of the machine's bound into it, the secrets empty (``_ETC_SECRETS``, and the
-    folders of ``_ETC_SECRET_DIRS`` each an empty folder in memory).
+    """The sandbox's ``/etc``: a folder of its own, in memory and then read-only, holding the
+    entries of ``_ETC_SHOWN`` this machine has, bound from its ``/etc``.
 
-    Binding the machine's ``/etc`` whole and an empty file over ``/etc/shadow`` would not
-    hold: when the machine replaces that file (``useradd`` renames a new one over it), Linux
-    detaches every mount on the old one in the other namespaces, and a sandbox already
-    running would see the new file. Here each mount of ``/etc`` itself sits on the sandbox's
-    own folder, which nothing outside it renames. But: ``/etc/ssl/private`` is covered
-    inside the machine's ``/etc/ssl``, as before; systems do not replace that folder."""
+    Binding the machine's ``/etc`` whole with empty files over its secrets would not hold:
+    when the machine replaces ``/etc/shadow`` (``useradd`` renames a new one over it), Linux
+    detaches every mount on the old file in the other namespaces, and a sandbox already
+    running would see the new one. Here nothing the list leaves out is ever inside. It is
+    short too: each entry is a mount, made and undone at every start (0.13 ms each here).
+
+    >>> _etc()[:3], _etc()[-2:]
+    (['--size', '65536', '--tmpfs'], ['--remount-ro', '/etc'])
+    """
     out = ["--size", str(_ETC_BYTES), "--tmpfs", str(_ETC)]
-    for entry in sorted(_ETC.iterdir()):
-        name = str(entry)
-        secret = name in _ETC_SECRETS or any(word in entry.name for word in _ETC_SECRET_WORDS)
-        if name in _ETC_SECRET_DIRS or (secret and entry.is_dir()):
-            out += ["--dir", name]
-        elif secret:  # before the link test: a link would lead to the secret
-            out += ["--ro-bind", "/dev/null", name]
-        elif entry.is_symlink():
-            out += ["--symlink", os.readlink(entry), name]
-        elif entry.is_dir() or entry.is_file():  # not sockets or pipes
-            # -try: an entry gone since the listing (a lock the account tools removed) is
-            # left out rather than failing the sandbox's start.
-            out += ["--ro-bind-try", name, name]
-    for folder in map(Path, _ETC_SECRET_DIRS):
-        if folder.parent != _ETC and folder.is_dir():
-            out += ["--size", "4096", "--tmpfs", str(folder)]
+    for entry in (_ETC / name for name in _ETC_SHOWN):
+        if entry.is_symlink():  # as a link: bound, it would lead to the machine's target
+            out += ["--symlink", os.readlink(entry), str(entry)]
+        elif entry.exists():
+            # -try: an entry gone since this check is left out rather than failing the start.
+            out += ["--ro-bind-try", str(entry), str(entry)]
     return [*out, "--remount-ro", str(_ETC)]
 
 
