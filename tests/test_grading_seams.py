@@ -100,3 +100,29 @@ def test_feedback_is_handed_out_largest_first(tmp_path: Path) -> None:
         (folder / "notes.txt").write_bytes(b"x" * 1000)  # not a notebook: not weighed
     order = largest_first(tmp_path, ["ada", "gone", "cy", "di", "bob"])
     assert order == ["bob", "di", "ada", "cy", "gone"]
+
+
+def test_dask_scratch_left_by_a_killed_maker_goes_when_the_next_is_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A grading service stopped with SIGKILL (as the hub's rush test stops it) cannot remove
+    # its Dask folder; the next one made on the machine does, and leaves the living alone.
+    import subprocess
+    import sys
+    import tempfile
+
+    from autograder.grading.on_dask import dask_scratch
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], text=True,
+                          capture_output=True, check=True).stdout.strip()  # fmt: skip
+    killed = tmp_path / f"bpe-dask-local-abc-{gone}"
+    (killed / "dask-scratch-space" / "worker-1").mkdir(parents=True)
+    living = tmp_path / f"bpe-dask-local-def-{os.getppid()}"
+    living.mkdir()
+    other = tmp_path / f"bpe-dask-orphan-{gone}"  # a file, not a folder Dask made
+    other.write_text("")
+    made = dask_scratch("local")
+    assert made.name.startswith("bpe-dask-local-") and made.name.endswith(f"-{os.getpid()}")
+    assert (made.stat().st_mode & 0o777, killed.exists(), living.exists()) == (0o700, False, True)
+    assert other.exists()

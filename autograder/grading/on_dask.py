@@ -138,7 +138,7 @@ def run_workers(course_root: Path, address: str, workers: int) -> int:
 
 def _run(role: str, command: Callable[[Path], list[str]]) -> int:
     refuse_untrusted(f"the Dask {role}")  # before Dask, which it would start, is imported
-    scratch = Path(tempfile.mkdtemp(prefix=f"bpe-dask-{role}-"))  # mode 0700, a new name
+    scratch = dask_scratch(role)
     print(f"starting the Dask {role} for grading; Ctrl-C stops it", flush=True)
     # The course's grading code on the path, Dask's temporary folder private, no HTTP routes.
     env = dict(os.environ, PYTHONPATH=str(CODE_ROOT), DASK_TEMPORARY_DIRECTORY=str(scratch))
@@ -150,6 +150,22 @@ def _run(role: str, command: Callable[[Path], list[str]]) -> int:
         return _wait(process)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+_SCRATCH_PREFIX = "bpe-dask-"  # then the role, a random part and the maker's pid, last
+
+
+def dask_scratch(role: str) -> Path:
+    """A new folder for Dask's files (mode 0700, a name nobody could take), named after this
+    process, once the folders left by a maker that was killed (a grading service stopped
+    with SIGKILL cannot remove its own) are removed."""
+    for left in Path(tempfile.gettempdir()).glob(f"{_SCRATCH_PREFIX}*-*"):
+        maker = left.name.rsplit("-", 1)[-1]
+        with contextlib.suppress(OSError):
+            mine = left.lstat().st_uid == os.geteuid() and left.is_dir() and not left.is_symlink()
+            if mine and maker.isdigit() and not bwrap.process_alive(int(maker)):
+                shutil.rmtree(left, ignore_errors=True)
+    return Path(tempfile.mkdtemp(prefix=f"{_SCRATCH_PREFIX}{role}-", suffix=f"-{os.getpid()}"))
 
 
 def _wait(process: subprocess.Popen[bytes]) -> int:
@@ -398,7 +414,7 @@ def _local_client(stack: contextlib.ExitStack, jobs: int, log_path: Path | None)
         log_path.parent.mkdir(parents=True, exist_ok=True)
     # Dask's default scratch folder, /tmp/dask-scratch-space, is taken whoever made it, and
     # lands on the path of this process, the nannies and the workers: a folder of our own.
-    scratch = tempfile.mkdtemp(prefix="bpe-dask-")  # mode 0700, a name nobody could take
+    scratch = str(dask_scratch("local"))
     stack.callback(shutil.rmtree, scratch, ignore_errors=True)
     # 127.0.0.1 is open to every account of the machine (every student, on a hub), and
     # Dask runs whatever code a connected client sends: only holders of this run's own
