@@ -79,6 +79,10 @@ lab: $(STUDENT_VENV)  ## open JupyterLab on the course, starting at the first le
 # The suite's processes (pytest-xdist); tests/conftest.py keeps each module's tests in one,
 # and the modules that share Unix accounts, a student's name or the built site in one.
 TEST_WORKERS ?= 2
+# The suite's Python, writing the bytecode of what it imports (pytest's rewritten tests, the
+# course's modules) for the next process and run to read: an environment that turns that
+# off (PYTHONDONTWRITEBYTECODE) has every worker and child compile them again.
+PYTEST = env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest
 
 # Each test's seconds, setup and teardown included, go to artifacts/suite/junit.xml: where
 # the suite's time goes, test by test and module by module, beyond the slowest 25 it lists.
@@ -86,7 +90,7 @@ TEST_WORKERS ?= 2
 test:  ## run the whole suite (lint, unit, property, nbgrader, browser)
 	@start=$$(date +%s); \
 	$(MAKE) --no-print-directory venv lint && \
-	  $(BIN)/python -m pytest --numprocesses=$(TEST_WORKERS) --junit-xml=artifacts/suite/junit.xml; \
+	  $(PYTEST) --numprocesses=$(TEST_WORKERS) --junit-xml=artifacts/suite/junit.xml; \
 	status=$$?; \
 	echo "make test: $$(( $$(date +%s) - start )) s, the venv's build and lint included"; \
 	exit $$status
@@ -94,7 +98,7 @@ test:  ## run the whole suite (lint, unit, property, nbgrader, browser)
 .PHONY: test-fast
 # A fast test that needs more than two minutes is a slow one that lacks its marker.
 test-fast: venv  ## the quick tier for the edit loop: unit, property and doctests (under two minutes)
-	$(BIN)/python -m pytest -m "not slow and not nbgrader and not browser" --timeout=120 \
+	$(PYTEST) -m "not slow and not nbgrader and not browser" --timeout=120 \
 	  --numprocesses=$(TEST_WORKERS)
 
 lint: venv  ## ruff check, ruff format --check and mypy (the files pyproject.toml names)

@@ -392,6 +392,7 @@ def readme_commands() -> list[str]:
     return [line.split("#")[0].strip() for line in block.group(1).splitlines() if line.strip()]
 
 
+@pytest.mark.slow  # two grading commands and make, each a process of its own
 def test_the_readme_commands_run_as_shown(course: Path) -> None:
     commands = readme_commands()
     python = [c for c in commands if c.startswith(".venv/bin/python -m ")]

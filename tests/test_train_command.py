@@ -52,6 +52,7 @@ def test_bad_input_is_named_with_what_to_do(tmp_path: Path, capsys) -> None:
     assert not (tmp_path / "merges.json").exists()
 
 
+@pytest.mark.slow  # make, and a Dask cluster of two worker processes
 def test_make_train_counts_on_a_local_dask_cluster(tmp_path: Path) -> None:
     # As a learner types it; SCHEDULER=local starts two Dask workers and stops them after.
     text, out = _text(tmp_path), tmp_path / "out"
