@@ -106,7 +106,10 @@ def test_dask_scratch_left_by_a_killed_maker_goes_when_the_next_is_made(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A grading service stopped with SIGKILL (as the hub's rush test stops it) cannot remove
-    # its Dask folder; the next one made on the machine does, and leaves the living alone.
+    # its Dask folder; the next one made on the machine does. It leaves alone a folder whose
+    # maker lives, one whose Dask program still holds the lock though its maker was killed,
+    # one without a lock file, another account's, and anything that is not a folder.
+    import fcntl
     import subprocess
     import sys
     import tempfile
@@ -116,13 +119,32 @@ def test_dask_scratch_left_by_a_killed_maker_goes_when_the_next_is_made(
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], text=True,
                           capture_output=True, check=True).stdout.strip()  # fmt: skip
-    killed = tmp_path / f"bpe-dask-local-abc-{gone}"
-    (killed / "dask-scratch-space" / "worker-1").mkdir(parents=True)
-    living = tmp_path / f"bpe-dask-local-def-{os.getppid()}"
-    living.mkdir()
-    other = tmp_path / f"bpe-dask-orphan-{gone}"  # a file, not a folder Dask made
+
+    def left(name: str, lock: bool = True) -> Path:
+        folder = tmp_path / f"bpe-dask-{name}-{gone}"
+        (folder / "dask-scratch-space" / "worker-1").mkdir(parents=True)
+        if lock:
+            (folder / ".in-use").write_text("")
+        return folder
+
+    killed, held, unlocked = left("local-a"), left("worker-b"), left("local-c", lock=False)
+    living = tmp_path / f"bpe-dask-local-d-{os.getppid()}"
+    (living / ".in-use").parent.mkdir()
+    (living / ".in-use").write_text("")
+    other = tmp_path / f"bpe-dask-orphan-{gone}"
     other.write_text("")
-    made = dask_scratch("local")
+    theirs = left("local-e")
+    if os.geteuid() == 0:
+        os.chown(theirs, 65534, 65534)
+    holder = os.open(held / ".in-use", os.O_RDONLY)  # as the Dask program the maker started
+    fcntl.flock(holder, fcntl.LOCK_EX)
+    try:
+        made, lock = dask_scratch("local")
+    finally:
+        os.close(holder)
+    os.close(lock)
     assert made.name.startswith("bpe-dask-local-") and made.name.endswith(f"-{os.getpid()}")
-    assert (made.stat().st_mode & 0o777, killed.exists(), living.exists()) == (0o700, False, True)
-    assert other.exists()
+    assert made.stat().st_mode & 0o777 == 0o700 and (made / ".in-use").exists()
+    assert not killed.exists()
+    assert held.exists() and unlocked.exists() and living.exists() and other.exists()
+    assert theirs.exists() == (os.geteuid() == 0)

@@ -103,6 +103,36 @@ def test_the_reference_and_masters_are_invisible(confined: bool, monkeypatch) ->
         assert key == ("seen", str([True] * 4 + [secret, True, *shadow]))
 
 
+# What a program inside finds in /etc: the entries, the clock's zone, the throwaway account.
+ETC_INSIDE = """
+import json, os, pwd, time
+try:
+    account = pwd.getpwuid(os.getuid()).pw_name
+except KeyError:
+    account = None
+print(json.dumps([sorted(os.listdir("/etc")), time.localtime(0).tm_gmtoff, account]))
+"""
+
+
+def test_etc_inside_holds_only_the_listed_entries_and_they_work() -> None:
+    import json
+    import pwd
+
+    sandbox = bwrap.Sandbox(visible=bwrap.python_and_library())
+    with bwrap.opened() as fd:
+        argv = sandbox.command([os.path.realpath(sys.executable), "-c", ETC_INSIDE], fd)
+        done = subprocess.run(argv, capture_output=True, text=True, pass_fds=(fd,), timeout=30)
+    assert done.returncode == 0, done.stderr[-2000:]
+    entries, offset, account = json.loads(done.stdout)
+    assert set(entries) <= set(bwrap._ETC_SHOWN) and "passwd" in entries
+    assert offset == time.localtime(0).tm_gmtoff  # the machine's zone, through its link
+    try:
+        expected = pwd.getpwuid(bwrap.THROWAWAY_UID).pw_name
+    except KeyError:  # a machine without that account
+        expected = None
+    assert account == expected
+
+
 # Says whether each file exists, waits for a line on stdin, says it again.
 WATCH = """
 import os, sys

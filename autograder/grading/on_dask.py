@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import fcntl
 import logging
 import os
 import shutil
@@ -138,34 +139,54 @@ def run_workers(course_root: Path, address: str, workers: int) -> int:
 
 def _run(role: str, command: Callable[[Path], list[str]]) -> int:
     refuse_untrusted(f"the Dask {role}")  # before Dask, which it would start, is imported
-    scratch = dask_scratch(role)
+    scratch, lock = dask_scratch(role)
     print(f"starting the Dask {role} for grading; Ctrl-C stops it", flush=True)
     # The course's grading code on the path, Dask's temporary folder private, no HTTP routes.
     env = dict(os.environ, PYTHONPATH=str(CODE_ROOT), DASK_TEMPORARY_DIRECTORY=str(scratch))
     env.update(DASK_DISTRIBUTED__SCHEDULER__HTTP__ROUTES="[]")
     env.update(DASK_DISTRIBUTED__WORKER__HTTP__ROUTES="[]")
     env.setdefault("MPLBACKEND", "Agg")
-    process = subprocess.Popen(command(scratch), env=env)
+    # Dask's program holds the folder's lock too: a kill of this process alone leaves it in use.
+    process = subprocess.Popen(command(scratch), env=env, pass_fds=(lock,))
     try:
         return _wait(process)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+        os.close(lock)
 
 
 _SCRATCH_PREFIX = "bpe-dask-"  # then the role, a random part and the maker's pid, last
+_IN_USE = ".in-use"  # locked (flock) by the maker, and by the Dask program it starts
 
 
-def dask_scratch(role: str) -> Path:
-    """A new folder for Dask's files (mode 0700, a name nobody could take), named after this
-    process, once the folders left by a maker that was killed (a grading service stopped
-    with SIGKILL cannot remove its own) are removed."""
+def dask_scratch(role: str) -> tuple[Path, int]:
+    """A new folder for Dask's files (mode 0700, a name nobody could take) and a descriptor
+    holding its lock, once this account's folders left by a killed maker are removed (a
+    grading service stopped with SIGKILL cannot remove its own): those whose maker's process
+    is gone and whose lock nobody holds, not even a Dask program the maker started."""
     for left in Path(tempfile.gettempdir()).glob(f"{_SCRATCH_PREFIX}*-*"):
         maker = left.name.rsplit("-", 1)[-1]
         with contextlib.suppress(OSError):
             mine = left.lstat().st_uid == os.geteuid() and left.is_dir() and not left.is_symlink()
-            if mine and maker.isdigit() and not bwrap.process_alive(int(maker)):
+            gone = maker.isdigit() and not bwrap.process_alive(int(maker))
+            if mine and gone and _unlocked(left / _IN_USE):  # no lock file: not ours to judge
                 shutil.rmtree(left, ignore_errors=True)
-    return Path(tempfile.mkdtemp(prefix=f"{_SCRATCH_PREFIX}{role}-", suffix=f"-{os.getpid()}"))
+    folder = Path(tempfile.mkdtemp(prefix=f"{_SCRATCH_PREFIX}{role}-", suffix=f"-{os.getpid()}"))
+    lock = os.open(folder / _IN_USE, os.O_CREAT | os.O_WRONLY | os.O_NOFOLLOW, 0o600)
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    return folder, lock
+
+
+def _unlocked(lock_file: Path) -> bool:
+    """True when the lock file exists and nobody holds its lock."""
+    lock = os.open(lock_file, os.O_RDONLY | os.O_NOFOLLOW)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(lock)
+    return True
 
 
 def _wait(process: subprocess.Popen[bytes]) -> int:
@@ -414,7 +435,9 @@ def _local_client(stack: contextlib.ExitStack, jobs: int, log_path: Path | None)
         log_path.parent.mkdir(parents=True, exist_ok=True)
     # Dask's default scratch folder, /tmp/dask-scratch-space, is taken whoever made it, and
     # lands on the path of this process, the nannies and the workers: a folder of our own.
-    scratch = str(dask_scratch("local"))
+    folder, lock = dask_scratch("local")
+    scratch = str(folder)
+    stack.callback(os.close, lock)
     stack.callback(shutil.rmtree, scratch, ignore_errors=True)
     # 127.0.0.1 is open to every account of the machine (every student, on a hub), and
     # Dask runs whatever code a connected client sends: only holders of this run's own
