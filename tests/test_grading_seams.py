@@ -133,6 +133,8 @@ def test_dask_scratch_left_by_a_killed_maker_goes_when_the_next_is_made(
     (living / ".in-use").write_text("")
     other = tmp_path / f"bpe-dask-orphan-{gone}"
     other.write_text("")
+    odd = tmp_path / "bpe-dask-local-f-\u00b9"  # a digit to isdigit, not to int
+    odd.mkdir()
     theirs = left("local-e")
     if os.geteuid() == 0:
         os.chown(theirs, 65534, 65534)
@@ -147,4 +149,5 @@ def test_dask_scratch_left_by_a_killed_maker_goes_when_the_next_is_made(
     assert made.stat().st_mode & 0o777 == 0o700 and (made / ".in-use").exists()
     assert not killed.exists()
     assert held.exists() and unlocked.exists() and living.exists() and other.exists()
+    assert odd.exists()
     assert theirs.exists() == (os.geteuid() == 0)

@@ -165,12 +165,11 @@ def dask_scratch(role: str) -> tuple[Path, int]:
     grading service stopped with SIGKILL cannot remove its own): those whose maker's process
     is gone and whose lock nobody holds, not even a Dask program the maker started."""
     for left in Path(tempfile.gettempdir()).glob(f"{_SCRATCH_PREFIX}*-*"):
-        maker = left.name.rsplit("-", 1)[-1]
         with contextlib.suppress(OSError):
             mine = left.lstat().st_uid == os.geteuid() and left.is_dir() and not left.is_symlink()
-            gone = maker.isdigit() and not bwrap.process_alive(int(maker))
-            if mine and gone and _unlocked(left / _IN_USE):  # no lock file: not ours to judge
-                shutil.rmtree(left, ignore_errors=True)
+            # Anyone may name a file in /tmp: its name is read only once it is known ours.
+            if mine and bwrap.maker_gone(left.name) and _unlocked(left / _IN_USE):
+                shutil.rmtree(left, ignore_errors=True)  # no lock file: not ours to judge
     folder = Path(tempfile.mkdtemp(prefix=f"{_SCRATCH_PREFIX}{role}-", suffix=f"-{os.getpid()}"))
     lock = os.open(folder / _IN_USE, os.O_CREAT | os.O_WRONLY | os.O_NOFOLLOW, 0o600)
     fcntl.flock(lock, fcntl.LOCK_EX)

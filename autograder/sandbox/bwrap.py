@@ -503,12 +503,22 @@ def remove_orphaned_caps() -> list[Path]:
     roots = dict.fromkeys(root for root in (_pids_root(), _memory_root()) if root)
     orphans = []
     for group in (g for root in roots for g in root.glob(f"{_CAP_PREFIX}*")):
-        maker = group.name.rsplit("-", 1)[-1]
-        if maker.isascii() and maker.isdigit() and not process_alive(int(maker)):
+        if maker_gone(group.name):
             orphans.append(group)
     for group in orphans:
         _empty_and_remove(group)
     return orphans
+
+
+def maker_gone(name: str) -> bool:
+    """True when ``name`` ends in ``-<pid>`` of a process no longer running (only ASCII
+    digits: ``int`` would also read, or choke on, other scripts' digits).
+
+    >>> maker_gone("bpe-grading-kernels-0-x"), maker_gone("cap-1-\u00b9")
+    (False, False)
+    """
+    maker = name.rsplit("-", 1)[-1]
+    return maker.isascii() and maker.isdigit() and not process_alive(int(maker))
 
 
 def process_alive(pid: int) -> bool:
