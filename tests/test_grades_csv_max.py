@@ -16,8 +16,7 @@ from pathlib import Path
 from nbgrader.api import Gradebook
 
 from autograder.course import NO_SUBMISSION
-from autograder.reports.export_grades import write_grades
-from autograder.reports.lms import assignment_maximum
+from autograder.reports.export_grades import assignment_maximum, write_grades
 from tests.support.lms import NOTEBOOK, make_class
 
 

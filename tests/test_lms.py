@@ -290,6 +290,22 @@ def test_no_roster_is_refused_with_what_to_write(course: Path, capsys) -> None:
     assert "roster.csv is missing" in capsys.readouterr().err
 
 
+def test_a_gradebook_without_the_assignment_is_one_line_and_writes_nothing(
+    course: Path, capsys
+) -> None:
+    """As ``nbgrader db student add`` leaves it before the first ``make autograde``."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        gradebook.remove_assignment("bpe")
+        assert gradebook.students  # the students stay
+    assert run_canvas(course) == 1
+    assert run_moodle(course) == 1
+    said = capsys.readouterr().err
+    assert said.count("gradebook.db holds no assignment bpe yet: run `make autograde`") == 2, said
+    assert not (course / OUT).exists() and not (course / MOODLE_OUT).exists()
+
+
 @pytest.mark.parametrize(
     ("edit", "message"),
     [

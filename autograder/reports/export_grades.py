@@ -112,9 +112,9 @@ def late_penalties(course_root: Path) -> dict[str, float]:
         }
 
 
-def _assignment_maximum(course_root: Path) -> float | None:
-    """The assignment's points in the gradebook (``lms.assignment_maximum``'s figure); None
-    when it does not hold the assignment."""
+def assignment_maximum(course_root: Path) -> float | None:
+    """The assignment's points in the gradebook (21 for this course); None when it does not
+    hold the assignment."""
     from nbgrader.api import Gradebook, MissingEntry
 
     with Gradebook(f"sqlite:///{class_db_path(course_root)}") as gb:
@@ -133,7 +133,7 @@ def write_grades(course_root: Path, path: Path) -> list[dict[str, str]]:
     """Write the CSV for every student in the gradebook; return its rows."""
     penalties = late_penalties(course_root)
     version = course_version()
-    maximum = _assignment_maximum(course_root)
+    maximum = assignment_maximum(course_root)
     lines = []
     for row in class_rows(course_root):
         line = export_row(row, maximum)

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from autograder.course import ASSIGNMENT, GRADED, NO_SUBMISSION, Status, class_db_path
 from autograder.problems import printable
-from autograder.reports.export_grades import class_rows, late_penalties
+from autograder.reports.export_grades import assignment_maximum, class_rows, late_penalties
 from autograder.reports.safe_csv import replacing
 from autograder.roster import ROSTER_FILE, RosterError, Student, read_roster
 
@@ -81,17 +81,13 @@ class ClassGrade:
         return f"{scaled(self.final, self.maximum, points):.2f}", self.here()
 
 
-def assignment_maximum(course_root: Path) -> float:
-    """The assignment's points in the gradebook (21 for this course)."""
-    from nbgrader.api import Gradebook
-
-    with Gradebook(f"sqlite:///{class_db_path(course_root)}") as gb:
-        return float(gb.find_assignment(ASSIGNMENT).max_score)
-
-
 def class_grades(course_root: Path, roster: dict[str, Student]) -> dict[str, ClassGrade]:
     """Every student here or in the roster, by course id, as ``grades.csv`` has them."""
     maximum = assignment_maximum(course_root)
+    if maximum is None:  # a gradebook made by hand (nbgrader db student add) before grading
+        raise SystemExit(
+            f"gradebook.db holds no assignment {ASSIGNMENT} yet: run `make autograde` first"
+        )
     penalties = late_penalties(course_root)
     grades = {}
     for row in class_rows(course_root):
