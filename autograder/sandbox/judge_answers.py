@@ -169,7 +169,12 @@ def _read_lines(
     feed = _Feed(child.stdin.fileno(), job + b"\n", plan)
     fd = child.stdout.fileno()
     deadline = time.monotonic() + _STARTUP_SECONDS + seconds
-    buffer, lines, size = b"", [], 0
+    # The line being read, in the pieces it came in: each piece is split once and joined
+    # once, where appending to one buffer and splitting all of it again at every read cost
+    # the grader time that grew as the square of a line an answer wrote without an end.
+    pieces: list[bytes] = []
+    lines: list[dict] = []
+    size = 0
     with selectors.DefaultSelector() as selector:
         selector.register(fd, selectors.EVENT_READ)
         while True:
@@ -186,8 +191,11 @@ def _read_lines(
             size += len(chunk)
             if not chunk or size > _MAX_OUTPUT:
                 return lines, False
-            buffer += chunk
-            *complete, buffer = buffer.split(b"\n")
+            *complete, rest = chunk.split(b"\n")
+            if complete:
+                complete[0] = b"".join([*pieces, complete[0]])
+                pieces = []
+            pieces.append(rest)
             for raw in complete:
                 line = _parse_line(raw)
                 if line is None or not feed.heard(line):
