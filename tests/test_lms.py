@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from autograder import cli
-from autograder.course import Status
+from autograder.course import ASSIGNMENT, Status
 from autograder.reports import canvas, lms, moodle
 from autograder.reports.canvas import Record, joined, split_records
 from tests.support import doc_text
@@ -290,19 +290,24 @@ def test_no_roster_is_refused_with_what_to_write(course: Path, capsys) -> None:
     assert "roster.csv is missing" in capsys.readouterr().err
 
 
-def test_a_gradebook_without_the_assignment_is_one_line_and_writes_nothing(
-    course: Path, capsys
+@pytest.mark.parametrize("due_date_only", [False, True])
+def test_a_gradebook_without_the_assignments_notebooks_is_one_line_and_writes_nothing(
+    course: Path, capsys, due_date_only: bool
 ) -> None:
-    """As ``nbgrader db student add`` leaves it before the first ``make autograde``."""
+    """As the gradebook is before the first ``make autograde`` when students were added by
+    hand (no assignment) or the due date was set first (the assignment, no notebook)."""
     from nbgrader.api import Gradebook
 
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
-        gradebook.remove_assignment("bpe")
+        gradebook.remove_assignment(ASSIGNMENT)
+        if due_date_only:
+            gradebook.add_assignment(ASSIGNMENT, duedate="2026-12-24 17:00:00")
         assert gradebook.students  # the students stay
-    assert run_canvas(course) == 1
+    assert run_canvas(course, export=EXPORT_NEW) == 1  # a new column would need the points
     assert run_moodle(course) == 1
     said = capsys.readouterr().err
-    assert said.count("gradebook.db holds no assignment bpe yet: run `make autograde`") == 2, said
+    refusal = f"gradebook.db holds no notebook of assignment {ASSIGNMENT} yet: run `make"
+    assert said.count(refusal) == 2, said
     assert not (course / OUT).exists() and not (course / MOODLE_OUT).exists()
 
 

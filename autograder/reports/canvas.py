@@ -31,7 +31,6 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from autograder.reports import lms
-from autograder.reports.export_grades import assignment_maximum
 from autograder.reports.safe_csv import check_identifier, is_formula, neutral
 from autograder.roster import Student, by_identifier, identifier_key
 
@@ -223,7 +222,7 @@ class Filler:
         """A new column for the assignment: Canvas makes an assignment of it on import."""
         export = self.export
         column = len(export.header)
-        points = self.args.points or assignment_maximum(self.args.root.resolve())
+        points = self.args.points or lms.scaling_maximum(self.args.root.resolve())
         for index, record in enumerate(export.records):
             if index and index != export.points_row and not any(record.cells):
                 continue  # a blank line stays as it is

@@ -113,13 +113,13 @@ def late_penalties(course_root: Path) -> dict[str, float]:
 
 
 def assignment_maximum(course_root: Path) -> float | None:
-    """The assignment's points in the gradebook (21 for this course); None when it does not
-    hold the assignment."""
+    """The assignment's points in the gradebook; None when it holds no notebook of it yet (no
+    assignment, or one added with only its due date, whose points nbgrader sums to 0)."""
     from nbgrader.api import Gradebook, MissingEntry
 
     with Gradebook(f"sqlite:///{class_db_path(course_root)}") as gb:
         try:
-            return float(gb.find_assignment(ASSIGNMENT).max_score)
+            return float(gb.find_assignment(ASSIGNMENT).max_score) or None
         except MissingEntry:
             return None
 

@@ -81,13 +81,23 @@ class ClassGrade:
         return f"{scaled(self.final, self.maximum, points):.2f}", self.here()
 
 
-def class_grades(course_root: Path, roster: dict[str, Student]) -> dict[str, ClassGrade]:
-    """Every student here or in the roster, by course id, as ``grades.csv`` has them."""
+def scaling_maximum(course_root: Path) -> float:
+    """The assignment's points in the gradebook, which an LMS's grades are scaled from;
+    SystemExit when it holds no notebook of the assignment yet (students or a due date added
+    by hand before the first grading), since nothing can be scaled from 0."""
     maximum = assignment_maximum(course_root)
-    if maximum is None:  # a gradebook made by hand (nbgrader db student add) before grading
+    if maximum is None:
         raise SystemExit(
-            f"gradebook.db holds no assignment {ASSIGNMENT} yet: run `make autograde` first"
+            f"gradebook.db holds no notebook of assignment {ASSIGNMENT} yet: "
+            "run `make autograde` first"
         )
+    return maximum
+
+
+def class_grades(course_root: Path, roster: dict[str, Student]) -> dict[str, ClassGrade]:
+    """Every student here or in the roster, by course id, as ``grades.csv`` has them
+    (SystemExit as ``scaling_maximum`` says)."""
+    maximum = scaling_maximum(course_root)
     penalties = late_penalties(course_root)
     grades = {}
     for row in class_rows(course_root):
@@ -190,7 +200,7 @@ def run(
         return 1
     try:
         report, text = build(root, require_roster(root))
-    except SystemExit as error:  # a roster, export or identifier problem, named by row
+    except SystemExit as error:  # a roster, export, identifier or gradebook problem
         print(error.code, file=sys.stderr)
         return 1
     out = options.out if options.out.is_absolute() else root / options.out
