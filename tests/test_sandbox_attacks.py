@@ -321,42 +321,6 @@ def test_forged_result_lines_are_ignored_not_fatal() -> None:
     assert _honest_ok(outcomes)
 
 
-# Result lines as a child writes them, or as an answer that found the pipe does: a long line
-# in pieces, then a megabyte of junk on a line of its own, a line sent 20 bytes at a time, two
-# lines in one write and a last line with no end. The parent reads 64 KiB at a time.
-LINES_IN_PIECES = r"""
-import json, sys, time
-out = sys.stdout.buffer
-def line(index, outcome):
-    return json.dumps({"name": "x", "group": "g", "index": index, "outcome": outcome}).encode()
-def in_pieces(data, size):
-    for at in range(0, len(data), size):
-        out.write(data[at : at + size]); out.flush(); time.sleep(0.01)
-in_pieces(line(0, "y" * 300_000) + b"\n" + b"z" * 2**20, 70_000)
-in_pieces(b"\n" + line(1, "a") + b"\n", 20)
-out.write(line(2, "b") + b"\n" + line(3, "never ended"))
-"""
-
-
-def test_lines_split_across_reads_are_read_whole_and_an_unended_one_not_at_all() -> None:
-    """The parent joins each line's pieces once, so a line that never ends costs it time in
-    proportion to the line, not to its square."""
-    child = subprocess.Popen(
-        [sys.executable, "-c", LINES_IN_PIECES], stdin=subprocess.PIPE, stdout=subprocess.PIPE
-    )
-    try:
-        lines, timed_out = judge_answers._read_lines(child, b"{}", [], 30, time.monotonic() + 30)
-    finally:
-        child.kill()
-        child.wait()
-    assert not timed_out
-    assert [(line["index"], line["outcome"][:3], len(line["outcome"])) for line in lines] == [
-        (0, "yyy", 300_000),
-        (1, "a", 1),
-        (2, "b", 1),
-    ]
-
-
 # Reads back, through /proc, every line the child has written and the parent has not yet
 # read (its "setup" line among them), then stops as if the sandbox had never started.
 TAKE_OWN_LINES_AND_STOP = """

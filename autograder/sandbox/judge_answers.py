@@ -169,10 +169,10 @@ def _read_lines(
     feed = _Feed(child.stdin.fileno(), job + b"\n", plan)
     fd = child.stdout.fileno()
     deadline = time.monotonic() + _STARTUP_SECONDS + seconds
-    # The line being read, in the pieces it came in: each piece is split once and joined
-    # once, where appending to one buffer and splitting all of it again at every read cost
-    # the grader time that grew as the square of a line an answer wrote without an end.
-    pieces: list[bytes] = []
+    # The unended line so far. Only each new read is split: splitting the whole line again
+    # at every read would cost time that grows as the square of a line an answer never ends.
+    # One growing buffer, not a list of reads: an answer can make every read a byte long.
+    unended = bytearray()
     lines: list[dict] = []
     size = 0
     with selectors.DefaultSelector() as selector:
@@ -193,9 +193,9 @@ def _read_lines(
                 return lines, False
             *complete, rest = chunk.split(b"\n")
             if complete:
-                complete[0] = b"".join([*pieces, complete[0]])
-                pieces = []
-            pieces.append(rest)
+                complete[0] = bytes(unended + complete[0])
+                unended.clear()
+            unended += rest
             for raw in complete:
                 line = _parse_line(raw)
                 if line is None or not feed.heard(line):
