@@ -15,8 +15,9 @@ import time
 from autograder.sandbox import judge_answers
 
 # Result lines as a child writes them, or as an answer that found the pipe does: a long line
-# in pieces, then a megabyte of junk on a line of its own, a line sent 20 bytes at a time, two
-# lines in one write and a last line with no end. The parent reads up to 64 KiB at a time.
+# in pieces, then a megabyte of junk on a line of its own, a line sent 20 bytes at a time, and
+# in one write the end of a line begun 20 bytes at a time, a whole line and a last line with
+# no end. The parent reads up to 64 KiB at a time.
 LINES_IN_PIECES = r"""
 import json, sys, time
 out = sys.stdout.buffer

@@ -303,12 +303,16 @@ def test_a_gradebook_without_the_assignments_notebooks_is_one_line_and_writes_no
         if due_date_only:
             gradebook.add_assignment(ASSIGNMENT, duedate="2026-12-24 17:00:00")
         assert gradebook.students  # the students stay
-    assert run_canvas(course, export=EXPORT_NEW) == 1  # a new column would need the points
+    assert run_canvas(course, export=EXPORT_NEW) == 1
     assert run_moodle(course) == 1
     said = capsys.readouterr().err
     refusal = f"gradebook.db holds no notebook of assignment {ASSIGNMENT} yet: run `make"
     assert said.count(refusal) == 2, said
     assert not (course / OUT).exists() and not (course / MOODLE_OUT).exists()
+    # A new column's points come from the gradebook too, whatever ran before.
+    filler = canvas.Filler(canvas.read_export(EXPORT_NEW), {}, canvas_args(root=course))
+    with pytest.raises(SystemExit, match="holds no notebook"):
+        filler.fill({})
 
 
 @pytest.mark.parametrize(

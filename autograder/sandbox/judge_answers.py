@@ -192,8 +192,9 @@ def _read_lines(
             if not chunk or size > _MAX_OUTPUT:
                 return lines, False
             *complete, rest = chunk.split(b"\n")
-            if complete:
-                complete[0] = bytes(unended + complete[0])
+            if complete and unended:
+                unended += complete[0]
+                complete[0] = bytes(unended)
                 unended.clear()
             unended += rest
             for raw in complete:
