@@ -291,6 +291,7 @@ def grade_class(options: GradingOptions, students: list[str] | None = None) -> l
     if not students:
         print(f"nothing to grade: no folder submitted/<student>/{ASSIGNMENT} in {course_root}")
         return results
+    options = options.for_tasks(len(students))
     with contextlib.ExitStack() as stack:
         client, template = start_grading(options, stack)
         ready_template(course_root, template)
@@ -324,7 +325,8 @@ def run(options: GradingOptions, students: list[str] | None = None) -> int:
     seconds = time.perf_counter() - start
     merging = sum(r.merge_seconds for r in results) / len(results)
     print(
-        f"graded {len(results)} submission(s) in {seconds:.1f} s {options.where()} "
+        f"graded {len(results)} submission(s) in {seconds:.1f} s "
+        f"{options.for_tasks(len(results)).where()} "
         f"({seconds / len(results):.2f} s a student; merging into the gradebook "
         f"{1000 * merging:.0f} ms a student)"
     )

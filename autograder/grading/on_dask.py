@@ -606,6 +606,7 @@ def feedback(options: GradingOptions) -> int:
             "(make autograde). No feedback was written."
         )
     gradebook_ready_for_readers(course_root)  # this process, the gradebook's one writer
+    options = options.for_tasks(len(students))
     failed = _write_all(options, students)
     for student, why in sorted(failed.items()):
         print(f"no feedback for {printable(student)[:80]}: {printable(why)}", file=sys.stderr)

@@ -12,7 +12,7 @@ arguments before it imports Dask or nbgrader; which students to grade is not par
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 
@@ -38,6 +38,18 @@ class GradingOptions:
         if self.scheduler:
             return f"on the Dask cluster at {self.scheduler}"
         return f"on a local Dask cluster of {self.jobs} worker(s)"
+
+    def for_tasks(self, tasks: int) -> GradingOptions:
+        """These options for a run of ``tasks`` tasks (a student each): a local cluster of no
+        more workers than tasks, since an idle worker still starts, sets up and proves it can
+        grade (about 2 CPU seconds) for nothing.
+
+        >>> GradingOptions(course_root=Path("/c"), jobs=4).for_tasks(1).where()
+        'on a local Dask cluster of 1 worker(s)'
+        >>> GradingOptions(course_root=Path("/c"), jobs=2).for_tasks(30).jobs
+        2
+        """
+        return replace(self, jobs=max(1, min(self.jobs, tasks)))
 
 
 def course_root(text: str) -> Path:
