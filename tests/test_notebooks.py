@@ -22,6 +22,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from autograder.course import ENGINE_MODULES
 from tests.conftest import ROOT
 
 SOURCE = Path(ROOT) / "source" / "bpe"
@@ -169,13 +170,14 @@ def test_each_statement_says_how_its_answer_is_graded(name: str) -> None:
         "scores 0",
     ]
     engine = ["`bpe_course.Trainer`", "`Encoder`", "`learn_merges`", "`ChunkTable`"]
+    engine += [f"`{module}`" for module in ENGINE_MODULES]  # every part of them is refused
     if name != FIRST_EXERCISE and "fresh process" not in words:
         # Past the first exercise a statement points to it for the details (said once) and
         # keeps only the two rules.
         here = (
             "exercise 1 above" if EXERCISES[name][0] == EXERCISES[FIRST_EXERCISE][0] else "lesson 1"
         )
-        rules, engine[0] = [here, "in your own cells", "scores 0"], "`Trainer`"
+        rules, engine = [here, "in your own cells", "scores 0"], ["`Trainer`", *engine[1:4]]
     missing = [rule for rule in rules + engine if rule not in words]
     assert not missing, f"about_{name} no longer states {missing}"
 
