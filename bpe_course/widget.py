@@ -193,7 +193,8 @@ STYLE = """<style>
 .bpe-seg { font-family: monospace; line-height: 1.4; }
 .bpe-token { display: inline-block; border: 1px solid #8a8a8a; border-radius: 3px;
   padding: 0 2px; margin: 2px 1px; background: #f4f4f4; color: #111; white-space: pre; }
-.bpe-token.bpe-new { background: #ffe08a; border-color: #b08800; }
+/* New tokens differ by more than colour: a double border and bold text. */
+.bpe-token.bpe-new { background: #ffe08a; border: 3px double #6b5300; font-weight: bold; }
 .bpe-pane table { border-collapse: collapse; font-family: monospace; }
 .bpe-pane td, .bpe-pane th { padding: 1px 8px; text-align: left; border-bottom: 1px solid #ddd; }
 .bpe-pane tr.bpe-winner { background: #d6f5d6; color: #111; font-weight: bold; }
@@ -226,6 +227,8 @@ def render_segmentation(stepper: MergeStepper, max_chars: int = SHOWN_CHARS) -> 
             spans.append("<br>")
     hidden = len(stepper.text) - sum(len(token) for token in tokens)
     note = f'<div class="bpe-note">… and {hidden:,} more characters.</div>' if hidden > 0 else ""
+    if newest is not None:
+        note += '<div class="bpe-note">In bold, double boxes: the latest merge\'s tokens.</div>'
     # <wbr> lets a long line of boxes wrap between tokens, never inside one.
     label = f"{len(tokens)} tokens, in order; the latest merge's tokens are marked new"
     return (
