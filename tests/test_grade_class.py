@@ -26,6 +26,7 @@ several problems that do not interfere with one another:
 from __future__ import annotations
 
 import csv
+import datetime
 from pathlib import Path
 
 import nbformat
@@ -510,7 +511,12 @@ def test_hand_grades_survive_a_regrade_and_a_late_student_touches_no_one_else(gr
     root, _ = graded
     db_url = f"sqlite:///{root / 'gradebook.db'}"
     book = NB1.removesuffix(".ipynb")
+    # Handed in a day after the due date, with an extension of three: on time. The private
+    # gradebook "good" is regraded into must hold it too, and the merge must keep it.
+    (root / "submitted" / "good" / "bpe" / "timestamp.txt").write_text("2026-01-10 12:00:00 UTC")
     with Gradebook(db_url) as gb:
+        gb.update_or_create_assignment("bpe", duedate="2026-01-09 12:00:00")
+        gb.grant_extension("bpe", "good", days=3)
         gb.find_grade("test_merge_pair_hidden_core", book, "bpe", "good").manual_score = 0.5
         gb.find_comment("merge_pair", book, "bpe", "good").manual_comment = "tidy loop"
         gb.db.commit()
@@ -522,6 +528,9 @@ def test_hand_grades_survive_a_regrade_and_a_late_student_touches_no_one_else(gr
         grade = gb.find_grade("test_merge_pair_hidden_core", book, "bpe", "good")
         assert (grade.auto_score, grade.manual_score) == (1.0, 0.5)
         assert gb.find_comment("merge_pair", book, "bpe", "good").manual_comment == "tidy loop"
+        submission = gb.find_submission("bpe", "good")
+        assert submission.extension == datetime.timedelta(days=3)
+        assert submission.total_seconds_late == 0, submission.total_seconds_late
     assert before == {s: student_rows(root / "gradebook.db", "bpe", s) for s in others}
     good = {r.student: r for r in summary.report(root, quiet=True)}["good"]
     assert good.scores["merge_pair"] == 2.5

@@ -46,6 +46,7 @@ from autograder.course import ASSIGNMENT, RECORDS, class_db_path, course_config
 from autograder.grading.gradebook_rows import (
     Rows,
     StudentResult,
+    carry_extension,
     flag_refused,
     flag_ungraded,
     judged_scores_kept,
@@ -401,6 +402,7 @@ def grade_submission(options: GradingOptions, student: str, template_db: Path) -
         cap = home.enter_context(bwrap.process_cap(f"student-{student}", KERNEL_PROCESSES))
         db_path = scratch / "gradebook.db"
         shutil.copyfile(template_db, db_path)
+        carry_extension(class_db_path(root), db_path, ASSIGNMENT, student)
         record = scratch / "verdicts.jsonl"
         config = _nbgrader_config(root, db_path, settings, options.lean, record, kernels)
         jailed = jail_kernels(root, student, ASSIGNMENT, config, kernels, cap)
@@ -528,6 +530,7 @@ def record_refused(
         kept, unreadable = _copy_regular_notebooks(root, student, masters, copy)
         db_path = scratch / "gradebook.db"
         shutil.copyfile(template_db, db_path)
+        carry_extension(class_db_path(root), db_path, ASSIGNMENT, student)
         _add_submission(db_path, student, _timestamp(copy))
         if kept:
             ok, log = _sanitize(root, scratch / "submitted", db_path, student)

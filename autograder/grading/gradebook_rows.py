@@ -3,7 +3,8 @@
 Each submission is graded into a private copy of the gradebook (``make_template``), so no two
 processes write one SQLite file; ``student_rows`` reads back what nbgrader wrote, and
 ``merge_student`` writes it into the class gradebook in one transaction, keeping every hand
-score and comment; ``flag_ungraded`` and ``flag_refused`` leave scores to a person.
+score and comment (and, through ``carry_extension``, every extension); ``flag_ungraded`` and
+``flag_refused`` leave scores to a person.
 ``StudentResult`` is how every grading of a student ends (graded, refused, never came back).
 
 >>> result = StudentResult("ada", graded=False, jailed=False, seconds=0.0,
@@ -124,6 +125,28 @@ def hand_marks(db: sqlite3.Connection, assignment: str, student: str) -> dict[st
         )
         marks[table] = [list(row) for row in db.execute(query, (assignment, student))]
     return marks
+
+
+def carry_extension(class_db: Path, private_db: Path, assignment: str, student: str) -> None:
+    """Give ``student``'s submission in ``private_db`` the extension a person granted them in
+    the class gradebook, before nbgrader grades into it: its late penalty then counts the
+    extension, and ``merge_student``, which replaces the submission's row with the private
+    one, keeps it. Copied as stored: both files are nbgrader's schema."""
+    if not class_db.is_file():
+        return
+    query = f"SELECT extension FROM submitted_assignment WHERE id IN ({_SUBMISSION})"
+    url = f"{class_db.resolve().as_uri()}?mode=ro"
+    with contextlib.closing(sqlite3.connect(url, uri=True, timeout=MERGE_WAIT_SECONDS)) as db:
+        found = db.execute(query, (assignment, student)).fetchone()
+    if found is None or found[0] is None:
+        return
+    with Gradebook(f"sqlite:///{private_db}") as gradebook:
+        gradebook.update_or_create_student(student)
+        submission_id = gradebook.update_or_create_submission(assignment, student).id
+    with contextlib.closing(sqlite3.connect(private_db)) as db, db:
+        db.execute(
+            "UPDATE submitted_assignment SET extension = ? WHERE id = ?", (found[0], submission_id)
+        )
 
 
 def _restore_hand_marks(
