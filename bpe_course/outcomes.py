@@ -54,6 +54,7 @@ DICT_TYPES = (dict, Counter, OrderedDict, defaultdict)
 # Deeper than any answer to these exercises; stops a list that contains itself.
 MAX_DEPTH = 12
 MAX_ITEMS = 200_000
+TOO_LARGE = "answer too large to check"  # the Unplain that stands for what is past MAX_ITEMS
 ERROR_LIMIT = 500  # characters of an error's message kept: a huge one would swamp the feedback
 
 
@@ -96,6 +97,28 @@ class _Budget:
         return self.left >= 0
 
 
+def fits(value: Any) -> bool:
+    """Whether plain data (as :func:`loads` gives it) holds at most ``MAX_ITEMS`` items; the
+    count stops at the limit, so a huge value costs no more than a checkable one.
+
+    >>> fits([0] * MAX_ITEMS), fits({"a": [0] * MAX_ITEMS})
+    (True, False)
+    """
+    left, stack = MAX_ITEMS, [value]
+    while stack:
+        item = stack.pop()
+        cls = type(item)
+        if cls is dict:
+            left -= 2 * len(item)
+            stack += [*item.keys(), *item.values()] if left >= 0 else []
+        elif cls is tuple or cls is list or cls is set or cls is frozenset:
+            left -= len(item)
+            stack += list(item) if left >= 0 else []
+        if left < 0:
+            return False
+    return True
+
+
 def type_name(value: object) -> str:
     """The name of ``value``'s type, read without running any code of that type."""
     cls = type(value)
@@ -114,7 +137,7 @@ def to_plain(value: Any) -> Any:
 def _convert(value: Any, depth: int, budget: _Budget) -> Any:
     cls = type(value)
     if not budget.spend():
-        return Unplain("answer too large to check")
+        return Unplain(TOO_LARGE)
     if _one_of(cls, SCALARS):
         return value
     if depth >= MAX_DEPTH:

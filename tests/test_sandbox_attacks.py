@@ -19,7 +19,7 @@ import pytest
 from autograder.hidden_tests.cases import agrees
 from autograder.sandbox import bwrap, judge_answers
 from autograder.sandbox.judge_answers import run_answers
-from bpe_course.outcomes import ERROR_LIMIT, Outcome
+from bpe_course.outcomes import ERROR_LIMIT, TOO_LARGE, Outcome, Unplain
 from tests.conftest import ROOT
 from tests.support.attacks import FORK_LOOP, SEND_EVERYWHERE
 
@@ -384,6 +384,27 @@ def test_a_forged_type_name_fails_the_answer_not_the_judge() -> None:
     assert got.error is not None and "not plain data" in got.error
     expected = Outcome(value={}, error=None, after=({("a", "b"): 1},))
     assert agrees("pair_counts", expected, got) is False
+    assert _honest_ok(outcomes)
+
+
+FORGED_HUGE = (
+    SEND_EVERYWHERE
+    + """
+outcome = json.dumps({"list": [{"list": [0] * 300_000}, None, {"list": [0]}]})
+send({"name": "pair_counts", "group": "core", "index": 0, "outcome": outcome})
+def pair_counts(words):
+    return {}
+"""
+)
+
+
+def test_a_forged_outcome_past_the_item_limit_is_kept_only_as_too_large() -> None:
+    """The child's conversion keeps at most MAX_ITEMS real items, but a forged line holds what
+    it likes, and each item costs the grader time to compare (12 µs, so 50 MB of zeros cost
+    minutes): the grader keeps such a value only as "too large", which fails the case."""
+    outcomes = _run(FORGED_HUGE)
+    (got,) = outcomes["pair_counts"]["core"]
+    assert got.value == Unplain(TOO_LARGE), type(got.value)
     assert _honest_ok(outcomes)
 
 

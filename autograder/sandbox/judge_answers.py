@@ -48,7 +48,16 @@ from autograder.hidden_tests.judge import judge, shorten, size
 from autograder.sandbox import bwrap
 from autograder.sandbox.bwrap import GradingSandbox, Sandbox, python_and_library
 from bpe_course.lesson_cells import nbgrader_meta
-from bpe_course.outcomes import ERROR_LIMIT, Outcome, dumps, loads, run_case
+from bpe_course.outcomes import (
+    ERROR_LIMIT,
+    TOO_LARGE,
+    Outcome,
+    Unplain,
+    dumps,
+    fits,
+    loads,
+    run_case,
+)
 
 CHILD = Path(__file__).resolve().parent / "judge_child.py"
 OUTCOMES = CODE_ROOT / "bpe_course" / "outcomes.py"  # the judge's child loads its text
@@ -97,7 +106,15 @@ def _decode(text: str, args: tuple) -> Outcome:
         return _failed(args, "the sandbox sent back a malformed result")
     if error is not None and len(error) > ERROR_LIMIT:  # the child's own cap is the student's
         error = error[:ERROR_LIMIT] + " ..."
+    # The child's conversion spends at most MAX_ITEMS on real items, but a line the answer
+    # wrote itself holds what it likes, and comparing costs time by the item: past the
+    # limit a value is no answer (no expected one is that large), only its size is kept.
+    value, after = _checkable(value), [_checkable(part) for part in after]
     return Outcome(value=value, error=error, after=tuple(after))
+
+
+def _checkable(value: Any) -> Any:
+    return value if fits(value) else Unplain(TOO_LARGE)
 
 
 class JudgeUnavailableError(RuntimeError):
