@@ -408,6 +408,29 @@ def test_a_forged_outcome_past_the_item_limit_is_kept_only_as_too_large() -> Non
     assert _honest_ok(outcomes)
 
 
+# The next group's start line, written while each case runs: during the group's last case it
+# is the very line the judge expects next, which would give that case a fresh time limit.
+EARLY_START = (
+    SEND_EVERYWHERE
+    + """
+import time
+def pair_counts(words):
+    send({"start": ["pair_counts", "random"]})
+    time.sleep(1.2)
+    return {}
+"""
+)
+
+
+def test_a_start_line_written_during_a_case_gives_it_no_fresh_limit() -> None:
+    groups = {"core": [({("a", "b"): 1},), ({("b", "c"): 1},)], "random": [({},)]}
+    outcomes = run_answers([("pair_counts", [EARLY_START], groups), (*HONEST, CASE)], seconds=2)
+    first, last = outcomes["pair_counts"]["core"]
+    assert first.error is None, first  # 1.2 s of the group's 2
+    assert last.error is not None and "did not finish" in last.error, last  # 2.4 s
+    assert _honest_ok(outcomes)
+
+
 RESTARTS = (
     SEND_EVERYWHERE
     + """
