@@ -155,6 +155,30 @@ def test_the_newest_entry_is_queued_an_older_queued_one_superseded_a_forged_one_
     assert not folder.resolve().is_relative_to((root / ".exchange").resolve())
 
 
+def test_an_entry_whose_timestamp_file_differs_from_its_name_is_queued_dated_by_its_name(
+    root: Path,
+) -> None:
+    """A student's entry whose timestamp.txt says a second after its name: the service once
+    took its copy for another entry's and never graded it (keeping an earlier, backdated
+    grading). The copy is dated by the name, and the entry is queued."""
+    run = service(root)
+    first = file_entry(root, "eve", 30, '{"v": 1}')
+    look(run)
+    second = file_entry(root, "eve", 10, '{"v": 2}')
+    inbound = root / ".exchange" / COURSE_ID / "inbound"
+    named = second.split("+")[2]
+    later = datetime.datetime.strptime(named, "%Y-%m-%d %H:%M:%S.%f UTC") + datetime.timedelta(
+        seconds=1
+    )
+    (inbound / second / "timestamp.txt").write_text(f"{later:%Y-%m-%d %H:%M:%S.%f} UTC")
+    states = look(run)
+    assert states[second] == (QUEUED, ""), states
+    assert states[first][0] == SUPERSEDED, states
+    copy = root / "submitted" / "eve" / "bpe"
+    assert (copy / "timestamp.txt").read_text() == named
+    assert (copy / "01_bpe_by_hand.ipynb").read_text() == '{"v": 2}'
+
+
 def test_an_entry_is_taken_once_settled_and_a_flood_is_refused(root: Path) -> None:
     run = service(root, settle_seconds=3600, max_entries_per_account=2)
     first = file_entry(root, "bo", 9, '{"v": 1}')

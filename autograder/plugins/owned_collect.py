@@ -55,9 +55,10 @@ notes the newest ctime of what it read, each file's taken after reading it (``co
 an entry dated on or before the due date that changed after the due date, and more than
 ``filed_slack`` seconds after its own date, was finished late, or copied since. The collect
 says so and keeps it in ``artifacts/grading/filed-late.json`` before the copy lands, until that
-student's next copy; the summary marks the student for a person (``summary.collect``). An entry
-with no time in its ``timestamp.txt`` is given its name's, so it cannot be on time by having
-none.
+student's next copy; the summary marks the student for a person (``summary.collect``). The copy
+is dated by its entry's name, whatever its ``timestamp.txt`` said (the earlier of the two is the
+one checked against its change times): it cannot be on time by having no time, nor claim one
+it was not chosen by.
 
 But: where a student id is no Unix account (a course on one machine, where the instructor owns
 every entry) the owner cannot be checked; the roster still decides who is a student. A
@@ -401,16 +402,19 @@ class OwnedCollect(ExchangeCollect):
         with tempfile.TemporaryDirectory(prefix="bpe-collect-") as scratch:
             plain = os.path.join(scratch, "entry")
             changed = copy_entry(source, plain, owner, self._max_bytes())[1]
-            dated = _timestamp_of(plain)  # nbgrader reads it at every later collect
-            if dated is None:
-                # Without a time of its own the copy would be on time whenever it came: it
-                # takes its name's, which nbgrader chose it by.
-                stamp = f"{record['timestamp']:%Y-%m-%d %H:%M:%S.%f} UTC"
-                Path(plain, "timestamp.txt").write_text(stamp)
+            dated = _timestamp_of(plain)
             # The earliest time the copy claims, read from the copy: not from an earlier look.
             self._note_filed_late(
                 student, min(dated or record["timestamp"], record["timestamp"]), changed
             )
+            # The copy is dated by its entry's name, which nbgrader chose it by and which later
+            # collects and the grading service compare. A timestamp.txt of another time (none,
+            # or one the student wrote) would make a copy claim a time it was never chosen for:
+            # on time whenever it came, or taken by the service for some other entry's copy
+            # and never graded.
+            stamp = Path(plain, "timestamp.txt")
+            stamp.unlink(missing_ok=True)  # the student's file may not be writable
+            stamp.write_text(f"{record['timestamp']:%Y-%m-%d %H:%M:%S.%f} UTC")
             os.makedirs(os.path.dirname(dest), exist_ok=True)
             # Copied beside the earlier submission, then swapped in: a copy that fails half-way
             # (a full disk) leaves the earlier one as it was.
