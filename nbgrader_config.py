@@ -22,9 +22,13 @@ if importlib.util.find_spec("autograder") is not None:
     # A submitted entry no other account can write (nbgrader's own leaves it 0777).
     c.ExchangeFactory.submit = "autograder.plugins.private_submit.PrivateSubmit"
     # Release: nbgrader's own steps, then each lesson code cell marked with its id and source
-    # hash, so that the student's self-check runs the lesson lean, as grading does. (Appended
-    # to the default when nbgrader makes the converter: reading this file imports no nbgrader.)
-    c.GenerateAssignment.preprocessors.append("autograder.plugins.lessons.MarkLessonCells")
+    # hash, so that the student's self-check runs the lesson lean, as grading does.
+    from nbgrader.converters import GenerateAssignment
+
+    c.GenerateAssignment.preprocessors = [
+        *GenerateAssignment.class_traits()["preprocessors"].default(),
+        "autograder.plugins.lessons.MarkLessonCells",
+    ]
 
 # A cell that loops forever costs this many seconds, then grading moves on to the next cell;
 # the judge holds each group of hidden cases to the same limit.

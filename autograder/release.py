@@ -251,7 +251,9 @@ class ForReading(NbGraderPreprocessor):
 def solution_steps(config: Config) -> list[Any]:
     """The course's release steps between ``TakeAnswers`` and ``ForReading``, without
     ``SaveCells`` (the solutions are not an assignment of the gradebook)."""
-    release = GenerateAssignment(config=config).preprocessors  # the course's additions applied
+    release = config.GenerateAssignment.get("preprocessors") or (
+        GenerateAssignment.class_traits()["preprocessors"].default()
+    )
     return [TakeAnswers, *(step for step in release if step is not SaveCells), ForReading]
 
 
