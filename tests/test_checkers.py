@@ -504,6 +504,21 @@ def test_a_changed_argument_is_told_first() -> None:
     assert lines[2].startswith("argument 1 was changed from: ")
 
 
+def test_merge_and_update_is_told_which_arguments_are_only_read() -> None:
+    # The other exercises' advice ("work on a copy") is wrong here: words, stats and where
+    # are meant to change in place, and a copied stats fails another test.
+    def changes_counts(words, counts, stats, where, pair):
+        changed = solutions.merge_and_update(words, counts, stats, where, pair)
+        counts[:] = [count + 1 for count in counts]
+        return changed
+
+    with pytest.raises(AssertionError) as raised:
+        check("merge_and_update", "core", changes_counts)
+    message = str(raised.value)
+    assert "(likely mistake: changing the caller's input)" in message.splitlines()[0]
+    assert "counts and pair are only read" in message and "copy, or" not in message
+
+
 def test_an_unknown_mistake_is_described_without_a_name() -> None:
     # Two mistakes at once: no variant of ours does both, so none is named.
     wrong = load(MORE_WRONG["pair_counts"]["unweighted and once per word"][1], "pair_counts")

@@ -25,6 +25,7 @@ from bpe_course.widget import (
     MAX_CHARS,
     SHOWN_CHARS,
     SHOWN_MERGES,
+    STYLE,
     MergeStepper,
     render_merge_table,
     watch_it_learn,
@@ -234,6 +235,22 @@ def test_buttons_and_slider_redraw_the_panes_like_the_trainer():
     assert "(tie)" not in widget.candidates_pane.value
     widget.reset_button.click()
     assert widget.slider.value == 0 and widget.stepper.merges == []
+
+
+NEW_TOKEN_SPAN = re.compile(r'<span class="bpe-token bpe-new"[^>]*>(.*?)</span>')
+NEW_TOKEN_RULE = re.compile(r"\.bpe-token\.bpe-new \{([^}]*)\}")
+
+
+def test_the_latest_merges_tokens_differ_by_more_than_colour():
+    widget = watch_it_learn()
+    assert NOTE.findall(widget.segmentation_pane.value) == []  # no merge, nothing marked
+    widget.next_button.click()  # (a, t), made 15 times in the default text
+    newest = "".join(widget.stepper.merges[-1].pair)
+    assert NEW_TOKEN_SPAN.findall(widget.segmentation_pane.value) == [newest] * 15
+    rule = NEW_TOKEN_RULE.search(STYLE).group(1)
+    assert "font-weight: bold" in rule and "double" in rule, rule  # not only its colours
+    notes = [html.unescape(n) for n in NOTE.findall(widget.segmentation_pane.value)]
+    assert notes == ["In bold, double boxes: the latest merge's tokens."]
 
 
 def test_the_last_merge_disables_next_and_says_so():
