@@ -251,6 +251,8 @@ class _Feed:
         if "start" in line or "setup" in line:
             # The child writes a step line only after the last case's outcome: one that comes
             # while a case runs is the answer's, which would take a fresh limit for that case.
+            # (An answer that first forges the running case's outcome line frees it, but the
+            # first outcome of a case is the one run_answers keeps: the time buys nothing.)
             if line != self.next or self.running is not None:
                 return False
             self.next = next(self.plan, None)
