@@ -504,7 +504,7 @@ def test_hand_grades_survive_a_regrade_and_a_late_student_touches_no_one_else(gr
     from nbgrader.api import Gradebook
 
     from autograder.grading import grade_class
-    from autograder.grading.gradebook_rows import student_rows
+    from autograder.grading.gradebook_rows import merge_student, student_rows
     from autograder.grading.options import GradingOptions
     from autograder.reports import summary
 
@@ -531,6 +531,14 @@ def test_hand_grades_survive_a_regrade_and_a_late_student_touches_no_one_else(gr
         submission = gb.find_submission("bpe", "good")
         assert submission.extension == datetime.timedelta(days=3)
         assert submission.total_seconds_late == 0, submission.total_seconds_late
+    # An extension changed while a grading ran (its rows carry the one read at its start):
+    # the merge keeps the gradebook's, the person's latest word.
+    stale = student_rows(root / "gradebook.db", "bpe", "good")
+    with Gradebook(db_url) as gb:
+        gb.grant_extension("bpe", "good", days=5)
+    merge_student(root / "gradebook.db", "bpe", "good", stale)
+    with Gradebook(db_url) as gb:
+        assert gb.find_submission("bpe", "good").extension == datetime.timedelta(days=5)
     assert before == {s: student_rows(root / "gradebook.db", "bpe", s) for s in others}
     good = {r.student: r for r in summary.report(root, quiet=True)}["good"]
     assert good.scores["merge_pair"] == 2.5

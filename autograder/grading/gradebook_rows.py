@@ -57,6 +57,7 @@ _SUBMISSION = (
     " WHERE a.name = ? AND s.student_id = ?"
 )
 _NOTEBOOKS = f"SELECT id FROM submitted_notebook WHERE assignment_id IN ({_SUBMISSION})"
+_EXTENSION = f"SELECT extension FROM submitted_assignment WHERE id IN ({_SUBMISSION})"
 # Each table of a student's submission, parents first, with the rows that are theirs.
 _OWN_ROWS = {
     "submitted_assignment": f"id IN ({_SUBMISSION})",
@@ -134,10 +135,9 @@ def carry_extension(class_db: Path, private_db: Path, assignment: str, student: 
     one, keeps it. Copied as stored: both files are nbgrader's schema."""
     if not class_db.is_file():
         return
-    query = f"SELECT extension FROM submitted_assignment WHERE id IN ({_SUBMISSION})"
     url = f"{class_db.resolve().as_uri()}?mode=ro"
     with contextlib.closing(sqlite3.connect(url, uri=True, timeout=MERGE_WAIT_SECONDS)) as db:
-        found = db.execute(query, (assignment, student)).fetchone()
+        found = db.execute(_EXTENSION, (assignment, student)).fetchone()
     if found is None or found[0] is None:
         return
     with Gradebook(f"sqlite:///{private_db}") as gradebook:
@@ -175,7 +175,9 @@ def merge_student(class_db: Path, assignment: str, student: str, rows: Rows) -> 
 
     One transaction: a reader sees either the old grading or the new one, never a mix.
     A student already in the class gradebook keeps their name and email, and every score,
-    extra credit and comment a person gave them is put back on the same cell.
+    extra credit and comment a person gave them is put back on the same cell. Their
+    submission keeps the extension the class gradebook holds now: a person's latest word,
+    even one given while this grading ran (which ``carry_extension`` read at its start).
 
     SQL, not the ``Gradebook`` API: the API has no way to copy a submission from another
     gradebook, and its calls commit one object at a time (``remove_submission``, then
@@ -185,12 +187,18 @@ def merge_student(class_db: Path, assignment: str, student: str, rows: Rows) -> 
     with contextlib.closing(sqlite3.connect(class_db, timeout=MERGE_WAIT_SECONDS)) as db, db:
         ensure_indexes(db)
         marks = hand_marks(db, assignment, student)
+        granted = db.execute(_EXTENSION, (assignment, student)).fetchone()
         for table, own in reversed(_OWN_ROWS.items()):  # children first
             db.execute(f"DELETE FROM {table} WHERE {own}", (assignment, student))
         _insert(db, "student", rows["student"], "INSERT OR IGNORE")
         for table in _OWN_ROWS:
             _insert(db, table, rows[table], "INSERT")
         _restore_hand_marks(db, assignment, student, marks)
+        if granted is not None:  # None: the student's first grading, with none to keep
+            db.execute(
+                f"UPDATE submitted_assignment SET extension = ? WHERE id IN ({_SUBMISSION})",
+                (granted[0], assignment, student),
+            )
 
 
 def judged_scores_kept(
