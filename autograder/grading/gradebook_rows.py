@@ -3,8 +3,9 @@
 Each submission is graded into a private copy of the gradebook (``make_template``), so no two
 processes write one SQLite file; ``student_rows`` reads back what nbgrader wrote, and
 ``merge_student`` writes it into the class gradebook in one transaction, keeping every hand
-score and comment (and, through ``carry_extension``, every extension); ``flag_ungraded`` and
-``flag_refused`` leave scores to a person.
+score and comment and the extension a person granted (``carry_extension`` gives the private
+copy that extension, for nbgrader's late penalty); ``flag_ungraded`` and ``flag_refused``
+leave scores to a person.
 ``StudentResult`` is how every grading of a student ends (graded, refused, never came back).
 
 >>> result = StudentResult("ada", graded=False, jailed=False, seconds=0.0,
