@@ -472,9 +472,6 @@ ADVICE = {
     "used up and cannot start another occurrence.",
     STRING_REPLACE: "Replacing text in the joined word also matches letters that belong to "
     "different symbols (ab c contains 'b c'). Compare whole symbols, two at a time.",
-    WRONG_TYPES: "The values are right but a type is not: return exactly what the exercise "
-    "asks for (a dict of tuple pairs to ints, a tuple, a list of tuples, a list of str, "
-    "lists of symbols), built from plain Python types.",
     CHANGED_INPUT: "Your function changed an argument it was given. Work on a copy, or "
     "build new objects, and leave the caller's data as it was.",
     UNWEIGHTED: "Each occurrence of a pair counts as many times as its word occurs: add "
@@ -492,10 +489,26 @@ def _mistake(name: str, *variants: Callable, test: Callable | None = None) -> Mi
     return Mistake(name, ADVICE[name], tuple(variants), test)
 
 
+# What each exercise returns: the advice on wrong types names the one the student wrote.
+RETURNS = {
+    "pair_counts": "a dict from (left, right) tuples of str to int counts",
+    "merge_pair": "a tuple of str",
+    "train_bpe": "a list of (left, right) tuples of str",
+    "encode_bpe": "a list of str",
+    "merge_and_update": "a list of int (the indices of the words it changed), and leaves each "
+    "word a list of str",
+}
+
+
+def _wrong_types(name: str) -> Mistake:
+    advice = f"The values are right but a type is not: {name} returns {RETURNS[name]}."
+    return Mistake(WRONG_TYPES, advice, test=wrong_types)
+
+
 MISTAKES: dict[str, list[Mistake]] = {
     "pair_counts": [
         _mistake(CHANGED_INPUT, test=changed_input),
-        _mistake(WRONG_TYPES, test=wrong_types),
+        _wrong_types("pair_counts"),
         _mistake(UNWEIGHTED, counts_unweighted),
         _mistake(ONCE_PER_WORD, counts_once_per_word),
         Mistake(
@@ -515,7 +528,7 @@ MISTAKES: dict[str, list[Mistake]] = {
         _mistake(EMPTY_FAILS, test=empty_input_fails),
     ],
     "merge_pair": [
-        _mistake(WRONG_TYPES, test=wrong_types),
+        _wrong_types("merge_pair"),
         _mistake(RIGHT_TO_LEFT, merge_right_to_left),
         _mistake(OVERLAPPING, merge_overlapping, merge_marking_overlaps),
         _mistake(STRING_REPLACE, *STRING_MERGES),
@@ -530,7 +543,7 @@ MISTAKES: dict[str, list[Mistake]] = {
     ],
     "train_bpe": [
         _mistake(CHANGED_INPUT, test=changed_input),
-        _mistake(WRONG_TYPES, test=wrong_types),
+        _wrong_types("train_bpe"),
         Mistake(
             "one merge too few",
             "Run the loop num_merges times (while pairs remain), not num_merges - 1.",
@@ -579,7 +592,7 @@ MISTAKES: dict[str, list[Mistake]] = {
     ],
     "encode_bpe": [
         _mistake(CHANGED_INPUT, test=changed_input),
-        _mistake(WRONG_TYPES, test=wrong_types),
+        _wrong_types("encode_bpe"),
         Mistake(
             "leftmost pair instead of lowest rank",
             "At each step apply the merge with the lowest rank present anywhere in the "
@@ -652,7 +665,7 @@ MISTAKES: dict[str, list[Mistake]] = {
             "are only read: leave them as they were (a copy of stats would not do either).",
             test=changed_input,
         ),
-        _mistake(WRONG_TYPES, test=wrong_types),
+        _wrong_types("merge_and_update"),
         Mistake(
             "zero entries left in stats",
             "When a pair's count drops to 0, delete it from stats: stats must equal the "

@@ -160,6 +160,17 @@ def test_objects_that_claim_equality_fail(name: str, answer) -> None:
             check(name, group, answer)
 
 
+def test_the_wrong_types_advice_names_the_exercises_own_type() -> None:
+    def as_list(symbols, pair):  # right values, in a list where a tuple is asked for
+        return list(solutions.merge_pair(symbols, pair))
+
+    with pytest.raises(AssertionError) as raised:
+        check("merge_pair", "core", as_list)
+    message = str(raised.value)
+    assert "wrong return types" in message and "merge_pair returns a tuple of str" in message
+    assert "dict" not in message  # not every exercise's return type at once
+
+
 def test_exact_types_are_required() -> None:
     assert not same({("a", "b"): 1}, {("a", "b"): True})
     assert not same({("a", "b"): 1}, {("a", "b"): 1.0})
