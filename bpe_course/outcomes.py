@@ -110,12 +110,13 @@ def fits(value: Any) -> bool:
         cls = type(item)
         if cls is dict:
             left -= 2 * len(item)
-            stack += [*item.keys(), *item.values()] if left >= 0 else []
         elif cls is tuple or cls is list or cls is set or cls is frozenset:
             left -= len(item)
-            stack += list(item) if left >= 0 else []
-        if left < 0:
+        else:
+            continue
+        if left < 0:  # checked before anything of it is copied
             return False
+        stack += [*item.keys(), *item.values()] if cls is dict else item
     return True
 
 
