@@ -77,8 +77,10 @@ lab: $(STUDENT_VENV)  ## open JupyterLab on the course, starting at the first le
 	  notebooks/01_bpe_by_hand.ipynb
 
 # The suite's processes (pytest-xdist); tests/conftest.py keeps each module's tests in one,
-# and the modules that share Unix accounts, a student's name or the built site in one.
-TEST_WORKERS ?= 2
+# and the modules that share Unix accounts, a student's name or the built site in one. Three
+# on two cores: the tests often wait (for a server to answer, a hub to start, a timer, a
+# browser), and a third process has work to do while the other two wait.
+TEST_WORKERS ?= 3
 # The suite's Python, writing the bytecode of what it imports (pytest's rewritten tests, the
 # course's modules) for the next process and run to read: an environment that turns that
 # off (PYTHONDONTWRITEBYTECODE) has every worker and child compile them again.

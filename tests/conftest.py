@@ -2,7 +2,7 @@
 built once for every module that reads it, and which tests ``make test``'s processes may run
 side by side.
 
-``make test`` runs the suite in two processes (pytest-xdist, ``suite_group``): each
+``make test`` runs the suite in three processes (pytest-xdist, ``suite_group``): each
 module's tests run in one process, so a module's fixtures are made once; modules that hold the
 same thing of the machine (Unix accounts and the hub's venv, a student's name, the built site) run
 in one process, one after another (``SHARED``).
