@@ -226,7 +226,7 @@ def test_make_lab_installs_the_students_list_alone_unless_make_venv_has_run(
     for name in ("Makefile", "requirements.txt", STUDENTS, "pyproject.toml"):
         shutil.copy(ROOT / name, tmp_path / name)
     fresh = _dry_run(tmp_path, "lab")
-    assert f"pip install --quiet --no-compile -r {STUDENTS}" in fresh
+    assert f"uv pip install --python .venv/bin/python --quiet -r {STUDENTS}" in fresh
     assert "-r requirements.txt" not in fresh
     assert "touch .venv/.installed-student" in fresh
     assert "--ServerApp.jpserver_extensions" not in fresh  # no nbgrader to serve it
@@ -240,7 +240,7 @@ def test_make_lab_installs_the_students_list_alone_unless_make_venv_has_run(
     assert "--ServerApp.jpserver_extensions=autograder.formgrader=True" in full
     (tmp_path / ".venv" / ".installed").unlink()
     everything = _dry_run(tmp_path, "venv")
-    assert "pip install --quiet -r requirements.txt" in everything
+    assert "uv pip install --python .venv/bin/python --quiet -r requirements.txt" in everything
     assert "touch .venv/.installed .venv/.installed-student" in everything
     # The full venv compiles what the students' set left to be compiled at import.
     assert "-m compileall" in everything and "-m compileall" not in fresh
