@@ -4,16 +4,17 @@ The scheduler and two workers are started by the guide's own commands (``make sc
 ``make worker SCHEDULER=…``, copied from its "More than one machine"), run as written in a copy
 of the course folder, talking TLS with the course's certificate on 127.0.0.1; the fixture's
 teardown stops them as a ``kill`` of each would, then by process group. The class is the
-catalogue class of ``course_fixtures.catalogue``: a student per row of known-wrong answers
-(``wrong-<j>`` makes the j-th catalogued mistake of every exercise that has one), ``wrong-0``
+catalogue class of ``course_fixtures.catalogue``, its first ``ROWS`` rows of known-wrong
+answers (``wrong-<j>`` makes the j-th catalogued mistake of every exercise), ``wrong-0``
 twice, a student whose ``merge_pair`` fails in no catalogued way and an untouched stub of
-notebook 1.
+notebook 1. (That every catalogued mistake is named when graded under the term's secret,
+tests/test_nbgrader_pipeline.py checks on the pipeline class, which has them all.)
 
 The guide's ``make autograde SCHEDULER=…`` grades it while the test kills one worker process
 as soon as it is running a student's task. Every student must then have exactly one set of
 grades, each cell scored as bare nbgrader scored the same answers under the same term secret
 (``graded_course``, tests/support/pipeline_class.py, whose ``wrong-<j>`` and ``stub`` hand
-in the same notebooks); and ``mistakes.csv`` must count every catalogued mistake as often as
+in the same notebooks); and ``mistakes.csv`` must count each catalogued mistake as often as
 it was submitted. Then the guide's ``make feedback SCHEDULER=…`` gives every graded student a
 page per graded notebook, on the same workers.
 """
@@ -46,6 +47,9 @@ pytestmark = pytest.mark.nbgrader
 
 NB1 = "01_bpe_by_hand.ipynb"
 ODD_MERGE = "def merge_pair(symbols, pair):\n    return tuple(reversed(symbols))\n"
+# Two rows: two mistakes of each exercise, each in every notebook. Every further row costs
+# up to four notebooks graded and fed back, and checks no other step of the cluster.
+ROWS = 2
 GRADING = [sys.executable, "-m", "autograder", "grade", "--lean", "--no-progress"]
 ENV = dict(os.environ, PYTHONPATH=str(ROOT))  # the grading code, from this repository
 
@@ -69,8 +73,8 @@ def write_catalogue_class(root: Path) -> dict[str, dict[str, str]]:
     where = _exercise_notebooks(root / "release" / "bpe")
     correct = {name: next(iter(answers.values())) for name, answers in CORRECT.items()}
     made: dict[str, dict[str, str]] = {}
-    for j in range(max(len(found) for found in WRONG.values())):
-        wrong = {name: list(found)[j] for name, found in WRONG.items() if j < len(found)}
+    for j in range(ROWS):
+        wrong = {name: list(found)[j] for name, found in WRONG.items()}
         books = sorted({where[name] for name in wrong})  # only the notebooks that hold them
         answers = {n: WRONG[n][wrong[n]] if n in wrong else correct[n] for n in where}
         answers = {n: source for n, source in answers.items() if where[n] in books}

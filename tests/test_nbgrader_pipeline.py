@@ -98,12 +98,19 @@ def feedback_pages(course: GradedCourse, student: str) -> dict[str, str]:
     return pages
 
 
-def test_feedback_names_the_mistake(graded_course: GradedCourse) -> None:
-    text = "\n".join(feedback_pages(graded_course, "wrong-0").values())
-    for name in graded_course.exercise_notebook:
-        mistake = list(WRONG[name])[0]
-        assert f"Likely mistake: {mistake}." in text, name
-        assert f"{name} is wrong on" in text, name
+def test_feedback_names_every_catalogued_mistake(graded_course: GradedCourse) -> None:
+    """Every wrong answer of the catalogue, graded under the term's secret cases, is named."""
+    named = 0
+    for student in graded_course.students:
+        if not student.name.startswith("wrong-"):
+            continue
+        text = "\n".join(feedback_pages(graded_course, student.name).values())
+        for name in student.wrong:
+            mistake = list(WRONG[name])[int(student.name.split("-")[1])]
+            assert f"Likely mistake: {mistake}." in text, (student.name, name)
+            assert f"{name} is wrong on" in text, (student.name, name)
+            named += 1
+    assert named == sum(len(WRONG[name]) for name in graded_course.exercise_notebook)
 
 
 def test_feedback_hides_hidden_tests_and_checker_tracebacks(graded_course: GradedCourse) -> None:
