@@ -167,6 +167,16 @@ c.Autograde.autograde_preprocessors = lean_steps(c.Autograde.autograde_preproces
 c.TrimLessonCells.masters = os.path.join(ROOT, "source", "bpe")
 """
 
+# Each course's kernels on UNIX sockets in its own folder (an absolute path: a kernel runs in
+# its notebook's folder), not on TCP ports. jupyter_client picks a port that is free and the
+# kernel binds it a moment later; with the suite's other processes starting kernels, servers
+# and browsers meanwhile, one such port was taken first ("Address already in use") and a
+# student of this class went ungraded. `make autograde` puts its kernels on sockets too.
+SOCKETS = """
+c.KernelManager.transport = "ipc"
+c.KernelManager.ip = os.path.join(ROOT, "kernel")
+"""
+
 
 def split(students: list[Student], shards: int) -> list[list[Student]]:
     """Students dealt out so that each shard runs about as many notebooks."""
@@ -189,7 +199,7 @@ def grade_pipeline_class(tmp_path_factory: pytest.TempPathFactory) -> GradedCour
         # The scratch courses' term secret: the same hidden cases as tests/test_dask_grading's
         (course / SECRET_FILE).write_text(SCRATCH_SECRET + "\n")
         config = (ROOT / "nbgrader_config.py").read_text()
-        (course / "nbgrader_config.py").write_text(config + (LEAN if k < SHARDS else ""))
+        (course / "nbgrader_config.py").write_text(config + SOCKETS + (LEAN if k < SHARDS else ""))
         courses.append(course)
     # One release for all: the copies differ only in how they autograde.
     logs = nbgrader_everywhere(courses[:1], "generate_assignment", "bpe", "--force")
