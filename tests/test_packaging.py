@@ -226,7 +226,8 @@ def test_make_lab_installs_the_students_list_alone_unless_make_venv_has_run(
     for name in ("Makefile", "requirements.txt", STUDENTS, "pyproject.toml"):
         shutil.copy(ROOT / name, tmp_path / name)
     fresh = _dry_run(tmp_path, "lab")
-    assert f"uv pip install --python .venv/bin/python --quiet -r {STUDENTS}" in fresh
+    assert f"pip install --quiet --no-compile -r {STUDENTS}" in fresh
+    assert "uv==" not in fresh and "bin/uv" not in fresh  # 37 MB the students' venv lacks
     assert "-r requirements.txt" not in fresh
     assert "touch .venv/.installed-student" in fresh
     assert "--ServerApp.jpserver_extensions" not in fresh  # no nbgrader to serve it
