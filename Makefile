@@ -40,7 +40,7 @@ venv: $(STAMP)  ## make .venv and install everything the course needs (runs once
 
 # One recipe for both sets: REQUIREMENTS names the list, TOOLS what pip puts in the venv
 # first, INSTALL what installs the list. Everything: uv, the same pinned set pip would
-# install, in half the time or less; uv reads no pip.conf, so behind a package mirror set
+# install, in about half the time; uv reads no pip.conf, so behind a package mirror set
 # UV_DEFAULT_INDEX to the mirror's address. The students' set: pip, which leaves out uv's
 # 37 MB (bench/bench_install.py holds that venv to 450 MB) and compiles nothing: Python
 # compiles a module the first time it is imported, and compiling all of them ahead would add

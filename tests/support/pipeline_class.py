@@ -168,10 +168,10 @@ c.TrimLessonCells.masters = os.path.join(ROOT, "source", "bpe")
 """
 
 # Each course's kernels on UNIX sockets in its own folder (an absolute path: a kernel runs in
-# its notebook's folder), not on TCP ports. jupyter_client picks a port that is free and the
-# kernel binds it a moment later; with the suite's other processes starting kernels, servers
-# and browsers meanwhile, one such port was taken first ("Address already in use") and a
-# student of this class went ungraded. `make autograde` puts its kernels on sockets too.
+# its notebook's folder), not on TCP ports. jupyter_client picks ports that are free and the
+# kernel binds them a moment later; the suite's other processes start kernels, servers and
+# browsers meanwhile, and a port one of them takes first ("Address already in use") leaves a
+# student of this class ungraded. `make autograde` puts its kernels on sockets too.
 SOCKETS = """
 c.KernelManager.transport = "ipc"
 c.KernelManager.ip = os.path.join(ROOT, "kernel")
