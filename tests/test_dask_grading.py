@@ -74,10 +74,10 @@ def write_catalogue_class(root: Path) -> dict[str, dict[str, str]]:
     correct = {name: next(iter(answers.values())) for name, answers in CORRECT.items()}
     made: dict[str, dict[str, str]] = {}
     for j in range(ROWS):
+        # Every exercise has at least ROWS mistakes: each answer is wrong, in every notebook.
         wrong = {name: list(found)[j] for name, found in WRONG.items()}
-        books = sorted({where[name] for name in wrong})  # only the notebooks that hold them
-        answers = {n: WRONG[n][wrong[n]] if n in wrong else correct[n] for n in where}
-        answers = {n: source for n, source in answers.items() if where[n] in books}
+        answers = {name: WRONG[name][mistake] for name, mistake in wrong.items()}
+        books = sorted({where[name] for name in wrong})
         for student in [f"wrong-{j}", *(["wrong-0-again"] if j == 0 else [])]:
             write_submission(root, student, answers, books)
             made[student] = wrong
