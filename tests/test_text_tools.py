@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import numpy as np
 import pytest
 import regex
 from hypothesis import given, settings
@@ -23,6 +24,7 @@ from bpe_course import (
     split_train_heldout,
     visible,
 )
+from bpe_course.pretokenize import ascii_chunk_starts
 
 SETTINGS = settings(max_examples=200, deadline=None, derandomize=True)
 
@@ -37,7 +39,7 @@ def test_pretokenize_round_trips_any_text(text) -> None:
 
 
 ascii_text = st.text(alphabet=[chr(code) for code in range(128)]) | st.text(
-    alphabet=list(" \t\n\x0b\x0c\r\x1c'sldvetA9.,")
+    alphabet=list(" \t\n\x0b\x0c\r\x1c'sldvetrmA9.,")
 )
 
 
@@ -45,6 +47,16 @@ ascii_text = st.text(alphabet=[chr(code) for code in range(128)]) | st.text(
 @given(ascii_text)
 def test_ascii_fast_path_splits_exactly_like_the_unicode_pattern(text) -> None:
     assert pretokenize(text) == regex.findall(GPT2_PATTERN, text)
+
+
+@SETTINGS
+@given(ascii_text)
+def test_array_cuts_of_ascii_text_are_the_unicode_patterns(text) -> None:
+    # The cache of arrays (bpe_course.chunk_cache) finds chunks without any regex: spaces
+    # kept back from runs, contractions after letters or newlines and not after symbols.
+    starts = ascii_chunk_starts(np.frombuffer(text.encode(), np.uint8)).tolist()
+    chunks = [text[start:end] for start, end in zip(starts, [*starts[1:], len(text)])]
+    assert chunks == regex.findall(GPT2_PATTERN, text)
 
 
 def test_pretokenize_keeps_the_leading_space_with_the_word() -> None:
