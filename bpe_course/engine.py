@@ -28,6 +28,7 @@ from itertools import repeat
 from typing import NamedTuple
 
 from bpe_course.batch_encode import RankTable
+from bpe_course.chunk_cache import ChunkCache
 from bpe_course.pretokenize import pretokenize
 from bpe_course.validate import check_training_args
 
@@ -229,10 +230,13 @@ class Encoder:
     """Encode text with a merge table: lowest rank first, with a cache per distinct chunk.
 
     A text that brings many chunks the cache has not met has them encoded together, in
-    numpy (``bpe_course.batch_encode``), with exactly the tokens ``encode_chunk`` gives.
+    numpy (``bpe_course.batch_encode``), with exactly the tokens ``encode_chunk`` gives. A
+    long ASCII text goes through a cache of arrays instead (``bpe_course.chunk_cache``): no
+    Python step per chunk, the same tokens.
     """
 
     BATCH = 256  # from this many new chunks on, encode them together
+    ARRAYS_FROM = 1 << 14  # characters of ASCII text from which the cache of arrays is used
 
     def __init__(self, merges: Iterable[Sequence[str]]) -> None:
         self.merges = [(left, right) for left, right in merges]
@@ -241,6 +245,7 @@ class Encoder:
             self.ranks.setdefault(pair, rank)
         self._cache: dict[str, tuple[str, ...]] = {}
         self._table: RankTable | None = None
+        self._arrays = ChunkCache(self._encode_new)
 
     def encode_chunk(self, chunk: str) -> list[str]:
         """The tokens of one chunk, by repeatedly joining the lowest-ranked pair present."""
@@ -273,22 +278,27 @@ class Encoder:
             elif not found:
                 return symbols
 
+    def _encode_new(self, chunks: list[str]) -> list[tuple[str, ...]]:
+        """The tokens of distinct chunks, in order: together in numpy when there are many."""
+        if len(chunks) < self.BATCH:
+            return [tuple(self._merge_by_rank(list(chunk))) for chunk in chunks]
+        if self._table is None:
+            self._table = RankTable(self.merges)
+        found = dict(self._table.tokens_of(chunks))
+        return list(map(found.__getitem__, chunks))
+
     def encode(self, text: str) -> list[str]:
         """Pre-tokenize ``text`` and encode every chunk; joining the result gives ``text``."""
         with collector_paused():
+            if len(text) >= self.ARRAYS_FROM and text.isascii():
+                return self._arrays.encode(text)
             chunks, cache = pretokenize(text), self._cache
             try:  # every chunk met before: a single pass in C
                 return _joined(map(cache.__getitem__, chunks))
             except KeyError:
                 pass
-            new = set(chunks).difference(cache)  # in no set order: each is encoded alone
-            if len(new) >= self.BATCH:
-                if self._table is None:
-                    self._table = RankTable(self.merges)
-                cache.update(self._table.tokens_of(list(new)))
-            else:
-                for chunk in new:
-                    cache[chunk] = tuple(self._merge_by_rank(list(chunk)))
+            new = list(set(chunks).difference(cache))  # in no set order: each is encoded alone
+            cache.update(zip(new, self._encode_new(new)))
             return _joined(map(cache.__getitem__, chunks))
 
 

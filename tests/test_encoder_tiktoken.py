@@ -18,7 +18,14 @@ import tiktoken
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bpe_course import Encoder, chunk_counts, learn_merges, pretokenize, shakespeare_text
+from bpe_course import (
+    Encoder,
+    chunk_cache,
+    chunk_counts,
+    learn_merges,
+    pretokenize,
+    shakespeare_text,
+)
 from bpe_course.batch_encode import RankTable
 from bpe_course.real_tokenizers import tiktoken_encoding, tiktoken_ranks
 
@@ -135,6 +142,48 @@ def test_ascii_text_gives_tiktokens_tokens(table, awkward_table, text):
     # Pure ASCII takes the pre-tokenizer's own faster pattern: it must split as GPT-2's does.
     for merges, encoding in (table[::2], awkward_table):
         assert_same_tokens(Encoder(merges), encoding, text)
+
+
+@SETTINGS
+@given(st.lists(st.text(alphabet=st.characters(max_codepoint=127), max_size=80), max_size=6))
+def test_ascii_text_through_the_cache_of_arrays_gives_tiktokens_tokens(table, awkward_table, texts):
+    # Every text through bpe_course.chunk_cache, cut into blocks of 16 characters: keys of
+    # chunks up to 15 bytes (NUL bytes and the length included), longer chunks beside them,
+    # one encoder for all the pieces and then for all of them at once.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Encoder, "ARRAYS_FROM", 0)
+        patch.setattr(chunk_cache, "BLOCK", 16)
+        for merges, encoding in (table[::2], awkward_table):
+            encoder = Encoder(merges)
+            for text in [*texts, "".join(texts), *texts]:
+                assert_same_tokens(encoder, encoding, text)
+
+
+def test_long_ascii_text_goes_through_the_cache_of_arrays(table, awkward_table, runs_table):
+    # Held-out prose, awkward ASCII, and runs of up to 256 characters with twins that differ
+    # in their last byte only (at 14 to 19 bytes, around the longest key): each is long
+    # enough for Encoder to take the cache of arrays itself, fresh and after other text. A
+    # second pass finds every chunk it kept, adds none and gives the same tokens.
+    rng = random.Random(42)
+    awkward = "".join(
+        rng.choice(" \t\n\r\x0b\x0c\x1c\x00\x7f0123'sStdlLrvem,.!-ab") for _ in range(40_000)
+    )
+    runs = " ".join(
+        unit * n for unit in ("a", "ab", "0", "-", "\t", " ") for n in (*range(1, 40), 97, 256)
+    )
+    twins = " ".join("a" * n + last for n in range(12, 18) for last in "ab")
+    for merges, encoding in (table[::2], awkward_table, runs_table):
+        for text in (table[1], awkward, f"{runs} {twins}" * 10):
+            assert len(text) >= Encoder.ARRAYS_FROM and text.isascii()
+            encoder = Encoder(merges)
+            assert_same_tokens(encoder, encoding, text)
+            kept = len(encoder._arrays)
+            assert kept > 0 and not encoder._cache
+            assert_same_tokens(encoder, encoding, text)
+            assert len(encoder._arrays) == kept
+            warmed = Encoder(merges)
+            warmed.encode(text[: len(text) // 3])
+            assert_same_tokens(warmed, encoding, text)
 
 
 @settings(max_examples=100, deadline=None, derandomize=True)
