@@ -28,8 +28,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
+
 from bpe_course import Encoder, Trainer, chunk_counts, learn_merges_arrays, shakespeare_text
-from bpe_course.pretokenize import pretokenize
+from bpe_course.pretokenize import ascii_chunk_starts, pretokenize
 from bpe_course.real_tokenizers import hf_train, tiktoken_encoding
 from solutions import train_bpe, train_bpe_fast
 from solutions.hf_ties import train_bpe_hf_ties
@@ -182,6 +184,10 @@ def bench_encoding(merges: list[tuple[str, str]], train: str, heldout: str) -> d
     cold_time, warmed_time, tiktoken_time = min(cold), min(warmed), min(tiktoken_times)
     warm_time, _ = best_time(lambda: encoder.encode(heldout))
     split_time, _ = best_time(lambda: pretokenize(heldout))
+    if not heldout.isascii():  # the plays are; the array route below takes ASCII alone
+        sys.exit("the held-out text is not ASCII: Encoder would not take its array route")
+    codes = np.frombuffer(heldout.encode(), dtype=np.uint8)
+    cuts_time, _ = best_time(lambda: ascii_chunk_starts(codes))
     if [encoding.decode_single_token_bytes(t).decode() for t in ids] != tokens:
         sys.exit("bpe_course.Encoder and tiktoken disagree on the held-out text")
     rows = [
@@ -205,7 +211,8 @@ def bench_encoding(merges: list[tuple[str, str]], train: str, heldout: str) -> d
         f"Encoder encoding this text a second time, every chunk cached, takes "
         f"{seconds(warm_time)}, {warm_time / tiktoken_time:.2f}x tiktoken; splitting it into "
         f"chunks alone (pretokenize) takes {seconds(split_time)}, "
-        f"{split_time / tiktoken_time:.2f}x.)"
+        f"{split_time / tiktoken_time:.2f}x; finding the same cuts with arrays, as Encoder "
+        f"does on a long ASCII text (ascii_chunk_starts), {seconds(cuts_time)}.)"
     )
     return {
         "MB": size_mb,
@@ -215,6 +222,7 @@ def bench_encoding(merges: list[tuple[str, str]], train: str, heldout: str) -> d
         "warmed": warmed_time,
         "warm": warm_time,
         "pretokenize": split_time,
+        "array cuts": cuts_time,
     }
 
 
