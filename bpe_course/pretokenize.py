@@ -48,10 +48,11 @@ ASCII_PATTERN = (
 _ascii_compiled = re.compile(ASCII_PATTERN)
 
 # A chunk always ends where whitespace follows a non-space character, and the pattern never
-# looks back, so text cut there splits piece by piece exactly as it does whole.
+# looks back, so text cut there splits piece by piece exactly as it does whole. `regex`'s \s
+# is the one GPT2_PATTERN uses, so "whitespace" means the same thing in both.
+LAST_CUT = regex.compile(r"(?r)\S\s")
+NEXT_CUT = regex.compile(r"\S\s")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
-_LAST_CUT = regex.compile(r"(?r)\S\s")
-_NEXT_CUT = regex.compile(r"\S\s")
 
 
 def pretokenize(text: str) -> list[str]:
@@ -64,9 +65,9 @@ def pretokenize(text: str) -> list[str]:
     done = 0  # text[:done] is split already
     while (other := _NON_ASCII.search(text, done)) is not None:
         # The stretch around these characters, from the cut before them to the cut after.
-        before = _LAST_CUT.search(text, done, other.start())
+        before = LAST_CUT.search(text, done, other.start())
         start = before.start() + 1 if before else done
-        after = _NEXT_CUT.search(text, other.end() - 1)
+        after = NEXT_CUT.search(text, other.end() - 1)
         end = after.start() + 1 if after else len(text)
         if start > done:
             chunks += _ascii_compiled.findall(text[done:start])
@@ -112,7 +113,19 @@ def ascii_chunk_starts(codes: np.ndarray) -> np.ndarray:
     last_white = np.flatnonzero(white[:-1] & ~white[1:])  # whitespace, then a non-space
     start[last_white] = True
     start[last_white[kind[last_white] == _SPACE] + 1] = False
-    # A quote starts a match unless a symbol or a space (which it joins) comes before it.
+    quote, length = _contractions(codes, kind)
+    start[quote + 1] = False
+    ends = quote + length
+    start[ends[ends < len(codes)]] = True
+    return np.flatnonzero(start)
+
+
+def _contractions(codes: np.ndarray, kind: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where a contraction starts, and its length with the quote (2 or 3).
+
+    A quote starts a match, and so may start a contraction, unless a symbol comes before it
+    (the quote is then part of that symbol's run) or a space does (the space joins the quote).
+    """
     quote = np.flatnonzero(codes[:-1] == ord("'"))
     before = kind[quote - 1]
     before[quote == 0] = _LETTER  # nothing comes before the text's first character
@@ -124,11 +137,7 @@ def ascii_chunk_starts(codes: np.ndarray) -> np.ndarray:
         (after == ord("l")) & (then == ord("l"))
     )
     length = np.where(_ONE_LETTER[after], 2, np.where(two, 3, 0))
-    quote, length = quote[length > 0], length[length > 0]
-    start[quote + 1] = False
-    ends = quote + length
-    start[ends[ends < len(codes)]] = True
-    return np.flatnonzero(start)
+    return quote[length > 0], length[length > 0]
 
 
 def chunk_counts(text: str) -> Counter[str]:

@@ -30,14 +30,10 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-import regex
 from tqdm.auto import tqdm
 
+from bpe_course.pretokenize import LAST_CUT, NEXT_CUT
 from bpe_course.progress import progress_bar
-
-# The last place where whitespace follows a non-space character, searched from the end.
-# `regex`'s \s is the one GPT2_PATTERN uses, so "whitespace" means the same thing in both.
-_LAST_CUT = regex.compile(r"(?r)\S\s")
 
 PIECE_BYTES = 1 << 20  # about a megabyte per piece
 
@@ -141,7 +137,7 @@ def cut_pieces(blocks: Iterable[str], piece_bytes: int) -> Iterator[str]:
         pending += block
         if len(pending) < piece_bytes:
             continue
-        found = _LAST_CUT.search(pending)
+        found = LAST_CUT.search(pending)
         if found is None:
             continue  # no place to cut yet: read on
         cut = found.start() + 1
@@ -245,9 +241,6 @@ def _sizes(files: Sequence[Path]) -> list[int]:
     return sizes
 
 
-_FIRST_CUT = regex.compile(r"\S\s")
-
-
 def _chunk_end_after(file: Path, offset: int, window: int = 1 << 16) -> int | None:
     """The first byte offset at or after ``offset`` where a chunk ends (a non-space character
     followed by whitespace), or None if there is none before the end of the file."""
@@ -261,7 +254,7 @@ def _chunk_end_after(file: Path, offset: int, window: int = 1 << 16) -> int | No
             while start < min(len(data), 4) and 0x80 <= data[start] < 0xC0:
                 start += 1  # inside a character: begin at the next one
             text = data[start:].decode("utf-8", "ignore")  # a cut-off last character is dropped
-            found = _FIRST_CUT.search(text)
+            found = NEXT_CUT.search(text)
             if found is not None:
                 return offset + start + len(text[: found.start() + 1].encode("utf-8"))
             if not block:

@@ -3,6 +3,7 @@ loading a learner's own files, and drawing tokens."""
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 
 import numpy as np
@@ -39,7 +40,7 @@ def test_pretokenize_round_trips_any_text(text) -> None:
 
 
 ascii_text = st.text(alphabet=[chr(code) for code in range(128)]) | st.text(
-    alphabet=list(" \t\n\x0b\x0c\r\x1c'sldvetrmA9.,")
+    alphabet=list(" \t\n\x0b\x0c\r\x1c\x00\x7f'sSlLdDvVeEtTrRmMA9.,")
 )
 
 
@@ -49,14 +50,36 @@ def test_ascii_fast_path_splits_exactly_like_the_unicode_pattern(text) -> None:
     assert pretokenize(text) == regex.findall(GPT2_PATTERN, text)
 
 
+def array_chunks(text: str) -> list[str]:
+    starts = ascii_chunk_starts(np.frombuffer(text.encode(), np.uint8)).tolist()
+    return [text[start:end] for start, end in zip(starts, [*starts[1:], len(text)])]
+
+
 @SETTINGS
 @given(ascii_text)
 def test_array_cuts_of_ascii_text_are_the_unicode_patterns(text) -> None:
-    # The cache of arrays (bpe_course.chunk_cache) finds chunks without any regex: spaces
-    # kept back from runs, contractions after letters or newlines and not after symbols.
-    starts = ascii_chunk_starts(np.frombuffer(text.encode(), np.uint8)).tolist()
-    chunks = [text[start:end] for start, end in zip(starts, [*starts[1:], len(text)])]
-    assert chunks == regex.findall(GPT2_PATTERN, text)
+    # The cache of arrays (bpe_course.chunk_cache) finds chunks without any regex.
+    assert array_chunks(text) == regex.findall(GPT2_PATTERN, text)
+
+
+# A quote after a space, a symbol or whitespace of each kind; contractions in upper case,
+# cut short or run on; quotes at the very start.
+QUOTES = [
+    " 's", "a 'll", "x 'd.", "  's", " \n's", "\t's", "\n're", "\x0b'm", "\x1c's", "\x00's",
+    "\x7f'd", ".'s", "''s", "'s", "'S", "'Re", "'rE", "'l", "'lll", "9'd", "s's's", "'ve'",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("text", QUOTES)
+def test_array_cuts_around_quotes_are_the_unicode_patterns(text) -> None:
+    assert array_chunks(text) == regex.findall(GPT2_PATTERN, text)
+
+
+def test_array_cuts_of_a_long_random_ascii_text_are_the_unicode_patterns() -> None:
+    rng = random.Random(47)
+    for alphabet in ("".join(map(chr, range(128))), " \t\n\r'sStdlLrvem.,!09ab"):
+        text = "".join(rng.choices(alphabet, k=200_000))
+        assert array_chunks(text) == regex.findall(GPT2_PATTERN, text)
 
 
 def test_pretokenize_keeps_the_leading_space_with_the_word() -> None:
