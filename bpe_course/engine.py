@@ -232,7 +232,7 @@ class Encoder:
     A text that brings many chunks the cache has not met has them encoded together, in
     numpy (``bpe_course.batch_encode``), with exactly the tokens ``encode_chunk`` gives. A
     long ASCII text goes through a cache of arrays instead (``bpe_course.chunk_cache``): no
-    Python step per chunk, the same tokens.
+    Python step per chunk of up to 15 bytes, the same tokens.
     """
 
     BATCH = 256  # from this many new chunks on, encode them together
@@ -245,7 +245,7 @@ class Encoder:
             self.ranks.setdefault(pair, rank)
         self._cache: dict[str, tuple[str, ...]] = {}
         self._table: RankTable | None = None
-        self._arrays = ChunkCache(self._encode_new)
+        self._arrays = ChunkCache()
 
     def encode_chunk(self, chunk: str) -> list[str]:
         """The tokens of one chunk, by repeatedly joining the lowest-ranked pair present."""
@@ -290,8 +290,8 @@ class Encoder:
     def encode(self, text: str) -> list[str]:
         """Pre-tokenize ``text`` and encode every chunk; joining the result gives ``text``."""
         with collector_paused():
-            if len(text) >= self.ARRAYS_FROM and text.isascii():
-                return self._arrays.encode(text)
+            if isinstance(text, str) and len(text) >= self.ARRAYS_FROM and text.isascii():
+                return self._arrays.encode(text, self._encode_new)
             chunks, cache = pretokenize(text), self._cache
             try:  # every chunk met before: a single pass in C
                 return _joined(map(cache.__getitem__, chunks))

@@ -12,7 +12,10 @@ the batched path are all compared.
 from __future__ import annotations
 
 import random
+from collections import Counter
+from itertools import product
 
+import numpy as np
 import pytest
 import tiktoken
 from hypothesis import given, settings
@@ -160,10 +163,11 @@ def test_ascii_text_through_the_cache_of_arrays_gives_tiktokens_tokens(table, aw
 
 
 def test_long_ascii_text_goes_through_the_cache_of_arrays(table, awkward_table, runs_table):
-    # Held-out prose, awkward ASCII, and runs of up to 256 characters with twins that differ
-    # in their last byte only (at 14 to 19 bytes, around the longest key): each is long
-    # enough for Encoder to take the cache of arrays itself, fresh and after other text. A
-    # second pass finds every chunk it kept, adds none and gives the same tokens.
+    # Held-out prose, awkward ASCII after a contraction that starts the text, and runs of up
+    # to 256 characters with twins that differ in their last byte only (at 14 to 19 bytes,
+    # around the longest key): each is long enough for Encoder to take the cache of arrays
+    # itself, fresh and after other text. The cache keeps each distinct chunk once; a second
+    # pass adds none and gives the same tokens.
     rng = random.Random(42)
     awkward = "".join(
         rng.choice(" \t\n\r\x0b\x0c\x1c\x00\x7f0123'sStdlLrvem,.!-ab") for _ in range(40_000)
@@ -173,17 +177,89 @@ def test_long_ascii_text_goes_through_the_cache_of_arrays(table, awkward_table, 
     )
     twins = " ".join("a" * n + last for n in range(12, 18) for last in "ab")
     for merges, encoding in (table[::2], awkward_table, runs_table):
-        for text in (table[1], awkward, f"{runs} {twins}" * 10):
+        for text in (table[1], "'s" + awkward, f"{runs} {twins}" * 10):
             assert len(text) >= Encoder.ARRAYS_FROM and text.isascii()
             encoder = Encoder(merges)
             assert_same_tokens(encoder, encoding, text)
-            kept = len(encoder._arrays)
-            assert kept > 0 and not encoder._cache
+            assert len(encoder._arrays) == len(set(pretokenize(text))) and not encoder._cache
             assert_same_tokens(encoder, encoding, text)
-            assert len(encoder._arrays) == kept
+            assert len(encoder._arrays) == len(set(pretokenize(text)))
             warmed = Encoder(merges)
             warmed.encode(text[: len(text) // 3])
             assert_same_tokens(warmed, encoding, text)
+
+
+class CountingEncoder:
+    """Encodes chunks as their letters, and counts how often each chunk is asked for."""
+
+    def __init__(self) -> None:
+        self.asked: Counter[str] = Counter()
+
+    def __call__(self, chunks: list[str]) -> list[tuple[str, ...]]:
+        self.asked.update(chunks)
+        return [tuple(chunk) for chunk in chunks]
+
+
+def words(count: int, seed: int) -> str:
+    rng = random.Random(seed)
+    return " ".join("".join(rng.choices("abcdefgh", k=rng.randrange(1, 18))) for _ in range(count))
+
+
+def test_the_cache_of_arrays_asks_for_each_new_chunk_once_as_it_grows() -> None:
+    # A few hundred, then thousands, then tens of thousands of new chunks: the table grows
+    # under the ones it holds, a chunk met again is never asked for again, and chunks over
+    # 15 bytes are asked for once too, from their dict.
+    cache, encode = chunk_cache.ChunkCache(), CountingEncoder()
+    texts = [words(count, seed) for seed, count in enumerate((300, 3000, 30_000))]
+    for text in [*texts, texts[0]]:
+        assert cache.encode(text, encode) == list(text)
+    assert set(encode.asked.values()) == {1}
+    assert set(encode.asked) == set().union(*map(pretokenize, texts))
+    assert len(cache) == len(encode.asked)
+
+
+def test_the_cache_of_arrays_is_right_when_every_key_hashes_alike(monkeypatch) -> None:
+    # Every key in one chain of slots, every new key bidding for the same free slot.
+    monkeypatch.setattr(chunk_cache, "_MIX", (np.uint64(0), np.uint64(0)))
+    cache, encode = chunk_cache.ChunkCache(), CountingEncoder()
+    text = words(400, 1)
+    assert cache.encode(text, encode) == list(text) == cache.encode(text, encode)
+    assert len(cache) == len(set(pretokenize(text))) == len(encode.asked)
+
+
+def test_an_interrupted_cache_of_arrays_starts_afresh(monkeypatch) -> None:
+    # Stopped inside the table's update (Ctrl-C in a notebook): what it kept must not point
+    # at tokens the next chunks overwrite.
+    insert = chunk_cache.ChunkCache._insert
+
+    def interrupted(self, first, second, entries):
+        kept = self._kept
+        insert(self, first, second, entries)
+        self._kept = kept  # as if stopped before the count went up
+        raise KeyboardInterrupt
+
+    cache, encode = chunk_cache.ChunkCache(), CountingEncoder()
+    first_text, other = words(500, 2), words(500, 3)
+    monkeypatch.setattr(chunk_cache.ChunkCache, "_insert", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        cache.encode(first_text, encode)
+    monkeypatch.setattr(chunk_cache.ChunkCache, "_insert", insert)
+    assert cache.encode(other, encode) == list(other)
+    assert cache.encode(first_text, encode) == list(first_text)
+
+
+def test_chunk_keys_tell_every_short_chunk_apart() -> None:
+    # Every chunk of 1 to 15 bytes of NUL and DEL: the bytes nearest the masks' edges.
+    chunks = [
+        "".join(bits)
+        for length in range(1, chunk_cache.LONGEST + 1)
+        for bits in product("\x00\x7f", repeat=length)
+    ]
+    data = "".join(chunks).encode()
+    lengths = np.array([len(chunk) for chunk in chunks])
+    first, second = chunk_cache.chunk_keys(data, np.cumsum(lengths) - lengths, lengths)
+    assert len(set(zip(first.tolist(), second.tolist()))) == len(chunks) == 2**16 - 2
+    assert (second != 0).all()
 
 
 @settings(max_examples=100, deadline=None, derandomize=True)
