@@ -43,6 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 MERGE_COUNTS = (500, 2000, 5000)
 NAIVE_AT = MERGE_COUNTS if os.environ.get("BENCH_NAIVE_5000") else (500, 2000)
 REPEATS = 3  # best of three for everything that takes under a few seconds
+ENCODER_MERGES = 5000  # the table the encoders share, learned on the training megabyte
 
 
 # CPU time of this process: other jobs on a shared machine barely move it, where they can
@@ -165,6 +166,8 @@ def bench_encoding(merges: list[tuple[str, str]], train: str, heldout: str) -> d
     ``Encoding`` is built once, outside the clock. The warm-up text is the training text, never
     the held-out text itself, so the warm encoder still meets the held-out text's new chunks.
     """
+    if not heldout.isascii():  # the plays are; Encoder's array route takes ASCII alone
+        sys.exit("the held-out text is not ASCII: Encoder would not take its array route")
     size_mb = len(heldout.encode()) / 1e6
     encoding = tiktoken_encoding(merges)
     ids = encoding.encode_ordinary(heldout)
@@ -184,8 +187,6 @@ def bench_encoding(merges: list[tuple[str, str]], train: str, heldout: str) -> d
     cold_time, warmed_time, tiktoken_time = min(cold), min(warmed), min(tiktoken_times)
     warm_time, _ = best_time(lambda: encoder.encode(heldout))
     split_time, _ = best_time(lambda: pretokenize(heldout))
-    if not heldout.isascii():  # the plays are; the array route below takes ASCII alone
-        sys.exit("the held-out text is not ASCII: Encoder would not take its array route")
     codes = np.frombuffer(heldout.encode(), dtype=np.uint8)
     cuts_time, _ = best_time(lambda: ascii_chunk_starts(codes))
     if [encoding.decode_single_token_bytes(t).decode() for t in ids] != tokens:
@@ -224,6 +225,31 @@ def bench_encoding(merges: list[tuple[str, str]], train: str, heldout: str) -> d
         "pretokenize": split_time,
         "array cuts": cuts_time,
     }
+
+
+def encoding_section(
+    run: record.Run, merges: list[tuple[str, str]], train: str, heldout: str
+) -> dict[str, float]:
+    """``bench_encoding``'s table, and its two targets judged into ``run``'s record.
+
+    bench_scale.py runs it too, so that one run of that bench judges the encoder as well.
+    """
+    print(
+        f"\n## Encoding {len(heldout.encode()) / 1e6:.2f} MB of held-out Shakespeare "
+        f"with a {len(merges)}-merge table; CPU time, one thread each, best of {2 * REPEATS}, "
+        "run in turn\n"
+    )
+    enc = bench_encoding(merges, train, heldout)
+    print()
+    for row, key, limit in (
+        ("fresh (cold)", "cold", 1.5),
+        ("warmed on other text", "warmed", 1.0),
+    ):
+        ratio = enc[key] / enc["tiktoken"]
+        goal = f"Encoder, {row} / tiktoken encode_ordinary, CPU time, one thread each"
+        verdict = run.target(goal, ratio, limit)["verdict"]
+        print(f"target Encoder {row} / tiktoken <= {limit}: {ratio:.2f}, {verdict}")
+    return enc
 
 
 MEMORY_SCRIPT = """
@@ -316,22 +342,8 @@ def main() -> None:
     print(f"\ntarget naive/fast >= 100 at 2000 merges: {ratio_2000:.0f}x, {faster['verdict']}")
     print("\n## Ties: Hugging Face's trainer against ours, 2000 merges\n")
     ties = bench_ties(counts, 2000)
-    merges = train_bpe_fast(counts, 5000)
-    print(
-        f"\n## Encoding {len(heldout.encode()) / 1e6:.2f} MB of held-out Shakespeare "
-        f"with the 5000-merge table; CPU time, one thread each, best of {2 * REPEATS}, "
-        "run in turn\n"
-    )
-    enc = bench_encoding(merges, train, heldout)
-    print()
-    for row, key, limit in (
-        ("fresh (cold)", "cold", 1.5),
-        ("warmed on other text", "warmed", 1.0),
-    ):
-        ratio = enc[key] / enc["tiktoken"]
-        goal = f"Encoder, {row} / tiktoken encode_ordinary, CPU time, one thread each"
-        verdict = run.target(goal, ratio, limit)["verdict"]
-        print(f"target Encoder {row} / tiktoken <= {limit}: {ratio:.2f}, {verdict}")
+    merges = train_bpe_fast(counts, ENCODER_MERGES)
+    enc = encoding_section(run, merges, train, heldout)
     print("\n## Peak memory\n")
     memory = bench_memory(counts, heldout, merges)
     took = time.perf_counter() - started
@@ -365,6 +377,7 @@ def main() -> None:
                 "Encoder, warmed on other text (the training text)": enc["warmed"],
                 "Encoder, the same text again (every chunk cached)": enc["warm"],
                 "pretokenize alone": enc["pretokenize"],
+                "ascii_chunk_starts alone": enc["array cuts"],
                 "tokens": enc["tokens"],
             },
             "peak memory, each job in its own process": memory,
