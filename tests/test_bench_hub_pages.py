@@ -66,8 +66,10 @@ def test_pages_are_loaded_at_a_steady_pace_and_failures_weigh_the_timeout(server
         time.sleep(0.3)
     window = hub_pages.Pages(server, pages).during(start, end)
     login, gone = window["login"], window["gone"]
-    # About 12 each; a busy machine's slow loads make fewer, never more (no catching up).
-    assert 3 <= login["count"] <= 13 and 3 <= gone["count"] <= 13, window
+    # About 12 each. A busy machine oversleeps (a longer window holds more) and loads slowly
+    # (fewer), but never more than the window's length at the pace allows: no catching up.
+    most = int((end - start) / 0.05 + 0.1) + 1  # + 0.1: a wait may end a hair early
+    assert 3 <= login["count"] <= most and 3 <= gone["count"] <= most, (window, end - start)
     assert login["failed"] == 0 and login["p95"] < 1.0, login
     assert gone["failed"] == gone["count"] and gone["p50"] == hub_pages.TIMEOUT, gone
     whole = hub_pages.Pages(server, pages).during(before, time.time())
