@@ -14,21 +14,22 @@ as Python's is, so a text made for it could crowd the same slots and slow it dow
 change its tokens).
 
 >>> def letters(chunks):
-...     return [tuple(chunk) for chunk in chunks]  # stands in for encoding by rank
+...     return [(chunk, tuple(chunk)) for chunk in chunks]  # stands in for encoding by rank
 >>> ChunkCache().encode("to be, or not to be", letters)
 ['t', 'o', ' ', 'b', 'e', ',', ' ', 'o', 'r', ' ', 'n', 'o', 't', ' ', 't', 'o', ' ', 'b', 'e']
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from itertools import chain
 
 import numpy as np
 
 from bpe_course.pretokenize import NEXT_CUT, ascii_chunk_starts
 
-EncodeChunks = Callable[[list[str]], list[tuple[str, ...]]]
+# Given distinct chunks, each with its tokens, in any order (as RankTable.tokens_of gives them).
+EncodeChunks = Callable[[list[str]], Iterable[tuple[str, tuple[str, ...]]]]
 
 LONGEST = 15  # bytes of the longest chunk that is its own key
 # About this many characters are encoded at once: a block ends at the first place after it
@@ -75,7 +76,7 @@ class ChunkCache:
     def encode(self, text: str, encode_chunks: EncodeChunks) -> list[str]:
         """The tokens of an ASCII ``text``, as ``Encoder.encode`` gives them.
 
-        ``encode_chunks`` gives the tokens of distinct chunks not met before, in order.
+        ``encode_chunks`` gives the distinct chunks not met before, each with its tokens.
         """
         tokens: list[str] = []
         done = 0
@@ -156,8 +157,7 @@ class ChunkCache:
         self, text: str, starts: np.ndarray, lengths: np.ndarray, encode_chunks: EncodeChunks
     ) -> list[tuple[str, ...]]:
         chunks = [text[at : at + size] for at, size in zip(starts.tolist(), lengths.tolist())]
-        new = list(set(chunks).difference(self._long))
-        self._long.update(zip(new, encode_chunks(new)))
+        self._long.update(encode_chunks(list(set(chunks).difference(self._long))))
         return list(map(self._long.__getitem__, chunks))
 
     def _find(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
@@ -190,7 +190,8 @@ class ChunkCache:
             text[at : at + size]
             for at, size in zip(starts[distinct].tolist(), lengths[distinct].tolist())
         ]
-        tokens = encode_chunks(chunks)
+        found = dict(encode_chunks(chunks))
+        tokens = list(map(found.__getitem__, chunks))
         counts = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
         entries = self._kept + np.arange(len(distinct))
         self._store(tokens, counts)
@@ -212,9 +213,14 @@ class ChunkCache:
         self._stored = need
 
     def _insert(self, first: np.ndarray, second: np.ndarray, entries: np.ndarray) -> None:
-        """Put keys the table lacks (each once) into free slots, keeping it at most half full."""
+        """Keep keys the table lacks (each once), growing it to stay at most half full."""
         if 2 * (self._kept + len(entries)) > len(self._entry):
             self._grow_table(4 * (self._kept + len(entries)))
+        self._place(first, second, entries)
+        self._kept += len(entries)
+
+    def _place(self, first: np.ndarray, second: np.ndarray, entries: np.ndarray) -> None:
+        """Put each key, with its entry, in the first free slot from its home on."""
         slots = _hash_slots(first, second, self._shift)
         waiting = np.arange(len(first))
         while len(waiting):
@@ -232,14 +238,12 @@ class ChunkCache:
             placed[np.flatnonzero(free)[won]] = True  # the winners, as places in `waiting`
             waiting = waiting[~placed]
             slots[waiting] = (slots[waiting] + 1) & self._mask
-        self._kept += len(entries)
 
     def _grow_table(self, slots: int) -> None:
         live = self._second != _EMPTY
         first, second, entries = self._first[live], self._second[live], self._entry[live]
         self._make_table(slots)
-        self._kept -= len(entries)  # _insert counts them again
-        self._insert(first, second, entries)
+        self._place(first, second, entries)
 
 
 def _hash_slots(first: np.ndarray, second: np.ndarray, shift: np.uint64) -> np.ndarray:

@@ -278,14 +278,13 @@ class Encoder:
             elif not found:
                 return symbols
 
-    def _encode_new(self, chunks: list[str]) -> list[tuple[str, ...]]:
-        """The tokens of distinct chunks, in order: together in numpy when there are many."""
+    def _encode_new(self, chunks: list[str]) -> Iterable[tuple[str, tuple[str, ...]]]:
+        """Distinct chunks, each with its tokens, in no set order: in numpy when many."""
         if len(chunks) < self.BATCH:
-            return [tuple(self._merge_by_rank(list(chunk))) for chunk in chunks]
+            return ((chunk, tuple(self._merge_by_rank(list(chunk)))) for chunk in chunks)
         if self._table is None:
             self._table = RankTable(self.merges)
-        found = dict(self._table.tokens_of(chunks))
-        return list(map(found.__getitem__, chunks))
+        return self._table.tokens_of(chunks)
 
     def encode(self, text: str) -> list[str]:
         """Pre-tokenize ``text`` and encode every chunk; joining the result gives ``text``."""
@@ -298,7 +297,7 @@ class Encoder:
             except KeyError:
                 pass
             new = list(set(chunks).difference(cache))  # in no set order: each is encoded alone
-            cache.update(zip(new, self._encode_new(new)))
+            cache.update(self._encode_new(new))
             return _joined(map(cache.__getitem__, chunks))
 
 

@@ -195,9 +195,9 @@ class CountingEncoder:
     def __init__(self) -> None:
         self.asked: Counter[str] = Counter()
 
-    def __call__(self, chunks: list[str]) -> list[tuple[str, ...]]:
+    def __call__(self, chunks: list[str]) -> list[tuple[str, tuple[str, ...]]]:
         self.asked.update(chunks)
-        return [tuple(chunk) for chunk in chunks]
+        return [(chunk, tuple(chunk)) for chunk in chunks][::-1]  # in no set order, as RankTable
 
 
 def words(count: int, seed: int) -> str:
