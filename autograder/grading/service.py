@@ -59,7 +59,6 @@ import sqlite3
 import stat
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import uuid
@@ -92,6 +91,7 @@ from autograder.grading.options import GradingOptions
 from autograder.plugins.owned_collect import OwnedCollect
 from autograder.problems import how_late, printable
 from autograder.reports import summary
+from autograder.reports.safe_csv import replacing
 from autograder.roster import read_roster, why_not_a_student
 from autograder.sandbox.trusted_paths import (
     UntrustedPathError,
@@ -974,15 +974,8 @@ def write_notice(feedback_folder: Path, keys: list[str], page: str) -> None:
     if not stat.S_ISDIR(os.lstat(feedback_folder).st_mode):
         raise OSError(f"{feedback_folder} is not a folder: no notice written")
     for key in keys:
-        descriptor, draft = tempfile.mkstemp(prefix=".notice-", dir=feedback_folder)
-        try:
-            with os.fdopen(descriptor, "w", encoding="utf-8") as file:
-                file.write(page)
-            os.chmod(draft, NOTICE_MODE)
-            os.replace(draft, feedback_folder / f"{key}.html")
-        except BaseException:
-            Path(draft).unlink(missing_ok=True)
-            raise
+        with replacing(feedback_folder / f"{key}.html", NOTICE_MODE) as file:
+            file.write(page)
 
 
 def release_feedback(course_root: Path, student: str) -> str | None:
