@@ -690,13 +690,15 @@ class Service:
         return True
 
     def held_until(self, student: str) -> float | None:
-        """When ``student``'s next grading may start (None: now); only with feedback at once,
-        where each grading shows its student some of the hidden cases."""
+        """When ``student``'s next grading may start (None: now): when the oldest of their
+        last ``gradings_per_hour`` starts within the hour is an hour old; only with feedback
+        at once, where each grading shows its student some of the hidden cases."""
         per_hour = self.settings.gradings_per_hour
         if self.settings.feedback != AT_ONCE or per_hour <= 0:
             return None
         now = self.clock()
-        return next_start(self.store.starts(student, now - HOUR), now, per_hour)
+        recent = sorted(s for s in self.store.starts(student, now - HOUR) if now - s < HOUR)
+        return None if len(recent) < per_hour else recent[-per_hour] + HOUR
 
     def hold(self, entry: Entry) -> bool:
         """Hold a queued entry whose student has had the hour's gradings, and tell the student
@@ -919,15 +921,6 @@ HOUR = 3600.0
 MAX_NOTEBOOKS = 20
 FEEDBACK_FOLDER_MODE = 0o711
 NOTICE_MODE = 0o644  # as nbgrader's release_feedback leaves a page: its student fetches it
-
-
-def next_start(starts: list[float], now: float, per_hour: int) -> float | None:
-    """When the next grading may start: None (now), or when the oldest of the last
-    ``per_hour`` starts within the hour before ``now`` is an hour old."""
-    recent = sorted(s for s in starts if now - s < HOUR)
-    if per_hour <= 0 or len(recent) < per_hour:
-        return None
-    return recent[-per_hour] + HOUR
 
 
 def clock_text(when: float) -> str:
