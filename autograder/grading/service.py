@@ -1016,7 +1016,7 @@ class SummaryWriter:
 
     def follow_up(self) -> None:
         """Start the summary asked for while the last one was being written, once it is done."""
-        if self.again and not (self.thread is not None and self.thread.is_alive()):
+        if self.again:  # ask() keeps it asked while that one is still being written
             self.ask()
 
     def close(self) -> None:
