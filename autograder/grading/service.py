@@ -1070,7 +1070,7 @@ def serve(
             stack.callback(signal.signal, signum, signal.signal(signum, service.ask_to_stop))
         print(f"grading each submission in {inbound} as it arrives; Ctrl-C stops", flush=True)
         with contextlib.suppress(KeyboardInterrupt):  # a second Ctrl-C: resumed next time
-            return _watch(service, store, client, template, idle_exit)
+            return _watch(service, client, template, idle_exit)
         print("stopped; make grading-service resumes the queue", flush=True)
         return 0
 
@@ -1113,9 +1113,7 @@ def wait_for_inbound(inbound: Path, give_up: int | None = None) -> bool:
     return True
 
 
-def _watch(
-    service: Service, store: Store, client: Client | None, template: Path, idle_exit: int | None
-) -> int:
+def _watch(service: Service, client: Client | None, template: Path, idle_exit: int | None) -> int:
     """Look at inbound every ``poll_seconds`` until ``idle_exit`` seconds with nothing to do."""
     poll = service.settings.poll_seconds
     quiet_since, worked = time.monotonic(), False
@@ -1128,7 +1126,7 @@ def _watch(
                 quiet_since, worked = time.monotonic(), True
             elif worked:  # the queue has just emptied (held entries aside: they wait an hour)
                 summaries.ask()
-                print(status_line(store), flush=True)
+                print(status_line(service.store), flush=True)
                 worked = False
             if not service.done():
                 quiet_since = time.monotonic()
@@ -1138,7 +1136,10 @@ def _watch(
             service.pause(poll)
         service.collect_results()  # stopped: what has just finished is merged, the rest
         service.requeue_running()  # queued again
-        print(f"stopped; make grading-service resumes the queue. {status_line(store)}", flush=True)
+        print(
+            f"stopped; make grading-service resumes the queue. {status_line(service.store)}",
+            flush=True,
+        )
         return 0
     finally:
         summaries.close()  # Ctrl-C included: the last summary is whole
