@@ -1192,16 +1192,8 @@ def read_progress(course_root: Path) -> Progress | None:
     path = queue_path(course_root)
     if not path.exists():
         return None
-    store = Store(path, read_only=True)
-    try:
+    with contextlib.closing(Store(path, read_only=True)) as store:
         return progress(store)
-    finally:
-        store.close()
-
-
-def failure_words(entry: Entry) -> str:
-    """A failed or held entry in one line: its state, its name (cut) and why; printable text."""
-    return f"{entry.state}: {printable(entry.name)[:120]}: {printable(entry.reason)}"
 
 
 def status(course_root: Path) -> int:
@@ -1223,5 +1215,5 @@ def status(course_root: Path) -> int:
         return 0
     print(found.line())
     for entry in (*found.failures, *found.held):
-        print(f"  {failure_words(entry)}")
+        print(f"  {entry.state}: {printable(entry.name)[:120]}: {printable(entry.reason)}")
     return 0
