@@ -518,7 +518,11 @@ class Service:
         now = time.time()
         for name in names:
             parts = entry_parts(name)
-            if parts is None or parts[1] != ASSIGNMENT or not self._storable(name):
+            if parts is None or parts[1] != ASSIGNMENT or name in self.unreadable:
+                continue
+            if not _is_text(name):  # no student's id, and SQLite cannot store it: said once
+                self.unreadable.add(name)
+                print(f"left alone: an entry whose name is not text ({printable(name)[:120]})")
                 continue
             if self.store.known(name):
                 continue
@@ -546,16 +550,6 @@ class Service:
                 print(f"refused {printable(name)[:120]}: {why}", flush=True)
             else:
                 self.store.add(name, student, info.st_uid, WAITING)
-
-    def _storable(self, name: str) -> bool:
-        """False, said once, for a name that is not text (bytes no encoding reads): no
-        student's id, and SQLite cannot store it."""
-        if _is_text(name):
-            return True
-        if name not in self.unreadable:
-            self.unreadable.add(name)
-            print(f"left alone: an entry whose name is not text ({printable(name)[:120]})")
-        return False
 
     def busy(self) -> set[str]:
         """Students whose grading runs now, or waits to be merged."""
