@@ -289,11 +289,13 @@ class Store:
     def known(self, name: str) -> bool:
         return self.db.execute("SELECT 1 FROM entry WHERE name = ?", (name,)).fetchone() is not None
 
-    def count(self, account: int, student: str | None = None) -> int:
-        """Entries the account filed: in ``student``'s name, or (None) in any name."""
+    def count(self, account: int, student: str) -> int:
+        """Entries ``account`` filed, as ``max_entries_per_account`` bounds them: the service's
+        own in ``student``'s name; another's in any name, since it files in its own name alone
+        (the collect refuses the rest)."""
         query = "SELECT COUNT(*) FROM entry WHERE account = ?"
         values: list[int | str] = [account]
-        if student is not None:
+        if account == os.geteuid():
             query, values = query + " AND student = ?", [*values, student]
         return int(self.db.execute(query, values).fetchone()[0])
 
@@ -536,11 +538,8 @@ class Service:
             if now - stamp.st_ctime < self.settings.settle_seconds:
                 continue
             student, bound = parts[0], self.settings.max_entries_per_account
-            # Another account than this service's files in its own name alone (the collect
-            # refuses the rest), so its bound counts entries in every name.
-            own = info.st_uid == os.geteuid()
-            if self.store.count(info.st_uid, student if own else None) >= bound:
-                whose = f"in {student!r}'s name" if own else "in any name"
+            if self.store.count(info.st_uid, student) >= bound:
+                whose = f"in {student!r}'s name" if info.st_uid == os.geteuid() else "in any name"
                 why = (
                     f"more than {bound} entries of this account {whose}: not "
                     "collected or graded (GradingService.max_entries_per_account)"
@@ -716,16 +715,11 @@ class Service:
         if not keys:
             print(f"{entry.student} is not told: no secret or notebook in {copy}", flush=True)
         self.store.add_notices(entry.name, keys)
-        self.tell(entry, held_lines(entry, per_hour, until, self.entries_left(entry)))
+        used = self.store.count(entry.account, entry.student)  # as the scan counts them
+        left = max(0, self.settings.max_entries_per_account - used)
+        self.tell(entry, held_lines(entry, per_hour, until, left))
         print(f"held {entry.student} ({printable(entry.name)[:120]}): {why}", flush=True)
         return True
-
-    def entries_left(self, entry: Entry) -> int:
-        """How many more entries ``entry``'s account may file before the scan refuses them
-        (``max_entries_per_account``, counted as the scan counts)."""
-        own = entry.account == os.geteuid()
-        used = self.store.count(entry.account, entry.student if own else None)
-        return max(0, self.settings.max_entries_per_account - used)
 
     def release_held(self) -> None:
         """Queue each held entry whose student's hour now allows a grading: each look at
