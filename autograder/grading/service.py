@@ -413,21 +413,13 @@ def collect_student(config: Config, student: str, left_out: frozenset[str]) -> C
     )
     with contextlib.suppress(ExchangeError):  # it fails naming the refused: kept below
         collector.start()
-    chosen = [r["filename"] for r in getattr(collector, "src_records", [])]
+    chosen = next((r["filename"] for r in getattr(collector, "src_records", [])), None)
     submitted = Path(coursedir.format_path(coursedir.submitted_directory, student, ASSIGNMENT))
-    return Collected(
-        chosen[0] if chosen else None,
-        copy_time(submitted),
-        {name: why for name, why in getattr(collector, "refused", [])},
-    )
-
-
-def copy_time(submitted: Path) -> datetime.datetime | None:
-    """The time in a submitted copy's ``timestamp.txt`` (None: no copy, or none readable)."""
     try:
-        return parse_utc((submitted / "timestamp.txt").read_text()[:200].strip())
-    except (OSError, ValueError, OverflowError, TypeError):
-        return None
+        copy_stamp = parse_utc((submitted / "timestamp.txt").read_text()[:200].strip())
+    except (OSError, ValueError, OverflowError, TypeError):  # no copy, or none readable
+        copy_stamp = None
+    return Collected(chosen, copy_stamp, dict(getattr(collector, "refused", [])))
 
 
 def gradebook_time(course_root: Path, student: str) -> datetime.datetime | None:
