@@ -777,13 +777,12 @@ class Service:
             return False
         save_grading_results(self.root, [merged])
         self.store.mark(name, "merged", merge=time.perf_counter() - self.merge_began.pop(name))
-        entry_seen = next(e.seen for e in self.store.entries(GRADING) if e.name == name)
-        waited = time.time() - entry_seen
+        entry = next(e for e in self.store.entries(GRADING) if e.name == name)
+        waited = time.time() - entry.seen
         if result.stopped:
             why = printable("; ".join(p.detail for p in result.problems))[:300]
             self.store.graded(name, PERSON, why)
             print(f"not graded {result.student}: {why}", file=sys.stderr, flush=True)
-            entry = next(e for e in self.store.entries(PERSON) if e.name == name)
             self.tell(entry, person_lines(entry))
         else:
             self.store.graded(name, GRADED, "")
