@@ -73,7 +73,7 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.exchange import ExchangeError
 from nbgrader.exchange.default.collect import ExchangeCollect
 from nbgrader.utils import notebook_hash, parse_utc
-from traitlets import Enum, Float, Integer
+from traitlets import Enum, Float, Instance, Integer
 from traitlets.config import Config, Configurable
 from traitlets.config.loader import PyFileConfigLoader
 
@@ -371,9 +371,7 @@ class ServiceCollect(OwnedCollect):
     """The course's collect, leaving out the entries the service refused before it (past the
     per-account bound), as the course's collect leaves out a refused one."""
 
-    def __init__(self, left_out: frozenset[str] = frozenset(), **kwargs: object) -> None:
-        super().__init__(**kwargs)
-        self.left_out = left_out
+    left_out = Instance(frozenset, args=())  # entry names
 
     def _path_to_record(self, path: str) -> dict[str, object]:
         name = os.path.basename(path)
