@@ -2,20 +2,16 @@
 
 ``serve`` (``make grading-service``) polls the exchange's inbound every
 ``GradingService.poll_seconds``, and wakes at once when a grading ends, to merge it. An entry
-counts once its ``timestamp.txt`` has been there ``settle_seconds`` (the course's submit
-renames a finished entry into inbound, so it is whole; nbgrader's own sets modes after).
-Each new entry is then taken through the course's own collect rules (``OwnedCollect``, for its
-student alone), and the student's newest accepted entry is graded on a warm Dask cluster by
-the same task as ``make autograde`` (``grade_task``) and merged into ``gradebook.db`` by this
-process, the gradebook's one writer (hand grades are kept). Where each entry stands (waiting,
-queued, grading, graded, refused, superseded, needs a person, held) is kept in SQLite
+counts once its ``timestamp.txt`` has been there ``settle_seconds``. Each new entry is then
+taken through the course's own collect rules (``OwnedCollect``, for its student alone), and
+the student's newest accepted entry is graded on a warm Dask cluster by the same task as
+``make autograde`` (``grade_task``) and merged into ``gradebook.db`` by this process, the
+gradebook's one writer (hand grades are kept). Where each entry stands (``STATES``) and when
+each step happened (``MILESTONES``, which ``bench/bench_service.py`` reads) are kept in SQLite
 (``Store``) in ``artifacts/grading/service/``, a folder of mode 0700 outside the exchange, so
-that a restarted service resumes: an entry that was being graded is graded again unless the
-gradebook already holds its copy, so nothing is merged twice and nothing is skipped. Its
-``timing`` table keeps when each entry was queued, started, done and merged, and the seconds
-its collect, its worker and its merge took (``bench/bench_service.py`` reads them). Whenever
-the queue empties, the class summary is written as ``make autograde`` writes it, in a thread
-of its own (``SummaryWriter``), so its seconds delay no merge.
+that a restarted service resumes (``Service.resume``): nothing is merged twice and nothing is
+skipped. Whenever the queue empties, the class summary is written as ``make autograde``
+writes it, in a thread of its own (``SummaryWriter``).
 Started before the assignment's release, it waits for inbound to exist, saying so once; it
 never generates the assignment, and entries wait until the instructor's generate_assignment
 has finished (``Service.assignment_ready``).
@@ -31,20 +27,19 @@ True
 
 But: an entry is collected only while no grading of its student runs, so a newer entry waits
 for a running one to finish rather than cancelling it (a queued one it does cancel). A forged
-entry refused by the collect rules cancels nothing. More than
-``max_entries_per_account`` entries from one account in one student's name (from another
-account than the service's, as a student's on a hub, in any name) are refused and never
-collected; a name that is not text is left alone. Students see nothing of a grading until
-the instructor releases feedback, unless ``GradingService.feedback`` is ``'at once'``: then
-each graded entry's feedback is generated and released through the exchange, one a look at
-inbound; one whose release failed is recorded, not retried, and a service stopped before
-releasing it releases it when started again. Then, too, at most
-``GradingService.gradings_per_hour`` gradings of one student start within an hour by this
-process's clock (the store's start times, never a file's): a later entry is ``held``, its
-student told so by a page under that submission's feedback keys (``write_notice``), and
-queued at the first look at inbound after the hour allows it; a newer entry supersedes a
-held one, and a restart keeps it held. It opens no port; on a hub, JupyterHub runs it as a
-managed service (``hub/grading_service.py``) and does not look at it otherwise.
+entry refused by the collect rules cancels nothing. More than ``max_entries_per_account``
+entries from one account (counted as ``Store.count`` says) are refused and never collected;
+a name that is not text is left alone. Students see nothing of a grading until the
+instructor releases feedback, unless ``GradingService.feedback`` is ``'at once'``: then each
+graded entry's feedback is generated and released through the exchange, one a look at
+inbound (``Service.release``), and a service stopped before releasing it releases it when
+started again. Then, too, at most ``GradingService.gradings_per_hour`` gradings of one
+student start within an hour by this process's clock (the store's start times, never a
+file's): a later entry is ``held``, its student told so by a page under that submission's
+feedback keys (``write_notice``), and queued at the first look at inbound after the hour
+allows it; a newer entry supersedes a held one, and a restart keeps it held. It opens no
+port; on a hub, JupyterHub runs it as a managed service (``hub/grading_service.py``) and
+does not look at it otherwise.
 """
 
 from __future__ import annotations
