@@ -1150,7 +1150,6 @@ def progress(store: Store) -> Progress:
 
 
 def status_line(store: Store) -> str:
-    """How many entries stand where, and the oldest wait, in one line."""
     return progress(store).line()
 
 
