@@ -2,20 +2,16 @@
 
 ``serve`` (``make grading-service``) polls the exchange's inbound every
 ``GradingService.poll_seconds``, and wakes at once when a grading ends, to merge it. An entry
-counts once its ``timestamp.txt`` has been there ``settle_seconds`` (the course's submit
-renames a finished entry into inbound, so it is whole; nbgrader's own sets modes after).
-Each new entry is then taken through the course's own collect rules (``OwnedCollect``, for its
-student alone), and the student's newest accepted entry is graded on a warm Dask cluster by
-the same task as ``make autograde`` (``grade_task``) and merged into ``gradebook.db`` by this
-process, the gradebook's one writer (hand grades are kept). Where each entry stands (waiting,
-queued, grading, graded, refused, superseded, needs a person, held) is kept in SQLite
+counts once its ``timestamp.txt`` has been there ``settle_seconds``. Each new entry is then
+taken through the course's own collect rules (``OwnedCollect``, for its student alone), and
+the student's newest accepted entry is graded on a warm Dask cluster by the same task as
+``make autograde`` (``grade_task``) and merged into ``gradebook.db`` by this process, the
+gradebook's one writer (hand grades are kept). Where each entry stands (``STATES``) and when
+each step happened (``MILESTONES``, which ``bench/bench_service.py`` reads) are kept in SQLite
 (``Store``) in ``artifacts/grading/service/``, a folder of mode 0700 outside the exchange, so
-that a restarted service resumes: an entry that was being graded is graded again unless the
-gradebook already holds its copy, so nothing is merged twice and nothing is skipped. Its
-``timing`` table keeps when each entry was queued, started, done and merged, and the seconds
-its collect, its worker and its merge took (``bench/bench_service.py`` reads them). Whenever
-the queue empties, the class summary is written as ``make autograde`` writes it, in a thread
-of its own (``SummaryWriter``), so its seconds delay no merge.
+that a restarted service resumes (``Service.resume``): nothing is merged twice and nothing is
+skipped. Whenever the queue empties, the class summary is written as ``make autograde``
+writes it, in a thread of its own (``SummaryWriter``).
 Started before the assignment's release, it waits for inbound to exist, saying so once; it
 never generates the assignment, and entries wait until the instructor's generate_assignment
 has finished (``Service.assignment_ready``).
@@ -31,20 +27,19 @@ True
 
 But: an entry is collected only while no grading of its student runs, so a newer entry waits
 for a running one to finish rather than cancelling it (a queued one it does cancel). A forged
-entry refused by the collect rules cancels nothing. More than
-``max_entries_per_account`` entries from one account in one student's name (from another
-account than the service's, as a student's on a hub, in any name) are refused and never
-collected; a name that is not text is left alone. Students see nothing of a grading until
-the instructor releases feedback, unless ``GradingService.feedback`` is ``'at once'``: then
-each graded entry's feedback is generated and released through the exchange, one a look at
-inbound; one whose release failed is recorded, not retried, and a service stopped before
-releasing it releases it when started again. Then, too, at most
-``GradingService.gradings_per_hour`` gradings of one student start within an hour by this
-process's clock (the store's start times, never a file's): a later entry is ``held``, its
-student told so by a page under that submission's feedback keys (``write_notice``), and
-queued at the first look at inbound after the hour allows it; a newer entry supersedes a
-held one, and a restart keeps it held. It opens no port; on a hub, JupyterHub runs it as a
-managed service (``hub/grading_service.py``) and does not look at it otherwise.
+entry refused by the collect rules cancels nothing. More than ``max_entries_per_account``
+entries from one account (counted as ``Store.count`` says) are refused and never collected;
+a name that is not text is left alone. Students see nothing of a grading until the
+instructor releases feedback, unless ``GradingService.feedback`` is ``'at once'``: then each
+graded entry's feedback is generated and released through the exchange, one a look at
+inbound (``Service.release``), and a service stopped before releasing it releases it when
+started again. Then, too, at most ``GradingService.gradings_per_hour`` gradings of one
+student start within an hour by this process's clock (the store's start times, never a
+file's): a later entry is ``held``, its student told so by a page under that submission's
+feedback keys (``write_notice``), and queued at the first look at inbound after the hour
+allows it; a newer entry supersedes a held one, and a restart keeps it held. It opens no
+port; on a hub, JupyterHub runs it as a managed service (``hub/grading_service.py``) and
+does not look at it otherwise.
 """
 
 from __future__ import annotations
@@ -59,7 +54,6 @@ import sqlite3
 import stat
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import uuid
@@ -74,7 +68,7 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.exchange import ExchangeError
 from nbgrader.exchange.default.collect import ExchangeCollect
 from nbgrader.utils import notebook_hash, parse_utc
-from traitlets import Enum, Float, Integer
+from traitlets import Enum, Float, Instance, Integer
 from traitlets.config import Config, Configurable
 from traitlets.config.loader import PyFileConfigLoader
 
@@ -92,6 +86,7 @@ from autograder.grading.options import GradingOptions
 from autograder.plugins.owned_collect import OwnedCollect
 from autograder.problems import how_late, printable
 from autograder.reports import summary
+from autograder.reports.safe_csv import replacing
 from autograder.roster import read_roster, why_not_a_student
 from autograder.sandbox.trusted_paths import (
     UntrustedPathError,
@@ -289,11 +284,13 @@ class Store:
     def known(self, name: str) -> bool:
         return self.db.execute("SELECT 1 FROM entry WHERE name = ?", (name,)).fetchone() is not None
 
-    def count(self, account: int, student: str | None = None) -> int:
-        """Entries the account filed: in ``student``'s name, or (None) in any name."""
+    def count(self, account: int, student: str) -> int:
+        """Entries ``account`` filed, as ``max_entries_per_account`` bounds them: the service's
+        own in ``student``'s name; another's in any name, since it files in its own name alone
+        (the collect refuses the rest)."""
         query = "SELECT COUNT(*) FROM entry WHERE account = ?"
         values: list[int | str] = [account]
-        if student is not None:
+        if account == os.geteuid():
             query, values = query + " AND student = ?", [*values, student]
         return int(self.db.execute(query, values).fetchone()[0])
 
@@ -369,9 +366,7 @@ class ServiceCollect(OwnedCollect):
     """The course's collect, leaving out the entries the service refused before it (past the
     per-account bound), as the course's collect leaves out a refused one."""
 
-    def __init__(self, left_out: frozenset[str] = frozenset(), **kwargs: object) -> None:
-        super().__init__(**kwargs)
-        self.left_out = left_out
+    left_out = Instance(frozenset, args=())  # entry names
 
     def _path_to_record(self, path: str) -> dict[str, object]:
         name = os.path.basename(path)
@@ -411,21 +406,13 @@ def collect_student(config: Config, student: str, left_out: frozenset[str]) -> C
     )
     with contextlib.suppress(ExchangeError):  # it fails naming the refused: kept below
         collector.start()
-    chosen = [r["filename"] for r in getattr(collector, "src_records", [])]
+    chosen = next((r["filename"] for r in getattr(collector, "src_records", [])), None)
     submitted = Path(coursedir.format_path(coursedir.submitted_directory, student, ASSIGNMENT))
-    return Collected(
-        chosen[0] if chosen else None,
-        copy_time(submitted),
-        {name: why for name, why in getattr(collector, "refused", [])},
-    )
-
-
-def copy_time(submitted: Path) -> datetime.datetime | None:
-    """The time in a submitted copy's ``timestamp.txt`` (None: no copy, or none readable)."""
     try:
-        return parse_utc((submitted / "timestamp.txt").read_text()[:200].strip())
-    except (OSError, ValueError, OverflowError, TypeError):
-        return None
+        copy_stamp = parse_utc((submitted / "timestamp.txt").read_text()[:200].strip())
+    except (OSError, ValueError, OverflowError, TypeError):  # no copy, or none readable
+        copy_stamp = None
+    return Collected(chosen, copy_stamp, dict(getattr(collector, "refused", [])))
 
 
 def gradebook_time(course_root: Path, student: str) -> datetime.datetime | None:
@@ -518,7 +505,11 @@ class Service:
         now = time.time()
         for name in names:
             parts = entry_parts(name)
-            if parts is None or parts[1] != ASSIGNMENT or not self._storable(name):
+            if parts is None or parts[1] != ASSIGNMENT or name in self.unreadable:
+                continue
+            if not _is_text(name):  # no student's id, and SQLite cannot store it: said once
+                self.unreadable.add(name)
+                print(f"left alone: an entry whose name is not text ({printable(name)[:120]})")
                 continue
             if self.store.known(name):
                 continue
@@ -532,11 +523,8 @@ class Service:
             if now - stamp.st_ctime < self.settings.settle_seconds:
                 continue
             student, bound = parts[0], self.settings.max_entries_per_account
-            # Another account than this service's files in its own name alone (the collect
-            # refuses the rest), so its bound counts entries in every name.
-            own = info.st_uid == os.geteuid()
-            if self.store.count(info.st_uid, student if own else None) >= bound:
-                whose = f"in {student!r}'s name" if own else "in any name"
+            if self.store.count(info.st_uid, student) >= bound:
+                whose = f"in {student!r}'s name" if info.st_uid == os.geteuid() else "in any name"
                 why = (
                     f"more than {bound} entries of this account {whose}: not "
                     "collected or graded (GradingService.max_entries_per_account)"
@@ -546,16 +534,6 @@ class Service:
                 print(f"refused {printable(name)[:120]}: {why}", flush=True)
             else:
                 self.store.add(name, student, info.st_uid, WAITING)
-
-    def _storable(self, name: str) -> bool:
-        """False, said once, for a name that is not text (bytes no encoding reads): no
-        student's id, and SQLite cannot store it."""
-        if _is_text(name):
-            return True
-        if name not in self.unreadable:
-            self.unreadable.add(name)
-            print(f"left alone: an entry whose name is not text ({printable(name)[:120]})")
-        return False
 
     def busy(self) -> set[str]:
         """Students whose grading runs now, or waits to be merged."""
@@ -690,13 +668,15 @@ class Service:
         return True
 
     def held_until(self, student: str) -> float | None:
-        """When ``student``'s next grading may start (None: now); only with feedback at once,
-        where each grading shows its student some of the hidden cases."""
+        """When ``student``'s next grading may start (None: now): when the oldest of their
+        last ``gradings_per_hour`` starts within the hour is an hour old; only with feedback
+        at once, where each grading shows its student some of the hidden cases."""
         per_hour = self.settings.gradings_per_hour
         if self.settings.feedback != AT_ONCE or per_hour <= 0:
             return None
         now = self.clock()
-        return next_start(self.store.starts(student, now - HOUR), now, per_hour)
+        recent = sorted(s for s in self.store.starts(student, now - HOUR) if now - s < HOUR)
+        return None if len(recent) < per_hour else recent[-per_hour] + HOUR
 
     def hold(self, entry: Entry) -> bool:
         """Hold a queued entry whose student has had the hour's gradings, and tell the student
@@ -720,16 +700,11 @@ class Service:
         if not keys:
             print(f"{entry.student} is not told: no secret or notebook in {copy}", flush=True)
         self.store.add_notices(entry.name, keys)
-        self.tell(entry, held_lines(entry, per_hour, until, self.entries_left(entry)))
+        used = self.store.count(entry.account, entry.student)  # as the scan counts them
+        left = max(0, self.settings.max_entries_per_account - used)
+        self.tell(entry, held_lines(entry, per_hour, until, left))
         print(f"held {entry.student} ({printable(entry.name)[:120]}): {why}", flush=True)
         return True
-
-    def entries_left(self, entry: Entry) -> int:
-        """How many more entries ``entry``'s account may file before the scan refuses them
-        (``max_entries_per_account``, counted as the scan counts)."""
-        own = entry.account == os.geteuid()
-        used = self.store.count(entry.account, entry.student if own else None)
-        return max(0, self.settings.max_entries_per_account - used)
 
     def release_held(self) -> None:
         """Queue each held entry whose student's hour now allows a grading: each look at
@@ -795,13 +770,12 @@ class Service:
             return False
         save_grading_results(self.root, [merged])
         self.store.mark(name, "merged", merge=time.perf_counter() - self.merge_began.pop(name))
-        entry_seen = next(e.seen for e in self.store.entries(GRADING) if e.name == name)
-        waited = time.time() - entry_seen
+        entry = next(e for e in self.store.entries(GRADING) if e.name == name)
+        waited = time.time() - entry.seen
         if result.stopped:
             why = printable("; ".join(p.detail for p in result.problems))[:300]
             self.store.graded(name, PERSON, why)
             print(f"not graded {result.student}: {why}", file=sys.stderr, flush=True)
-            entry = next(e for e in self.store.entries(PERSON) if e.name == name)
             self.tell(entry, person_lines(entry))
         else:
             self.store.graded(name, GRADED, "")
@@ -921,15 +895,6 @@ FEEDBACK_FOLDER_MODE = 0o711
 NOTICE_MODE = 0o644  # as nbgrader's release_feedback leaves a page: its student fetches it
 
 
-def next_start(starts: list[float], now: float, per_hour: int) -> float | None:
-    """When the next grading may start: None (now), or when the oldest of the last
-    ``per_hour`` starts within the hour before ``now`` is an hour old."""
-    recent = sorted(s for s in starts if now - s < HOUR)
-    if per_hour <= 0 or len(recent) < per_hour:
-        return None
-    return recent[-per_hour] + HOUR
-
-
 def clock_text(when: float) -> str:
     """A time of the service's clock as a student reads it, in UTC.
 
@@ -974,15 +939,8 @@ def write_notice(feedback_folder: Path, keys: list[str], page: str) -> None:
     if not stat.S_ISDIR(os.lstat(feedback_folder).st_mode):
         raise OSError(f"{feedback_folder} is not a folder: no notice written")
     for key in keys:
-        descriptor, draft = tempfile.mkstemp(prefix=".notice-", dir=feedback_folder)
-        try:
-            with os.fdopen(descriptor, "w", encoding="utf-8") as file:
-                file.write(page)
-            os.chmod(draft, NOTICE_MODE)
-            os.replace(draft, feedback_folder / f"{key}.html")
-        except BaseException:
-            Path(draft).unlink(missing_ok=True)
-            raise
+        with replacing(feedback_folder / f"{key}.html", NOTICE_MODE) as file:
+            file.write(page)
 
 
 def release_feedback(course_root: Path, student: str) -> str | None:
@@ -1030,7 +988,7 @@ class SummaryWriter:
 
     def follow_up(self) -> None:
         """Start the summary asked for while the last one was being written, once it is done."""
-        if self.again and not (self.thread is not None and self.thread.is_alive()):
+        if self.again:  # ask() keeps it asked while that one is still being written
             self.ask()
 
     def close(self) -> None:
@@ -1084,7 +1042,7 @@ def serve(
             stack.callback(signal.signal, signum, signal.signal(signum, service.ask_to_stop))
         print(f"grading each submission in {inbound} as it arrives; Ctrl-C stops", flush=True)
         with contextlib.suppress(KeyboardInterrupt):  # a second Ctrl-C: resumed next time
-            return _watch(service, store, client, template, idle_exit)
+            return _watch(service, client, template, idle_exit)
         print("stopped; make grading-service resumes the queue", flush=True)
         return 0
 
@@ -1127,9 +1085,7 @@ def wait_for_inbound(inbound: Path, give_up: int | None = None) -> bool:
     return True
 
 
-def _watch(
-    service: Service, store: Store, client: Client | None, template: Path, idle_exit: int | None
-) -> int:
+def _watch(service: Service, client: Client | None, template: Path, idle_exit: int | None) -> int:
     """Look at inbound every ``poll_seconds`` until ``idle_exit`` seconds with nothing to do."""
     poll = service.settings.poll_seconds
     quiet_since, worked = time.monotonic(), False
@@ -1142,7 +1098,7 @@ def _watch(
                 quiet_since, worked = time.monotonic(), True
             elif worked:  # the queue has just emptied (held entries aside: they wait an hour)
                 summaries.ask()
-                print(status_line(store), flush=True)
+                print(status_line(service.store), flush=True)
                 worked = False
             if not service.done():
                 quiet_since = time.monotonic()
@@ -1152,7 +1108,10 @@ def _watch(
             service.pause(poll)
         service.collect_results()  # stopped: what has just finished is merged, the rest
         service.requeue_running()  # queued again
-        print(f"stopped; make grading-service resumes the queue. {status_line(store)}", flush=True)
+        print(
+            f"stopped; make grading-service resumes the queue. {status_line(service.store)}",
+            flush=True,
+        )
         return 0
     finally:
         summaries.close()  # Ctrl-C included: the last summary is whole
@@ -1191,7 +1150,6 @@ def progress(store: Store) -> Progress:
 
 
 def status_line(store: Store) -> str:
-    """How many entries stand where, and the oldest wait, in one line."""
     return progress(store).line()
 
 
@@ -1205,16 +1163,8 @@ def read_progress(course_root: Path) -> Progress | None:
     path = queue_path(course_root)
     if not path.exists():
         return None
-    store = Store(path, read_only=True)
-    try:
+    with contextlib.closing(Store(path, read_only=True)) as store:
         return progress(store)
-    finally:
-        store.close()
-
-
-def failure_words(entry: Entry) -> str:
-    """A failed or held entry in one line: its state, its name (cut) and why; printable text."""
-    return f"{entry.state}: {printable(entry.name)[:120]}: {printable(entry.reason)}"
 
 
 def status(course_root: Path) -> int:
@@ -1236,5 +1186,5 @@ def status(course_root: Path) -> int:
         return 0
     print(found.line())
     for entry in (*found.failures, *found.held):
-        print(f"  {failure_words(entry)}")
+        print(f"  {entry.state}: {printable(entry.name)[:120]}: {printable(entry.reason)}")
     return 0
