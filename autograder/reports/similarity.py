@@ -52,7 +52,7 @@ from markupsafe import Markup
 
 from autograder.course import ASSIGNMENT, CODE_ROOT, EXERCISES, RECORDS
 from autograder.reports.safe_csv import replacing, write_csv
-from autograder.roster import Student, read_roster, why_not_a_student
+from autograder.roster import read_roster, why_not_a_student
 from autograder.sandbox import safe_walk
 from bpe_course.lesson_cells import nbgrader_meta
 
@@ -316,12 +316,6 @@ def folders(submitted: Path) -> list[str]:
         return sorted(e.name for e in entries if e.is_dir(follow_symlinks=False))
 
 
-def students(submitted: Path, roster: dict[str, Student] | None = None) -> list[str]:
-    """The folders of ``submitted/`` that are students of the class, as grading takes them
-    (``roster.why_not_a_student``: a safe id, in ``roster.csv`` when there is one)."""
-    return [name for name in folders(submitted) if why_not_a_student(name, roster) is None]
-
-
 def submitted_answers(submitted: Path, student: str, where: dict[str, str]) -> dict[str, str]:
     """The student's answer to each exercise, from the notebook the exercise was released in
     (``where``) in their folder, each read as a regular file through no link; a notebook
@@ -355,11 +349,6 @@ def course_solutions(solutions: Path = CODE_ROOT / "solutions") -> dict[str, str
     return found
 
 
-def _notebook_code(data: bytes) -> str:
-    notebook = nbformat.reads(data.decode("utf-8"), as_version=4)
-    return "\n\n".join(c.source for c in notebook.cells if c.cell_type == "code")
-
-
 def reference_files(folder: Path) -> Iterator[tuple[str, str]]:
     """``(path, code)`` of each ``.py`` and ``.ipynb`` file below ``folder`` (none when it is
     missing), walked through no link and within the safe walk's bounds."""
@@ -368,7 +357,24 @@ def reference_files(folder: Path) -> Iterator[tuple[str, str]]:
     except OSError:
         return
     try:
-        yield from _references_below(top)
+        for found in safe_walk.walk(top):
+            if not found.is_regular or not found.name.endswith((".py", ".ipynb")):
+                continue
+            data = safe_walk.read_regular(found.folder, found.name, MAX_NOTEBOOK_BYTES)
+            if data is None:
+                continue
+            try:
+                text = data.decode()
+                if found.name.endswith(".ipynb"):
+                    cells = nbformat.reads(text, as_version=4).cells
+                    text = "\n\n".join(c.source for c in cells if c.cell_type == "code")
+            except (ValueError, UnicodeDecodeError, KeyError, TypeError, AttributeError):
+                print(
+                    f"similarity: {found.path} is not UTF-8 text or a notebook: skipped",
+                    file=sys.stderr,
+                )
+                continue
+            yield found.path, text[:MAX_ANSWER_CHARS]
     except safe_walk.UntrustedEntryError as error:
         print(
             f"similarity: {folder.name}/ was not read whole ({error}): keep at most "
@@ -377,24 +383,6 @@ def reference_files(folder: Path) -> Iterator[tuple[str, str]]:
         )
     finally:
         os.close(top)
-
-
-def _references_below(top: int) -> Iterator[tuple[str, str]]:
-    for found in safe_walk.walk(top):
-        if not found.is_regular or not found.name.endswith((".py", ".ipynb")):
-            continue
-        data = safe_walk.read_regular(found.folder, found.name, MAX_NOTEBOOK_BYTES)
-        if data is None:
-            continue
-        try:
-            text = _notebook_code(data) if found.name.endswith(".ipynb") else data.decode()
-        except (ValueError, UnicodeDecodeError, KeyError, TypeError, AttributeError):
-            print(
-                f"similarity: {found.path} is not UTF-8 text or a notebook: skipped",
-                file=sys.stderr,
-            )
-            continue
-        yield found.path, text[:MAX_ANSWER_CHARS]
 
 
 # The report.
@@ -456,12 +444,6 @@ def csv_rows(reports: list[ExerciseReport]) -> Iterator[tuple[object, ...]]:
             )
 
 
-def write_private(path: Path, text: str) -> None:
-    """``text`` to ``path``, replaced whole, readable by its owner alone."""
-    with replacing(path, PRIVATE) as out:
-        out.write(text)
-
-
 def build(
     root: Path, taken: list[str], threshold: float, extra: list[tuple[str, str]]
 ) -> list[ExerciseReport]:
@@ -477,8 +459,8 @@ def build(
     solutions = course_solutions()
     references_of: dict[str, list[Source]] = {}
     for exercise in EXERCISES:
-        refs = [Source(f"course solution ({exercise})", solutions[exercise])]
-        refs = refs if exercise in solutions else []
+        own = exercise in solutions
+        refs = [Source(f"course solution ({exercise})", solutions[exercise])] if own else []
         references_of[exercise] = refs + [Source(f"reference {path}", code) for path, code in extra]
     commons = {name: boilerplate_hashes(given.get(name, [])) for name in EXERCISES}
     every = [(name, s) for name in EXERCISES for s in class_answers[name] + references_of[name]]
@@ -502,14 +484,16 @@ def run(root: Path, threshold: float = DEFAULT_THRESHOLD, references: Path = REF
             file=sys.stderr,
         )
         return 1
-    taken = students(root / "submitted", read_roster(root))
+    # The students of the class, as grading takes them (a safe id, in roster.csv if any).
+    every, roster = folders(root / "submitted"), read_roster(root)
+    taken = [name for name in every if why_not_a_student(name, roster) is None]
     if not taken:
         print(
             "no submissions in submitted/: collect them first (make autograde does)",
             file=sys.stderr,
         )
         return 1
-    if left_out := len(folders(root / "submitted")) - len(taken):
+    if left_out := len(every) - len(taken):
         print(
             f"{left_out} folder(s) of submitted/ are no student of the class and were not "
             "compared; make check-class names them"
@@ -519,7 +503,8 @@ def run(root: Path, threshold: float = DEFAULT_THRESHOLD, references: Path = REF
         print(f"no folder {references.name}/: the course's solutions are the only references")
     extra = list(reference_files(references))
     reports = build(root, taken, threshold, extra)
-    write_private(root / HTML_OUT, render(reports, threshold, [path for path, _ in extra]))
+    with replacing(root / HTML_OUT, PRIVATE) as out:
+        out.write(render(reports, threshold, [path for path, _ in extra]))
     write_csv(root / CSV_OUT, CSV_HEADER, csv_rows(reports), mode=PRIVATE)
     for report in reports:
         print(f"{report.name}: {report.found} pairs listed, {report.compared} answers compared")
