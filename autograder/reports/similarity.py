@@ -485,7 +485,8 @@ def run(root: Path, threshold: float = DEFAULT_THRESHOLD, references: Path = REF
         )
         return 1
     # The students of the class, as grading takes them (a safe id, in roster.csv if any).
-    every, roster = folders(root / "submitted"), read_roster(root)
+    roster = read_roster(root)
+    every = folders(root / "submitted")
     taken = [name for name in every if why_not_a_student(name, roster) is None]
     if not taken:
         print(
