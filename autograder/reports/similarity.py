@@ -299,15 +299,6 @@ def boilerplate(release: Path) -> dict[str, list[str]]:
     return given
 
 
-def released_in(release: Path) -> dict[str, str]:
-    """The released notebook (file name) that holds each exercise's answer cell."""
-    return {
-        exercise: path.name
-        for path in sorted(release.glob("*.ipynb"))
-        for exercise in answers_in(path.read_bytes())
-    }
-
-
 def folders(submitted: Path) -> list[str]:
     """The folders of ``submitted/``, by name; a link or a file there is no student's."""
     if not submitted.is_dir():
@@ -451,7 +442,11 @@ def build(
     solutions and the ``extra`` references (path, code) besides."""
     release = root / "release" / ASSIGNMENT
     given = boilerplate(release)
-    where = released_in(release)
+    where = {  # the released notebook (file name) that holds each exercise's answer cell
+        exercise: path.name
+        for path in sorted(release.glob("*.ipynb"))
+        for exercise in answers_in(path.read_bytes())
+    }
     class_answers: dict[str, list[Source]] = {name: [] for name in EXERCISES}
     for student in taken:
         for exercise, code in submitted_answers(root / "submitted", student, where).items():
