@@ -190,9 +190,8 @@ class LateAPI(NbGraderAPI):
                 if student in known[name]:
                     seconds = known[name][student]
                 else:  # not in the gradebook: its timestamp.txt against the due date
-                    stamp = None
-                    if not record.get("autograded"):
-                        stamp = self.get_submitted_timestamp(name, student)
+                    autograded = record.get("autograded")
+                    stamp = None if autograded else self.get_submitted_timestamp(name, student)
                     seconds = seconds_late(gradebook, name, student, stamp)
                 record["seconds_late"], record["late"] = seconds, late_words(seconds)
         return records
