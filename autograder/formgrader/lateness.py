@@ -131,8 +131,7 @@ class DueDateAPI(nbgrader_api.AssignmentHandler):
             super().put(assignment_id)  # nbgrader's checks of the login first, then the body
         except DueDateError as why:
             self.set_status(400)
-            self.set_header("Content-Type", "application/json")
-            self.finish({"error": str(why)})
+            self.finish({"error": str(why)})  # a dict goes out as application/json
 
 
 def seconds_late(
