@@ -112,8 +112,7 @@ def is_student_path(settings: dict, relative: str) -> bool:
     asked = os.path.normpath(os.path.join(root, relative.lstrip("/")))
     try:
         resolved = os.path.realpath(asked)
-        plain = [os.path.normpath(folder) for folder in folders]
-        if is_within(asked, plain) or is_within(resolved, folders):
+        if is_within(asked, folders) or is_within(resolved, folders):
             return True
         return _same_folder_on_the_way(resolved, folders)
     except (ValueError, OSError):
