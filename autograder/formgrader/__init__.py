@@ -28,9 +28,8 @@ Load order does not matter: the handlers read nbgrader's settings only when a re
 
 But: of nbgrader's JSON API it changes only that three submission routes carry ``late`` and
 ``seconds_late`` and that the assignment route reads a time zone name (it adds one route, the
-service's progress); it does not stop markup
-that a student's notebook puts in the grading view's cells (``autograder.plugins.outputs`` does,
-at autograde).
+service's progress); it does not stop markup that a student's notebook puts in the grading
+view's cells (``autograder.plugins.outputs`` does, at autograde).
 """
 
 from __future__ import annotations

@@ -131,8 +131,7 @@ class DueDateAPI(nbgrader_api.AssignmentHandler):
             super().put(assignment_id)  # nbgrader's checks of the login first, then the body
         except DueDateError as why:
             self.set_status(400)
-            self.set_header("Content-Type", "application/json")
-            self.finish({"error": str(why)})
+            self.finish({"error": str(why)})  # a dict goes out as application/json
 
 
 def seconds_late(
@@ -142,29 +141,18 @@ def seconds_late(
     ``timestamp.txt``, naive UTC as nbgrader reads it) against the assignment's due date."""
     with contextlib.suppress(MissingEntry):
         return float(gradebook.find_submission(assignment_id, student_id).total_seconds_late)
-    try:
+    with contextlib.suppress(MissingEntry):
         due = gradebook.find_assignment(assignment_id).duedate
-    except MissingEntry:
-        return 0.0
-    if stamp is None or due is None:
-        return 0.0
-    return max(0.0, (stamp - due).total_seconds())
+        if stamp is not None and due is not None:
+            return max(0.0, (stamp - due).total_seconds())
+    return 0.0
 
 
 def nbgrader_lateness(gradebook: Gradebook, assignment_id: str) -> dict[str, float]:
     """Each student in the gradebook with a submission of ``assignment_id``, and how late it
-    is: nbgrader's own ``total_seconds_late``, read for the whole class in one query (asking
+    is: nbgrader's own ``total_seconds_late``, read for the whole class at once (asking
     ``seconds_late`` once a student made a list of 1,000 take seconds)."""
-    from nbgrader.api import Assignment, SubmittedAssignment
-    from sqlalchemy.orm import contains_eager
-
-    rows = (
-        gradebook.db.query(SubmittedAssignment)
-        .join(SubmittedAssignment.assignment)
-        .filter(Assignment.name == assignment_id)
-        .options(contains_eager(SubmittedAssignment.assignment))
-        .all()
-    )
+    rows = gradebook.assignment_submissions(assignment_id)
     return {row.student_id: float(row.total_seconds_late) for row in rows}
 
 
@@ -201,9 +189,8 @@ class LateAPI(NbGraderAPI):
                 if student in known[name]:
                     seconds = known[name][student]
                 else:  # not in the gradebook: its timestamp.txt against the due date
-                    stamp = None
-                    if not record.get("autograded"):
-                        stamp = self.get_submitted_timestamp(name, student)
+                    autograded = record.get("autograded")
+                    stamp = None if autograded else self.get_submitted_timestamp(name, student)
                     seconds = seconds_late(gradebook, name, student, stamp)
                 record["seconds_late"], record["late"] = seconds, late_words(seconds)
         return records

@@ -85,17 +85,14 @@ class FormgraderPolicy:
 def student_folders(settings: dict) -> list[str]:
     """The course's folders that hold what students wrote, resolved."""
     formgrader = settings.get("nbgrader_formgrader")
-    course = formgrader.coursedir if formgrader is not None else _course_without_formgrader()
+    if formgrader is not None:
+        course = formgrader.coursedir
+    else:  # no formgrader extension: as nbgrader's configuration in the server's folder says
+        app = NbGrader()
+        app.load_config_file()
+        course = CourseDirectory(config=app.config)
     names = (course.submitted_directory, course.autograded_directory, course.feedback_directory)
     return [os.path.realpath(os.path.join(course.root, name)) for name in names]
-
-
-def _course_without_formgrader() -> CourseDirectory:
-    """The course folder as nbgrader's configuration in the server's folder names it, for a
-    server without nbgrader's formgrader extension."""
-    app = NbGrader()
-    app.load_config_file()
-    return CourseDirectory(config=app.config)
 
 
 def is_within(path: str, folders: list[str]) -> bool:
@@ -115,8 +112,7 @@ def is_student_path(settings: dict, relative: str) -> bool:
     asked = os.path.normpath(os.path.join(root, relative.lstrip("/")))
     try:
         resolved = os.path.realpath(asked)
-        plain = [os.path.normpath(folder) for folder in folders]
-        if is_within(asked, plain) or is_within(resolved, folders):
+        if is_within(asked, folders) or is_within(resolved, folders):
             return True
         return _same_folder_on_the_way(resolved, folders)
     except (ValueError, OSError):

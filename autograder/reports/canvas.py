@@ -193,9 +193,17 @@ class Filler:
                 )
             matched[student.student_id] = index
             self._fill_one(index, target, grades[student.student_id], points)
-        for student, grade in sorted(grades.items()):
-            if student not in matched:
-                self._absent(grade)
+        for student_id, grade in sorted(grades.items()):
+            if student_id in matched:
+                continue
+            student = self.roster.get(student_id)
+            known = (
+                f"roster lms_user_id {student.lms_user_id or '-'}, sis_login_id "
+                f"{student.sis_login_id or '-'}"
+                if student
+                else "not in the roster"
+            )
+            self.report.add_absent(grade, known)
         body = joined(export.records, export.end)
         return export.bom + (body if export.closed else body[: -len(export.end)])
 
@@ -278,16 +286,6 @@ class Filler:
             self.report.add(lms.MATCHED, f"{who}: {of}")
         record.cells += [""] * (column + 1 - len(record.cells))
         record.cells[column] = text
-
-    def _absent(self, grade: lms.ClassGrade) -> None:
-        student = self.roster.get(grade.student)
-        known = (
-            f"roster lms_user_id {student.lms_user_id or '-'}, sis_login_id "
-            f"{student.sis_login_id or '-'}"
-            if student
-            else "not in the roster"
-        )
-        self.report.add_absent(grade, known)
 
 
 @dataclass(frozen=True, kw_only=True)

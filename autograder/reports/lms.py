@@ -165,18 +165,6 @@ class Report:
         return "\n".join(lines)
 
 
-def require_roster(course_root: Path) -> dict[str, Student]:
-    """The roster, which maps the course's ids to the LMS's; without one, ``RosterError``."""
-    roster = read_roster(course_root)
-    if roster is None:
-        raise RosterError(
-            f"{course_root / ROSTER_FILE} is missing: the LMS files need it to know each "
-            "student in the LMS (columns: student_id,first_name,last_name,email,lms_user_id,"
-            "sis_login_id,section; see docs/guides/instructors.md)"
-        )
-    return roster
-
-
 @dataclass(frozen=True, kw_only=True)
 class LmsOptions:
     """What the Canvas and Moodle commands share: where, what to write, and which students."""
@@ -199,7 +187,14 @@ def run(
         print("no gradebook.db yet: run `make autograde` first", file=sys.stderr)
         return 1
     try:
-        report, text = build(root, require_roster(root))
+        roster = read_roster(root)  # maps the course's ids to the LMS's
+        if roster is None:
+            raise RosterError(
+                f"{root / ROSTER_FILE} is missing: the LMS files need it to know each "
+                "student in the LMS (columns: student_id,first_name,last_name,email,lms_user_id,"
+                "sis_login_id,section; see docs/guides/instructors.md)"
+            )
+        report, text = build(root, roster)
     except SystemExit as error:  # a roster, export, identifier or gradebook problem
         print(error.code, file=sys.stderr)
         return 1

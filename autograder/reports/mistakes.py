@@ -66,11 +66,6 @@ class Bar:
         return self.mistake or self.kind
 
 
-def _failed(verdict: dict[str, Any]) -> bool:
-    judged = verdict.get("verified")
-    return judged is not None and judged < verdict.get("points", 0)
-
-
 def _cell_rank(exercise: str, cell: str) -> int:
     part = cell.removeprefix(f"test_{exercise}_")
     return _CELL_ORDER.index(part) if part in _CELL_ORDER else len(_CELL_ORDER)
@@ -110,7 +105,8 @@ def count_mistakes(verdicts: list[dict[str, Any]]) -> list[Bar]:
     failed: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for verdict in verdicts:
         exercise = exercise_of(verdict.get("cell", ""))
-        if exercise is not None and _failed(verdict):
+        judged = verdict.get("verified")
+        if exercise is not None and judged is not None and judged < verdict.get("points", 0):
             failed.setdefault((exercise, verdict["student"]), []).append(verdict)
     who: dict[tuple[str, str, str], list[str]] = {}
     for (exercise, student), cells in sorted(failed.items()):

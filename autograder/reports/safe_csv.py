@@ -86,14 +86,6 @@ class SafeWriter:
 writer = SafeWriter  # spelled as the ``csv`` module's own factory
 
 
-def _new_file_mode(target: Path) -> int:
-    if target.exists() and not target.is_symlink():
-        return target.stat().st_mode & 0o777
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
 @contextlib.contextmanager
 def replacing(target: Path, mode: int | None = None) -> Iterator[IO[str]]:
     """A text handle to a temporary file beside ``target``, moved over ``target`` when the
@@ -105,7 +97,13 @@ def replacing(target: Path, mode: int | None = None) -> Iterator[IO[str]]:
     try:
         with os.fdopen(fd, "w", newline="", encoding="utf-8") as handle:
             yield handle
-        os.chmod(temp, _new_file_mode(target) if mode is None else mode)
+        if mode is None and target.exists() and not target.is_symlink():
+            mode = target.stat().st_mode & 0o777
+        elif mode is None:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(temp, mode)
         os.replace(temp, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

@@ -52,7 +52,7 @@ from markupsafe import Markup
 
 from autograder.course import ASSIGNMENT, CODE_ROOT, EXERCISES, RECORDS
 from autograder.reports.safe_csv import replacing, write_csv
-from autograder.roster import Student, read_roster, why_not_a_student
+from autograder.roster import read_roster, why_not_a_student
 from autograder.sandbox import safe_walk
 from bpe_course.lesson_cells import nbgrader_meta
 
@@ -299,27 +299,12 @@ def boilerplate(release: Path) -> dict[str, list[str]]:
     return given
 
 
-def released_in(release: Path) -> dict[str, str]:
-    """The released notebook (file name) that holds each exercise's answer cell."""
-    return {
-        exercise: path.name
-        for path in sorted(release.glob("*.ipynb"))
-        for exercise in answers_in(path.read_bytes())
-    }
-
-
 def folders(submitted: Path) -> list[str]:
     """The folders of ``submitted/``, by name; a link or a file there is no student's."""
     if not submitted.is_dir():
         return []
     with os.scandir(submitted) as entries:
         return sorted(e.name for e in entries if e.is_dir(follow_symlinks=False))
-
-
-def students(submitted: Path, roster: dict[str, Student] | None = None) -> list[str]:
-    """The folders of ``submitted/`` that are students of the class, as grading takes them
-    (``roster.why_not_a_student``: a safe id, in ``roster.csv`` when there is one)."""
-    return [name for name in folders(submitted) if why_not_a_student(name, roster) is None]
 
 
 def submitted_answers(submitted: Path, student: str, where: dict[str, str]) -> dict[str, str]:
@@ -355,11 +340,6 @@ def course_solutions(solutions: Path = CODE_ROOT / "solutions") -> dict[str, str
     return found
 
 
-def _notebook_code(data: bytes) -> str:
-    notebook = nbformat.reads(data.decode("utf-8"), as_version=4)
-    return "\n\n".join(c.source for c in notebook.cells if c.cell_type == "code")
-
-
 def reference_files(folder: Path) -> Iterator[tuple[str, str]]:
     """``(path, code)`` of each ``.py`` and ``.ipynb`` file below ``folder`` (none when it is
     missing), walked through no link and within the safe walk's bounds."""
@@ -368,7 +348,24 @@ def reference_files(folder: Path) -> Iterator[tuple[str, str]]:
     except OSError:
         return
     try:
-        yield from _references_below(top)
+        for found in safe_walk.walk(top):
+            if not found.is_regular or not found.name.endswith((".py", ".ipynb")):
+                continue
+            data = safe_walk.read_regular(found.folder, found.name, MAX_NOTEBOOK_BYTES)
+            if data is None:
+                continue
+            try:
+                text = data.decode()
+                if found.name.endswith(".ipynb"):
+                    cells = nbformat.reads(text, as_version=4).cells
+                    text = "\n\n".join(c.source for c in cells if c.cell_type == "code")
+            except (ValueError, UnicodeDecodeError, KeyError, TypeError, AttributeError):
+                print(
+                    f"similarity: {found.path} is not UTF-8 text or a notebook: skipped",
+                    file=sys.stderr,
+                )
+                continue
+            yield found.path, text[:MAX_ANSWER_CHARS]
     except safe_walk.UntrustedEntryError as error:
         print(
             f"similarity: {folder.name}/ was not read whole ({error}): keep at most "
@@ -377,24 +374,6 @@ def reference_files(folder: Path) -> Iterator[tuple[str, str]]:
         )
     finally:
         os.close(top)
-
-
-def _references_below(top: int) -> Iterator[tuple[str, str]]:
-    for found in safe_walk.walk(top):
-        if not found.is_regular or not found.name.endswith((".py", ".ipynb")):
-            continue
-        data = safe_walk.read_regular(found.folder, found.name, MAX_NOTEBOOK_BYTES)
-        if data is None:
-            continue
-        try:
-            text = _notebook_code(data) if found.name.endswith(".ipynb") else data.decode()
-        except (ValueError, UnicodeDecodeError, KeyError, TypeError, AttributeError):
-            print(
-                f"similarity: {found.path} is not UTF-8 text or a notebook: skipped",
-                file=sys.stderr,
-            )
-            continue
-        yield found.path, text[:MAX_ANSWER_CHARS]
 
 
 # The report.
@@ -456,12 +435,6 @@ def csv_rows(reports: list[ExerciseReport]) -> Iterator[tuple[object, ...]]:
             )
 
 
-def write_private(path: Path, text: str) -> None:
-    """``text`` to ``path``, replaced whole, readable by its owner alone."""
-    with replacing(path, PRIVATE) as out:
-        out.write(text)
-
-
 def build(
     root: Path, taken: list[str], threshold: float, extra: list[tuple[str, str]]
 ) -> list[ExerciseReport]:
@@ -469,7 +442,11 @@ def build(
     solutions and the ``extra`` references (path, code) besides."""
     release = root / "release" / ASSIGNMENT
     given = boilerplate(release)
-    where = released_in(release)
+    where = {  # the released notebook (file name) that holds each exercise's answer cell
+        exercise: path.name
+        for path in sorted(release.glob("*.ipynb"))
+        for exercise in answers_in(path.read_bytes())
+    }
     class_answers: dict[str, list[Source]] = {name: [] for name in EXERCISES}
     for student in taken:
         for exercise, code in submitted_answers(root / "submitted", student, where).items():
@@ -477,8 +454,8 @@ def build(
     solutions = course_solutions()
     references_of: dict[str, list[Source]] = {}
     for exercise in EXERCISES:
-        refs = [Source(f"course solution ({exercise})", solutions[exercise])]
-        refs = refs if exercise in solutions else []
+        own = exercise in solutions
+        refs = [Source(f"course solution ({exercise})", solutions[exercise])] if own else []
         references_of[exercise] = refs + [Source(f"reference {path}", code) for path, code in extra]
     commons = {name: boilerplate_hashes(given.get(name, [])) for name in EXERCISES}
     every = [(name, s) for name in EXERCISES for s in class_answers[name] + references_of[name]]
@@ -502,14 +479,17 @@ def run(root: Path, threshold: float = DEFAULT_THRESHOLD, references: Path = REF
             file=sys.stderr,
         )
         return 1
-    taken = students(root / "submitted", read_roster(root))
+    # The students of the class, as grading takes them (a safe id, in roster.csv if any).
+    roster = read_roster(root)
+    every = folders(root / "submitted")
+    taken = [name for name in every if why_not_a_student(name, roster) is None]
     if not taken:
         print(
             "no submissions in submitted/: collect them first (make autograde does)",
             file=sys.stderr,
         )
         return 1
-    if left_out := len(folders(root / "submitted")) - len(taken):
+    if left_out := len(every) - len(taken):
         print(
             f"{left_out} folder(s) of submitted/ are no student of the class and were not "
             "compared; make check-class names them"
@@ -519,7 +499,8 @@ def run(root: Path, threshold: float = DEFAULT_THRESHOLD, references: Path = REF
         print(f"no folder {references.name}/: the course's solutions are the only references")
     extra = list(reference_files(references))
     reports = build(root, taken, threshold, extra)
-    write_private(root / HTML_OUT, render(reports, threshold, [path for path, _ in extra]))
+    with replacing(root / HTML_OUT, PRIVATE) as out:
+        out.write(render(reports, threshold, [path for path, _ in extra]))
     write_csv(root / CSV_OUT, CSV_HEADER, csv_rows(reports), mode=PRIVATE)
     for report in reports:
         print(f"{report.name}: {report.found} pairs listed, {report.compared} answers compared")

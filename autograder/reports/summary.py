@@ -229,13 +229,12 @@ def write_csv(rows: list[StudentRow], path: Path) -> None:
     header += ["late", "nbgrader_total", "disagreements", "notes"]
     lines = []
     for row in rows:
-        maximum = sum(row.maxima.values())
         lines.append(
             [
                 row.student,
                 row.status,
                 "" if row.total is None else f"{row.total:g}",
-                f"{maximum:g}",
+                f"{sum(row.maxima.values()):g}",
                 *["" if row.scores.get(n) is None else f"{row.scores[n]:g}" for n in EXERCISES],
                 row.late,
                 f"{row.nbgrader_total:g}",
