@@ -97,10 +97,6 @@ ATTRIBUTES = frozenset(
 ENTITY = re.compile(r"&#x([0-9A-Fa-f]{1,6});")
 
 
-class NotMathMLError(ValueError):
-    """latex2mathml made something that is not presentation MathML."""
-
-
 def _character(match: re.Match) -> str:
     code = int(match.group(1), 16)
     # A surrogate or a number past Unicode would make the page unwritable: kept as written.
@@ -114,7 +110,7 @@ def _text(text: str | None) -> str:
 def _write(element: Element, out: list[str]) -> None:
     tag = element.tag
     if tag not in ELEMENTS:
-        raise NotMathMLError(tag)
+        raise ValueError(f"latex2mathml made {tag}, which is not presentation MathML")
     out.append(f"<{tag}")
     for name, value in element.attrib.items():
         if name in ATTRIBUTES:
