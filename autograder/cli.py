@@ -408,8 +408,7 @@ def _regrade(args: argparse.Namespace) -> int:
 
 
 def _feedback(args: argparse.Namespace) -> int:
-    """Each student's pages by nbgrader's ``GenerateFeedback``, one task per student on Dask
-    (grading's cluster flags; nothing else of grading's options applies)."""
+    """Grading's cluster flags alone: nothing else of grading's options applies."""
     from autograder.grading import on_dask
 
     options = GradingOptions(
@@ -503,9 +502,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command ``argv`` names (default: this process's arguments); its exit status.
-    The parser declares that command's options alone (``parser``); without a command first
-    (``--help``, a mistyped one) it declares them all."""
+    """Run the command ``argv`` names (default: this process's arguments); its exit status."""
     argv = sys.argv[1:] if argv is None else argv
     named = argv[0] if argv and argv[0] in COMMANDS else None
     args = parser(named).parse_args(argv)

@@ -349,8 +349,6 @@ class FeedbackExporter(HTMLExporter):
         return MarkdownWithMath(renderer=renderer).render(source)
 
     def _create_environment(self) -> Environment:
-        """nbconvert's environment, its compiled templates shared by every exporter of this
-        process made alike (``compiled_templates``): a worker compiles the page once."""
         environment = super()._create_environment()
         environment.bytecode_cache = compiled_templates(environment)
         return environment

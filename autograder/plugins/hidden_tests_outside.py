@@ -90,7 +90,6 @@ class JudgeHiddenTests(NbGraderPreprocessor):
         # id never reaches the judge, so the same answer earns the same score.
         secret = term_secret(root)
         seconds = self._time_limit()
-        # The judge's memory and sandbox, as configured for this run.
         sandbox = GradingSandbox(parent=self)
         memory_gb, unconfined = sandbox.judge_memory_gb, sandbox.unconfined
         broken = ""
