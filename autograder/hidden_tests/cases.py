@@ -70,7 +70,6 @@ _TRIES = 200  # permutations tried to keep a where[pair] out of order
 
 
 def reference(name: str) -> Callable:
-    """The reference implementation of exercise ``name``."""
     if name not in EXERCISES:
         raise ValueError(f"unknown exercise {name!r}; expected one of {', '.join(EXERCISES)}")
     return getattr(solutions, name)
@@ -92,8 +91,6 @@ def agrees(name: str, expected: Outcome, got: Outcome) -> bool:
 def trials_of(
     name: str, all_args: Sequence[tuple], outcomes: Sequence[Any], expected: Sequence[Any]
 ) -> list[Trial]:
-    """The group's trials: each case with the reference's and the answer's outcome, and
-    whether the answer agrees with the reference there."""
     return [
         Trial(tuple(args), want, got, agrees(name, want, got))
         for args, want, got in zip(all_args, expected, outcomes)
@@ -485,8 +482,6 @@ def cases(name: str, group: str, secret: str | None = None) -> list[Case]:
 
 
 def uncaught(secret: str | None) -> list[tuple[str, str]]:
-    """(exercise, mistake) for each known mistake with a variant that passes every core case
-    of the term ``secret`` (None: the fixed cases)."""
     found = []
     for name in EXERCISES:
         group = cases(name, "core", secret)
@@ -502,8 +497,6 @@ def _passes(name: str, answer: Callable, group: list[tuple], expected: list[Outc
 
 
 def why_unfair(secret: str | None) -> str:
-    """Why grading must not start with this term's cases, or "" when every known mistake is
-    caught by the core group."""
     missed = uncaught(secret)
     if not missed:
         return ""
