@@ -354,13 +354,11 @@ def well_formed_cell(cell: NotebookNode) -> list[str]:
 def merged_streams(outputs: list[NotebookNode]) -> tuple[list[NotebookNode], dict[int, int]]:
     """``outputs`` with each run of stream outputs (those between two other outputs) made one
     output per stream, stdout first, its pieces joined in the order they came; and where
-    each output went (old index: new index). A line printed in pieces reaches the grader as
-    one output or several as the kernel's flushes fall (with the machine's load), and the
-    same answer must get the same graded notebook and feedback page; the kernel flushes its
-    streams before any display, so the runs do not depend on timing. The text is joined as
-    it came: nbclient's own ``coalesce_streams`` also rewrites carriage returns with a regex
-    whose time grows with the square of a line's length, a student's to choose, and moves
-    every print above the figures between them.
+    each output went (old index: new index). The kernel flushes its streams before any
+    display, so the runs do not depend on timing (the module says why that matters). The
+    text is joined as it came: nbclient's own ``coalesce_streams`` also rewrites carriage
+    returns with a regex whose time grows with the square of a line's length, a student's to
+    choose, and moves every print above the figures between them.
 
     >>> from nbformat.v4 import new_output
     >>> def stream(name, text): return new_output("stream", name=name, text=text)
