@@ -25,9 +25,8 @@ elements and layout attributes only; anything else, or TeX it cannot read, is sh
 escaped TeX between its dollars, as nbconvert left it.
 
 But: it changes only the feedback copy, never the autograded notebook or a score (nor any
-other row of the gradebook); it draws
-only TeX that latex2mathml knows (the lessons' formulas are plain algebra), and formulas in
-outputs (``text/latex``) stay as the output step left them.
+other row of the gradebook); it draws only TeX that latex2mathml knows (the lessons' formulas
+are plain algebra), and formulas in outputs (``text/latex``) stay as the output step left them.
 
 >>> cell_title("test_merge_pair_hidden_random")
 'merge_pair: hidden tests on random inputs'
