@@ -448,10 +448,8 @@ _RANDOM: dict[str, Callable[[random.Random], list[Case]]] = {
     "merge_and_update": _merge_and_update_random,
 }
 _EXAMPLES: dict[str, Callable[[], list[Case]]] = {"merge_and_update": _merge_and_update_examples}
-# One seed per exercise, so adding cases to one exercise leaves the others unchanged. A
-# term's grading passes its secret (course.term_secret), which draws the core cases anew
-# (draw, above) and seeds the random ones: last term's cases buy nothing this term. Never the
-# student's id: two students who hand in the same answer must meet the same cases.
+# One seed per exercise, so adding cases to one exercise leaves the others unchanged; a term's
+# secret (course.term_secret) replaces it, never a student's id (the module says why).
 _SEEDS = {name: 2024 + i for i, name in enumerate(EXERCISES)}
 
 
@@ -461,7 +459,6 @@ def _drawn(name: str, group: str, secret: str | None) -> list[Case]:
     trainer's random cases take a few milliseconds to draw)."""
     if group == "core":
         return draw(name, _CORE[name](), str(secret))
-    # A str seed is hashed with SHA-512 by random: the same on every machine and hash seed.
     seed = _SEEDS[name] if secret is None else f"{secret}/{name}"
     return _RANDOM[name](random.Random(seed))
 
