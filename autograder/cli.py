@@ -380,22 +380,20 @@ def options_from(args: argparse.Namespace) -> GradingOptions:
     return _flags_as(GradingOptions, args, course_root=args.root, progress=not args.no_progress)
 
 
-def _serve(args: argparse.Namespace) -> int:
-    """The grading service, imported only now (it loads nbgrader's exchange)."""
+def _service(args: argparse.Namespace) -> int:
+    """``serve`` or ``grading-status``: the grading service, imported only now (it loads
+    nbgrader's exchange)."""
     from autograder.grading import service
 
+    if args.command == "grading-status":
+        return service.status(args.root)
     options = _flags_as(GradingOptions, args, course_root=args.root, progress=False)
     return service.serve(options, args.idle_exit, args.config)
 
 
-def _grading_status(args: argparse.Namespace) -> int:
-    from autograder.grading import service
-
-    return service.status(args.root)
-
-
-def _regrade(args: argparse.Namespace) -> int:
-    if args.student is not None:
+def _grade_class(args: argparse.Namespace) -> int:
+    """``grade``, ``regrade`` or ``check-class``: the commands on the whole class."""
+    if args.command == "regrade" and args.student is not None:
         print(
             "make regrade grades the whole class, so that nobody's changed grade goes unseen; "
             "to grade some students, use make autograde STUDENT=a,b",
@@ -404,12 +402,15 @@ def _regrade(args: argparse.Namespace) -> int:
         return 2
     from autograder.grading import grade_class
 
-    return grade_class.regrade(options_from(args))
+    if args.command == "check-class":
+        return grade_class.check_class(args.root)
+    if args.command == "regrade":
+        return grade_class.regrade(options_from(args))
+    return grade_class.run(options_from(args), args.student)
 
 
 def _feedback(args: argparse.Namespace) -> int:
-    """Each student's pages by nbgrader's ``GenerateFeedback``, one task per student on Dask
-    (grading's cluster flags; nothing else of grading's options applies)."""
+    """Grading's cluster flags alone: nothing else of grading's options applies."""
     from autograder.grading import on_dask
 
     options = GradingOptions(
@@ -436,18 +437,6 @@ def _release(args: argparse.Namespace) -> int:
     if args.command == "bundle":
         return release.run_bundle(args.out)
     return release.run_solutions(args.root)
-
-
-def _grade(args: argparse.Namespace) -> int:
-    from autograder.grading import grade_class
-
-    return grade_class.run(options_from(args), args.student)
-
-
-def _check_class(args: argparse.Namespace) -> int:
-    from autograder.grading import grade_class
-
-    return grade_class.check_class(args.root)
 
 
 def _export(args: argparse.Namespace) -> int:
@@ -485,16 +474,16 @@ def _dask_program(args: argparse.Namespace) -> int:
 
 # Each command's work; each imports its modules only when it runs.
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
-    "grade": _grade,
-    "regrade": _regrade,
-    "serve": _serve,
-    "grading-status": _grading_status,
+    "grade": _grade_class,
+    "regrade": _grade_class,
+    "serve": _service,
+    "grading-status": _service,
     "feedback": _feedback,
     "export": _export,
     "canvas": _canvas,
     "moodle": _moodle,
     "similarity": _similarity,
-    "check-class": _check_class,
+    "check-class": _grade_class,
     "scheduler": _dask_program,
     "worker": _dask_program,
     "bundle": _release,
@@ -503,9 +492,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command ``argv`` names (default: this process's arguments); its exit status.
-    The parser declares that command's options alone (``parser``); without a command first
-    (``--help``, a mistyped one) it declares them all."""
+    """Run the command ``argv`` names (default: this process's arguments); its exit status."""
     argv = sys.argv[1:] if argv is None else argv
     named = argv[0] if argv and argv[0] in COMMANDS else None
     args = parser(named).parse_args(argv)

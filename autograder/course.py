@@ -70,10 +70,7 @@ def exercise_of(cell: str) -> str | None:
     >>> exercise_of("test_merge_and_update_hidden_core"), exercise_of("intro")
     ('merge_and_update', None)
     """
-    for name in EXERCISES:
-        if cell.startswith(f"test_{name}_"):
-            return name
-    return None
+    return next((name for name in EXERCISES if cell.startswith(f"test_{name}_")), None)
 
 
 def course_config(course_root: Path) -> Config:

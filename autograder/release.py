@@ -272,13 +272,6 @@ def solution_notebooks(course_root: Path, out: Path) -> dict[str, nbformat.Noteb
     return {path.name: nbformat.read(path, as_version=4) for path in written}
 
 
-def problem(notebook: nbformat.NotebookNode, name: str) -> str | None:
-    """What in a solution notebook must not reach students, or None."""
-    text = nbformat.writes(notebook)
-    hidden = [f"contains {marker!r}" for marker in HIDDEN_MARKERS if marker in text]
-    return leak(name, text.encode()) or next(iter(hidden), None)
-
-
 def write_solutions(course_root: Path) -> list[Path]:
     """Write ``release/bpe-solutions/*.ipynb`` (replacing it); returns the notebooks written."""
     masters = sorted((course_root / "source" / ASSIGNMENT).glob("*.ipynb"))
@@ -298,7 +291,9 @@ def write_solutions(course_root: Path) -> list[Path]:
     if sorted(notebooks) != [m.name for m in masters]:
         raise ValueError(f"nbgrader wrote {sorted(notebooks)}, not every lesson")
     for name, notebook in notebooks.items():
-        found = problem(notebook, name)
+        text = nbformat.writes(notebook)
+        hidden = [f"contains {marker!r}" for marker in HIDDEN_MARKERS if marker in text]
+        found = leak(name, text.encode()) or next(iter(hidden), None)
         if found:
             raise ValueError(f"the solution notebook {name} {found}: nothing was written")
     out = course_root / "release" / SOLUTIONS

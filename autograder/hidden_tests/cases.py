@@ -70,7 +70,6 @@ _TRIES = 200  # permutations tried to keep a where[pair] out of order
 
 
 def reference(name: str) -> Callable:
-    """The reference implementation of exercise ``name``."""
     if name not in EXERCISES:
         raise ValueError(f"unknown exercise {name!r}; expected one of {', '.join(EXERCISES)}")
     return getattr(solutions, name)
@@ -92,8 +91,6 @@ def agrees(name: str, expected: Outcome, got: Outcome) -> bool:
 def trials_of(
     name: str, all_args: Sequence[tuple], outcomes: Sequence[Any], expected: Sequence[Any]
 ) -> list[Trial]:
-    """The group's trials: each case with the reference's and the answer's outcome, and
-    whether the answer agrees with the reference there."""
     return [
         Trial(tuple(args), want, got, agrees(name, want, got))
         for args, want, got in zip(all_args, expected, outcomes)
@@ -451,10 +448,8 @@ _RANDOM: dict[str, Callable[[random.Random], list[Case]]] = {
     "merge_and_update": _merge_and_update_random,
 }
 _EXAMPLES: dict[str, Callable[[], list[Case]]] = {"merge_and_update": _merge_and_update_examples}
-# One seed per exercise, so adding cases to one exercise leaves the others unchanged. A
-# term's grading passes its secret (course.term_secret), which draws the core cases anew
-# (draw, above) and seeds the random ones: last term's cases buy nothing this term. Never the
-# student's id: two students who hand in the same answer must meet the same cases.
+# One seed per exercise, so adding cases to one exercise leaves the others unchanged; a term's
+# secret (course.term_secret) replaces it, never a student's id (the module says why).
 _SEEDS = {name: 2024 + i for i, name in enumerate(EXERCISES)}
 
 
@@ -464,7 +459,6 @@ def _drawn(name: str, group: str, secret: str | None) -> list[Case]:
     trainer's random cases take a few milliseconds to draw)."""
     if group == "core":
         return draw(name, _CORE[name](), str(secret))
-    # A str seed is hashed with SHA-512 by random: the same on every machine and hash seed.
     seed = _SEEDS[name] if secret is None else f"{secret}/{name}"
     return _RANDOM[name](random.Random(seed))
 
@@ -485,8 +479,6 @@ def cases(name: str, group: str, secret: str | None = None) -> list[Case]:
 
 
 def uncaught(secret: str | None) -> list[tuple[str, str]]:
-    """(exercise, mistake) for each known mistake with a variant that passes every core case
-    of the term ``secret`` (None: the fixed cases)."""
     found = []
     for name in EXERCISES:
         group = cases(name, "core", secret)
@@ -502,8 +494,6 @@ def _passes(name: str, answer: Callable, group: list[tuple], expected: list[Outc
 
 
 def why_unfair(secret: str | None) -> str:
-    """Why grading must not start with this term's cases, or "" when every known mistake is
-    caught by the core group."""
     missed = uncaught(secret)
     if not missed:
         return ""

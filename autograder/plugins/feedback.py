@@ -25,9 +25,8 @@ elements and layout attributes only; anything else, or TeX it cannot read, is sh
 escaped TeX between its dollars, as nbconvert left it.
 
 But: it changes only the feedback copy, never the autograded notebook or a score (nor any
-other row of the gradebook); it draws
-only TeX that latex2mathml knows (the lessons' formulas are plain algebra), and formulas in
-outputs (``text/latex``) stay as the output step left them.
+other row of the gradebook); it draws only TeX that latex2mathml knows (the lessons' formulas
+are plain algebra), and formulas in outputs (``text/latex``) stay as the output step left them.
 
 >>> cell_title("test_merge_pair_hidden_random")
 'merge_pair: hidden tests on random inputs'
@@ -97,10 +96,6 @@ ATTRIBUTES = frozenset(
 ENTITY = re.compile(r"&#x([0-9A-Fa-f]{1,6});")
 
 
-class NotMathMLError(ValueError):
-    """latex2mathml made something that is not presentation MathML."""
-
-
 def _character(match: re.Match) -> str:
     code = int(match.group(1), 16)
     # A surrogate or a number past Unicode would make the page unwritable: kept as written.
@@ -114,7 +109,7 @@ def _text(text: str | None) -> str:
 def _write(element: Element, out: list[str]) -> None:
     tag = element.tag
     if tag not in ELEMENTS:
-        raise NotMathMLError(tag)
+        raise ValueError(f"latex2mathml made {tag}, which is not presentation MathML")
     out.append(f"<{tag}")
     for name, value in element.attrib.items():
         if name in ATTRIBUTES:
@@ -353,8 +348,6 @@ class FeedbackExporter(HTMLExporter):
         return MarkdownWithMath(renderer=renderer).render(source)
 
     def _create_environment(self) -> Environment:
-        """nbconvert's environment, its compiled templates shared by every exporter of this
-        process made alike (``compiled_templates``): a worker compiles the page once."""
         environment = super()._create_environment()
         environment.bytecode_cache = compiled_templates(environment)
         return environment

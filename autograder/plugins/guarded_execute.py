@@ -354,13 +354,11 @@ def well_formed_cell(cell: NotebookNode) -> list[str]:
 def merged_streams(outputs: list[NotebookNode]) -> tuple[list[NotebookNode], dict[int, int]]:
     """``outputs`` with each run of stream outputs (those between two other outputs) made one
     output per stream, stdout first, its pieces joined in the order they came; and where
-    each output went (old index: new index). A line printed in pieces reaches the grader as
-    one output or several as the kernel's flushes fall (with the machine's load), and the
-    same answer must get the same graded notebook and feedback page; the kernel flushes its
-    streams before any display, so the runs do not depend on timing. The text is joined as
-    it came: nbclient's own ``coalesce_streams`` also rewrites carriage returns with a regex
-    whose time grows with the square of a line's length, a student's to choose, and moves
-    every print above the figures between them.
+    each output went (old index: new index). The kernel flushes its streams before any
+    display, so the runs do not depend on timing (the module says why that matters). The
+    text is joined as it came: nbclient's own ``coalesce_streams`` also rewrites carriage
+    returns with a regex whose time grows with the square of a line's length, a student's to
+    choose, and moves every print above the figures between them.
 
     >>> from nbformat.v4 import new_output
     >>> def stream(name, text): return new_output("stream", name=name, text=text)
@@ -386,15 +384,11 @@ def merged_streams(outputs: list[NotebookNode]) -> tuple[list[NotebookNode], dic
         for name in sorted({o["name"] for _, o in run}, key=lambda n: (n != "stdout", n)):
             pieces = [(i, o) for i, o in run if o["name"] == name]
             first = pieces[0][1]
-            first["text"] = "".join(_joined(o["text"]) for _, o in pieces)
+            first["text"] = "".join(_text(o["text"])[0] for _, o in pieces)
             where.update((i, len(merged)) for i, _ in pieces)
             merged.append(first)
         start = end
     return merged, where
-
-
-def _joined(text: str | list[str]) -> str:
-    return text if isinstance(text, str) else "".join(text)  # nbformat allows a list of lines
 
 
 def well_formed_metadata(metadata: NotebookNode) -> list[str]:
@@ -563,18 +557,15 @@ class GuardedExecute(Execute):
         record."""
         changed = self.dropped.pop(index, []) + well_formed_cell(cell)
         if first_time:
-            self._merge_streams(cell, index)
+            cell["outputs"], where = merged_streams(cell["outputs"])
+            # nbclient's record of where each display sits, moved to match: a later cell's
+            # update reaches the display it named.
+            for cells in self._display_id_map.values():
+                if index in cells:
+                    cells[index] = [where[i] for i in cells[index] if i in where]
         if changed:
             cell.outputs.append(note_output(changed))
             self._record(index, changed)
-
-    def _merge_streams(self, cell: NotebookNode, index: int) -> None:
-        """``merged_streams`` on the cell, and nbclient's record of where each display of it
-        sits moved to match, so that a later cell's update reaches the display it named."""
-        cell["outputs"], where = merged_streams(cell["outputs"])
-        for cells in self._display_id_map.values():
-            if index in cells:
-                cells[index] = [where[i] for i in cells[index] if i in where]
 
     def _record(self, index: int, changed: list[str]) -> None:
         if not changed or not self.record:

@@ -90,7 +90,6 @@ class JudgeHiddenTests(NbGraderPreprocessor):
         # id never reaches the judge, so the same answer earns the same score.
         secret = term_secret(root)
         seconds = self._time_limit()
-        # The judge's memory and sandbox, as configured for this run.
         sandbox = GradingSandbox(parent=self)
         memory_gb, unconfined = sandbox.judge_memory_gb, sandbox.unconfined
         broken = ""
@@ -131,21 +130,30 @@ class JudgeHiddenTests(NbGraderPreprocessor):
             # nbgrader scores a cell by its first error or execute_result: whatever the kernel
             # put there (a student can make it print anything) is replaced, the verdict first.
             printed = [] if hidden else _printed(cell)
+            judged: float | None
             if lost:  # the notebook stopped before this test: it scores 0, as in nbgrader
                 cell.outputs = [lost[0], *printed]
+                judged, applied = 0.0, False
                 why = "did not run: the kernel was lost before this cell"
-                out.append(self._line(exercise, grade_id, points, kernel, 0.0, False, why))
-                continue
-            if not hidden and verdict is None:
+            elif not hidden and verdict is None:
                 cell.outputs = [*errors, *printed]
-                why = "the kernel's verdict stands"
-                out.append(self._line(exercise, grade_id, points, kernel, kernel, False, why))
-                continue
-            if verdict:  # the kernel's own errors read better than ours, where there are some
-                printed[:0] = errors if (errors and not hidden) else [self._failure(verdict)]
-            cell.outputs = printed
-            judged = 0.0 if verdict else points
-            out.append(self._line(exercise, grade_id, points, kernel, judged, True, verdict or ""))
+                judged, applied, why = kernel, False, "the kernel's verdict stands"
+            else:
+                if verdict:  # the kernel's own errors read better than ours, where there are some
+                    printed[:0] = errors if (errors and not hidden) else [self._failure(verdict)]
+                cell.outputs = printed
+                judged, applied, why = (0.0 if verdict else points), True, verdict or ""
+            out.append(
+                {
+                    "notebook": exercise.notebook,
+                    "cell": grade_id,
+                    "points": points,
+                    "nbgrader": kernel,
+                    "verified": judged,
+                    "applied": applied,
+                    "why": " ".join(why.split())[:240],
+                }
+            )
         return out
 
     def _time_limit(self) -> float:
@@ -158,26 +166,6 @@ class JudgeHiddenTests(NbGraderPreprocessor):
             return new_output("error", ename=TIME_LIMIT, evalue=text, traceback=[text])
         trace = [f"AssertionError: {message}"]
         return new_output("error", ename="AssertionError", evalue=message, traceback=trace)
-
-    @staticmethod
-    def _line(
-        exercise: Exercise,
-        cell: str,
-        points: float,
-        kernel: float | None,
-        judged: float | None,
-        applied: bool,
-        why: str,
-    ) -> dict:
-        return {
-            "notebook": exercise.notebook,
-            "cell": cell,
-            "points": points,
-            "nbgrader": kernel,
-            "verified": judged,
-            "applied": applied,
-            "why": " ".join(why.split())[:240],
-        }
 
     @staticmethod
     def _for_person(name: str, alone: str, line: dict) -> str:
