@@ -459,6 +459,7 @@ def _drawn(name: str, group: str, secret: str | None) -> list[Case]:
     trainer's random cases take a few milliseconds to draw)."""
     if group == "core":
         return draw(name, _CORE[name](), str(secret))
+    # A str seed is hashed with SHA-512 by random: the same on every machine and hash seed.
     seed = _SEEDS[name] if secret is None else f"{secret}/{name}"
     return _RANDOM[name](random.Random(seed))
 
