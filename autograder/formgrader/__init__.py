@@ -183,9 +183,8 @@ class GradingView(ShowsLateness, CourseRendering, nbgrader_handlers.SubmissionHa
         notebook = self.gradebook.find_notebook(resources["notebook_id"], assignment)
         folder = self.coursedir.format_path(self.coursedir.submitted_directory, student, assignment)
         submitted = os.path.relpath(folder, self.coursedir.root) + "/"
-        if not notebook.grade_cells and not notebook.task_cells:
-            return NOT_AUTOGRADED.format(submitted=submitted)
-        return NO_COPY.format(submitted=submitted)
+        graded = notebook.grade_cells or notebook.task_cells
+        return (NO_COPY if graded else NOT_AUTOGRADED).format(submitted=submitted)
 
 
 class WaysOn(CourseRendering, nbgrader_handlers.SubmissionNavigationHandler):
