@@ -57,7 +57,7 @@ from autograder.formgrader.student_routes import (
     StudentFiles,
     refuse_student_paths,
 )
-from autograder.problems import late_words
+from autograder.problems import late_words, printable
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = HERE / "templates"
@@ -234,7 +234,6 @@ def progress_record(course_root: Path) -> dict[str, Any]:
     # Imported here: the grading service loads Dask and nbgrader's exchange, which a Jupyter
     # server that never opens this page need not load.
     from autograder.grading.service import NO_QUEUE, queue_path, read_progress
-    from autograder.problems import printable
 
     try:
         found = read_progress(course_root)
