@@ -57,7 +57,7 @@ from autograder.formgrader.student_routes import (
     StudentFiles,
     refuse_student_paths,
 )
-from autograder.problems import late_words
+from autograder.problems import late_words, printable
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = HERE / "templates"
@@ -183,9 +183,8 @@ class GradingView(ShowsLateness, CourseRendering, nbgrader_handlers.SubmissionHa
         notebook = self.gradebook.find_notebook(resources["notebook_id"], assignment)
         folder = self.coursedir.format_path(self.coursedir.submitted_directory, student, assignment)
         submitted = os.path.relpath(folder, self.coursedir.root) + "/"
-        if not notebook.grade_cells and not notebook.task_cells:
-            return NOT_AUTOGRADED.format(submitted=submitted)
-        return NO_COPY.format(submitted=submitted)
+        graded = notebook.grade_cells or notebook.task_cells
+        return (NO_COPY if graded else NOT_AUTOGRADED).format(submitted=submitted)
 
 
 class WaysOn(CourseRendering, nbgrader_handlers.SubmissionNavigationHandler):
@@ -235,7 +234,6 @@ def progress_record(course_root: Path) -> dict[str, Any]:
     # Imported here: the grading service loads Dask and nbgrader's exchange, which a Jupyter
     # server that never opens this page need not load.
     from autograder.grading.service import NO_QUEUE, queue_path, read_progress
-    from autograder.problems import printable
 
     try:
         found = read_progress(course_root)

@@ -61,19 +61,16 @@ class TrimLessonCells(NbGraderPreprocessor):
     )
 
     def preprocess(self, nb: NotebookNode, resources: Any) -> tuple[NotebookNode, Any]:
-        lesson = LessonCells(self._master(resources.get("unique_key")))
+        name = resources.get("unique_key")
+        path = Path(self.masters) / f"{name}.ipynb"
+        found = self.masters and name and path.is_file()
+        lesson = LessonCells(nbformat.read(path, as_version=4) if found else None)
         stash = resources.setdefault(_STASH, {})
         for index, cell in enumerate(nb.cells):
             if lesson.trims(cell):  # the rule the self-check applies too
                 stash[index] = cell.source
                 cell.source = definitions_only(cell.source)
         return nb, resources
-
-    def _master(self, notebook_name: str | None) -> NotebookNode | None:
-        path = Path(self.masters) / f"{notebook_name}.ipynb"
-        if not (self.masters and notebook_name and path.is_file()):
-            return None
-        return nbformat.read(path, as_version=4)
 
 
 class RestoreLessonCells(NbGraderPreprocessor):

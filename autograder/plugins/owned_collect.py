@@ -126,14 +126,38 @@ def copy_entry(
 ) -> tuple[int, datetime.datetime]:
     """``copy_plain``, and the newest change time (ctime, UTC) of what it read, each file's
     taken once it was read: the last time the copy's content can have been written, which no
-    account can set back."""
+    account can set back. Folders get their modes and times once the walk has written all
+    that is in them."""
     try:
         top = os.open(entry, FOLDER)
     except OSError as error:
         raise UntrustedEntryError(f"it is not a plain folder ({error.strerror})") from None
-    changed = [os.fstat(top).st_ctime]
     try:
-        used = _copy_walked(top, into, owner, max_bytes, changed)
+        info = os.fstat(top)
+        _check_owner(info, "", owner)
+        changed = [info.st_ctime]
+        folders = [] if into is None else [(into, info)]
+        if into is not None:
+            os.mkdir(into, 0o700)
+        used = 0
+        for found in walk(top):
+            target = None if into is None else os.path.join(into, found.path)
+            if found.is_dir:
+                _check_owner(found.info, found.path, owner)
+                changed.append(found.info.st_ctime)
+                if target is not None:
+                    os.mkdir(target, 0o700)
+                    folders.append((target, found.info))
+            elif found.is_regular:
+                used += _copy_file(found, target, owner, max_bytes - used, changed)
+            else:
+                raise UntrustedEntryError(
+                    f"{found.path!r} is a {kind(found.info.st_mode)}, which collect neither "
+                    "follows nor copies"
+                )
+        for folder, seen in folders:
+            os.chmod(folder, (seen.st_mode & 0o755) | 0o700)  # never writable by others
+            os.utime(folder, ns=(seen.st_atime_ns, seen.st_mtime_ns))
         changed.append(os.fstat(top).st_ctime)  # a name added or removed while walked
     finally:
         os.close(top)
@@ -156,39 +180,6 @@ def _check_owner(info: os.stat_result, where: str, owner: int | None) -> None:
             "files; the student submits again with the course's Submit (or nbgrader submit "
             "with the course's settings), which keeps an entry private"
         )
-
-
-def _copy_walked(
-    top: int, into: str | None, owner: int | None, room: int, changed: list[float]
-) -> int:
-    """Check (and with ``into``, copy) everything below the open folder ``top``; folders get
-    their modes and times once the walk has written all that is in them. Each part's ctime,
-    a file's after it was read, goes into ``changed``."""
-    info = os.fstat(top)
-    _check_owner(info, "", owner)
-    folders = [] if into is None else [(into, info)]
-    if into is not None:
-        os.mkdir(into, 0o700)
-    used = 0
-    for found in walk(top):
-        target = None if into is None else os.path.join(into, found.path)
-        if found.is_dir:
-            _check_owner(found.info, found.path, owner)
-            changed.append(found.info.st_ctime)
-            if target is not None:
-                os.mkdir(target, 0o700)
-                folders.append((target, found.info))
-        elif found.is_regular:
-            used += _copy_file(found, target, owner, room - used, changed)
-        else:
-            raise UntrustedEntryError(
-                f"{found.path!r} is a {kind(found.info.st_mode)}, which collect neither follows "
-                "nor copies"
-            )
-    for folder, seen in folders:
-        os.chmod(folder, (seen.st_mode & 0o755) | 0o700)  # never writable by others
-        os.utime(folder, ns=(seen.st_atime_ns, seen.st_mtime_ns))
-    return used
 
 
 def _copy_file(

@@ -134,13 +134,11 @@ def write_grades(course_root: Path, path: Path) -> list[dict[str, str]]:
     penalties = late_penalties(course_root)
     version = course_version()
     maximum = assignment_maximum(course_root)
-    lines = []
-    for row in class_rows(course_root):
-        line = export_row(row, maximum)
-        penalty = penalties.get(row.student)
+    lines = [export_row(row, maximum) for row in class_rows(course_root)]
+    for line in lines:
+        penalty = penalties.get(line["student_id"])
         line["late_penalty"] = "" if penalty is None else f"{penalty:g}"
         line["course_version"] = version
-        lines.append(line)
     write_csv(path, COLUMNS, ([line[name] for name in COLUMNS] for line in lines))
     return lines
 
@@ -152,8 +150,7 @@ def run(course_root: Path, out: Path = Path("grades.csv")) -> int:
     if not class_db_path(root).exists():
         print("no gradebook.db yet: run `make autograde` first", file=sys.stderr)
         return 1
-    out = out if out.is_absolute() else root / out
-    lines = write_grades(root, out)
+    lines = write_grades(root, root / out)  # an absolute out stays as it is
     waiting = sum(1 for line in lines if line["status"] != GRADED)
     print(f"wrote {out.name}: {len(lines)} students, {waiting} not fully graded (blank total)")
     return 0
