@@ -55,11 +55,11 @@ from autograder.course import (
 from autograder.grading.grade_one import scratch_root
 from autograder.grading.gradebook_rows import StudentResult, make_template, merge_student
 from autograder.grading.on_dask import (
-    blind_workers,
     grade_on_cluster,
     grade_task,
     open_cluster,
     ready_to_grade,
+    refuse_blind,
 )
 from autograder.grading.options import GradingOptions
 from autograder.hidden_tests.cases import why_unfair
@@ -244,13 +244,7 @@ def start_grading(
     else:
         log_path = course_root / RECORDS / "workers.log"
         client = stack.enter_context(open_cluster(options, log_path))
-        blind = blind_workers(client, course_root)
-        if blind:
-            raise SystemExit(
-                f"{len(blind)} Dask worker(s) do not see {course_root / 'submitted'} "
-                f"({', '.join(blind[:3])}): the course folder must be at the same path on "
-                "every worker's machine. Nothing was graded."
-            )
+        refuse_blind(client, course_root, "submitted", "Nothing was graded.")
     # Every student meets these same cases. Checked once the cluster answers: a scheduler
     # that cannot be reached stops the run before anything (the term's secret) is written.
     unfair = why_unfair(term_secret(course_root))

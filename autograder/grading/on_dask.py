@@ -510,10 +510,16 @@ def _answers(client: Client, function: Callable[[], Any], nanny: bool = False) -
     return {k: v for k, v in answers.items() if not isinstance(v, OSError)}
 
 
-def blind_workers(client: Client, course_root: Path, folder: str = "submitted") -> list[str]:
-    """The workers that do not see ``course_root/folder`` at the same path."""
+def refuse_blind(client: Client, course_root: Path, folder: str, nothing_done: str) -> None:
+    """Stop when a worker does not see ``course_root/folder`` at the same path."""
     seen = client.run(os.path.isdir, str(course_root / folder))
-    return sorted(address for address, ok in seen.items() if not ok)
+    blind = sorted(address for address, ok in seen.items() if not ok)
+    if blind:
+        raise SystemExit(
+            f"{len(blind)} Dask worker(s) do not see {course_root / folder} "
+            f"({', '.join(blind[:3])}): the course folder must be at the same path on "
+            f"every worker's machine. {nothing_done}"
+        )
 
 
 def grade_on_cluster(
@@ -643,13 +649,7 @@ def _write_all(options: GradingOptions, students: list[str]) -> dict[str, str]:
             return failed
         log_path = course_root / RECORDS / "workers.log"
         client = stack.enter_context(open_cluster(options, log_path, feedback=True))
-        blind = blind_workers(client, course_root, "autograded")
-        if blind:
-            raise SystemExit(
-                f"{len(blind)} Dask worker(s) do not see {course_root / 'autograded'} "
-                f"({', '.join(blind[:3])}): the course folder must be at the same path on "
-                "every worker's machine. No feedback was written."
-            )
+        refuse_blind(client, course_root, "autograded", "No feedback was written.")
         feedback_on_cluster(client, course_root, students, on_result)
     return failed
 
