@@ -37,7 +37,7 @@ from urllib.parse import quote
 import jsonschema
 import nbformat
 from nbgrader.api import Gradebook
-from nbgrader.converters import Autograde
+from nbgrader.converters import Autograde, GenerateFeedback
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.utils import capture_log, parse_utc
 from traitlets.config import Config
@@ -634,24 +634,18 @@ def _json_lines(record: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in record.read_text().splitlines() if line.strip()]
 
 
-def read_only_url(db_path: Path) -> str:
-    """An SQLAlchemy URL that opens the SQLite file ``db_path`` read-only (and never makes it)."""
-    return f"sqlite:///file:{quote(str(db_path))}?mode=ro&uri=true"
-
-
 def write_pages(course_root: Path, student: str) -> str | None:
     """``student``'s feedback pages, by nbgrader's ``GenerateFeedback`` with the course's
     ``nbgrader_config.py`` (``course_config``), as ``nbgrader generate_feedback bpe --force``
     writes them for each student; None, or one line saying why not (nbgrader then removed
     what it had written of them, as it does). The gradebook is opened read-only: call
-    ``feedback.gradebook_ready_for_readers`` once first."""
-    from nbgrader.converters import GenerateFeedback
-    from nbgrader.coursedir import CourseDirectory
-
+    ``on_dask.gradebook_ready_for_readers`` once first."""
     config = course_config(course_root)
     if "root" not in config.CourseDirectory:  # nbgrader's default: the folder it runs in
         config.CourseDirectory.root = str(course_root)
-    config.CourseDirectory.db_url = read_only_url(class_db_path(course_root))
+    # Read-only, and never made: an SQLite URI through SQLAlchemy.
+    db_path = quote(str(class_db_path(course_root)))
+    config.CourseDirectory.db_url = f"sqlite:///file:{db_path}?mode=ro&uri=true"
     # The student id is a glob to nbgrader: this student's folder alone.
     only = glob.escape(student)
     coursedir = CourseDirectory(config=config, assignment_id=ASSIGNMENT, student_id=only)
