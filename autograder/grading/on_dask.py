@@ -270,7 +270,8 @@ class WorkerCannotGradeError(RuntimeError):
     """This worker failed its setup's proof that it can grade; the message says why."""
 
 
-_SETUP_PROBLEM: list[str] = []  # why this worker process cannot grade, once set up
+# Why this worker process cannot run a plugin's tasks, by the plugin's name, once set up.
+_PROBLEMS: dict[str, str | None] = {}
 
 
 def ready_to_grade(options: GradingOptions, process: str) -> str | None:
@@ -296,8 +297,7 @@ class GradingWorker(WorkerPlugin):
 
     def setup(self, worker: Any) -> None:
         _quiet(self.log_path)
-        problem = ready_to_grade(self.options, f"the Dask worker {worker.address}")
-        _SETUP_PROBLEM[:] = [problem] if problem else []
+        _PROBLEMS[self.name] = ready_to_grade(self.options, f"the Dask worker {worker.address}")
 
 
 def _quiet(log_path: str | None) -> None:
@@ -311,12 +311,10 @@ def _quiet(log_path: str | None) -> None:
         os.close(log)
 
 
-def setup_problem() -> str | None:
-    """Why this worker cannot grade, or None (run on every worker by the client)."""
-    return _SETUP_PROBLEM[0] if _SETUP_PROBLEM else None
-
-
-_FEEDBACK_PROBLEM: list[str] = []  # why this worker process cannot write feedback
+def setup_problem(plugin: str) -> str | None:
+    """Why this worker cannot run ``plugin``'s tasks, or None (run on every worker by the
+    client)."""
+    return _PROBLEMS.get(plugin)
 
 
 @dataclass
@@ -332,21 +330,16 @@ class FeedbackWorker(WorkerPlugin):
         _quiet(self.log_path)
         logging.getLogger().setLevel(logging.CRITICAL)
         lines = untrusted_entries()
-        problem = refusal(f"the Dask worker {worker.address}", lines) if lines else None
-        _FEEDBACK_PROBLEM[:] = [problem] if problem else []
-
-
-def feedback_problem() -> str | None:
-    """Why this worker cannot write feedback, or None (run on every worker by the client)."""
-    return _FEEDBACK_PROBLEM[0] if _FEEDBACK_PROBLEM else None
+        why = refusal(f"the Dask worker {worker.address}", lines) if lines else None
+        _PROBLEMS[self.name] = why
 
 
 def feedback_task(course_root: Path, student: str) -> str | None:
     """``write_pages`` in a worker: None, or why the student has no feedback."""
     from autograder.grading.grade_one import write_pages
 
-    if _FEEDBACK_PROBLEM:
-        raise WorkerCannotGradeError(_FEEDBACK_PROBLEM[0])
+    if why := _PROBLEMS.get(FeedbackWorker.name):
+        raise WorkerCannotGradeError(why)
     return write_pages(course_root, student)
 
 
@@ -354,8 +347,8 @@ def grade_task(options: GradingOptions, student: str, template_db: Path) -> Stud
     """``grade_submission`` in a worker, unless the worker could not prove it can grade."""
     from autograder.grading.grade_one import grade_submission
 
-    if _SETUP_PROBLEM:
-        raise WorkerCannotGradeError(_SETUP_PROBLEM[0])
+    if why := _PROBLEMS.get(GradingWorker.name):
+        raise WorkerCannotGradeError(why)
     return grade_submission(options, student, template_db)
 
 
@@ -422,10 +415,10 @@ def open_cluster(
         local_log = str(log_path) if log_path and not options.scheduler else None
         if feedback:
             _register(client, FeedbackWorker(local_log))
-            refuse_unready(client, feedback_problem)
+            refuse_unready(client, FeedbackWorker.name)
         else:
             _register(client, GradingWorker(options, local_log))
-            refuse_unready(client)
+            refuse_unready(client, GradingWorker.name)
         yield client
 
 
@@ -470,10 +463,10 @@ def _register(client: Client, plugin: WorkerPlugin) -> None:
             time.sleep(1)
 
 
-def refuse_unready(client: Client, problem: Callable[[], str | None] = setup_problem) -> None:
+def refuse_unready(client: Client, plugin: str) -> None:
     """Stop before anyone is graded when the scheduler, a nanny or a worker imports from a
-    folder another account can write, or a worker failed its setup's proof (``problem``, run
-    on each worker: by default, that it can grade)."""
+    folder another account can write, or a worker failed the setup's proof of ``plugin``
+    (``setup_problem``)."""
     try:
         lines = client.run_on_scheduler(untrusted_entries)
     except Exception as error:  # it cannot import the course's grading code
@@ -490,16 +483,18 @@ def refuse_unready(client: Client, problem: Callable[[], str | None] = setup_pro
                 problems.append(lines)
             elif lines:
                 problems.append(refusal(f"the Dask nanny {address}", lines))
-    problems += [why for why in _answers(client, problem).values() if why]
+    problems += [why for why in _answers(client, setup_problem, plugin).values() if why]
     if problems:
         raise SystemExit("\n".join(dict.fromkeys(problems)))
 
 
-def _answers(client: Client, function: Callable[[], Any], nanny: bool = False) -> dict[str, Any]:
+def _answers(
+    client: Client, function: Callable[..., Any], *args: str, nanny: bool = False
+) -> dict[str, Any]:
     """Each process's answer, or for an error the problem it shows: the process cannot run
     the course's code. One that died meanwhile (its nanny restarts it, and the new one's setup
     is checked again by every task it runs) gives none."""
-    answers = client.run(function, nanny=nanny, on_error="return")
+    answers = client.run(function, *args, nanny=nanny, on_error="return")
     for address, answer in answers.items():
         if isinstance(answer, BaseException) and not isinstance(answer, OSError):
             why = " ".join(f"{type(answer).__name__}: {answer}".split())[:200]
