@@ -215,8 +215,7 @@ def why_cannot_grade(course_root: Path, process: str, settings: Config | None = 
         return refusal(process, lines)
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(PROBE)])
     with student_home("probe") as home, bwrap.process_cap("probe", KERNEL_PROCESSES) as cap:
-        config = Config()
-        config.merge(settings or Config())
+        config = Config(settings or {})
         give_kernels(config, home)
         jailed = jail_kernels(course_root, "probe", ASSIGNMENT, config, home, cap)
         client = NotebookClient(
@@ -287,9 +286,8 @@ def ready_to_grade(options: GradingOptions, process: str) -> str | None:
 
 @dataclass
 class GradingWorker(WorkerPlugin):
-    """Once per worker process: quiet logs and, on a local cluster, the kernels' chatter
-    sent to ``log_path``; then ``ready_to_grade``, whose failure every later task of this
-    worker reports."""
+    """Once per worker process: ``_quiet``, then ``ready_to_grade``, whose failure every later
+    task of this worker reports."""
 
     options: GradingOptions
     log_path: str | None = None
@@ -319,9 +317,8 @@ def setup_problem(plugin: str) -> str | None:
 
 @dataclass
 class FeedbackWorker(WorkerPlugin):
-    """Once per worker process: quiet logs (on a local cluster, stderr sent to ``log_path``),
-    and whether it imports from a folder another account can write (a grading worker's own
-    proof, ``GradingWorker``, stays as it was)."""
+    """Once per worker process: ``_quiet``, and whether it imports from a folder another
+    account can write (a grading worker's own proof, ``GradingWorker``, stays as it was)."""
 
     log_path: str | None = None
     name = "bpe-feedback-worker"
@@ -556,9 +553,6 @@ def result_of(future: Future[StudentResult], student: str) -> StudentResult:
         return failed(student, why, f"{trace}{future.traceback() or ''}")
 
 
-# The class's feedback pages (make feedback): every graded student, one task each on the
-# grading cluster (feedback_task), the largest first, or here one after another. This
-# process loads no nbgrader for it: the workers do, so the command's own start stays short.
 # What nbgrader's GetGrades opens the gradebook with (``Gradebook(db_url)``): its default
 # course, which it adds, uncommitted, when the gradebook lacks it.
 NBGRADER_DEFAULT_COURSE = "default_course"
@@ -625,11 +619,8 @@ def _write_all(options: GradingOptions, students: list[str]) -> dict[str, str]:
 
     course_root = options.course_root
     failed: dict[str, str] = {}
-    with contextlib.ExitStack() as stack:
-        bar = tqdm(
-            total=len(students), unit="student", disable=not options.progress, file=sys.stderr
-        )
-        stack.callback(bar.close)
+    bar = tqdm(total=len(students), unit="student", disable=not options.progress, file=sys.stderr)
+    with bar, contextlib.ExitStack() as stack:
 
         def on_result(student: str, why: str | None) -> None:
             if why:
