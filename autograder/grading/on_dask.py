@@ -410,12 +410,9 @@ def open_cluster(
             client = _local_client(stack, options.jobs, log_path)
         stack.callback(client.close)
         local_log = str(log_path) if log_path and not options.scheduler else None
-        if feedback:
-            _register(client, FeedbackWorker(local_log))
-            refuse_unready(client, FeedbackWorker.name)
-        else:
-            _register(client, GradingWorker(options, local_log))
-            refuse_unready(client, GradingWorker.name)
+        plugin = FeedbackWorker(local_log) if feedback else GradingWorker(options, local_log)
+        _register(client, plugin)
+        refuse_unready(client, plugin.name)
         yield client
 
 
