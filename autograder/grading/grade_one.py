@@ -531,7 +531,10 @@ def record_refused(
         db_path = scratch / "gradebook.db"
         shutil.copyfile(template_db, db_path)
         carry_extension(class_db_path(root), db_path, ASSIGNMENT, student)
-        _add_submission(db_path, student, _timestamp(copy))
+        when = {"timestamp": stamp} if (stamp := _timestamp(copy)) else {}
+        with Gradebook(f"sqlite:///{db_path}") as gb:  # every notebook submitted, none scored
+            gb.update_or_create_student(student)
+            gb.update_or_create_submission(ASSIGNMENT, student, **when)
         if kept:
             ok, log = _sanitize(root, scratch / "submitted", db_path, student)
             kept = kept if ok else []
@@ -576,14 +579,6 @@ def _timestamp(copy: Path) -> datetime.datetime | None:
     except (ValueError, OverflowError, UnicodeDecodeError):
         path.unlink()
         return None
-
-
-def _add_submission(db_path: Path, student: str, timestamp: datetime.datetime | None) -> None:
-    """The student and a submission of every notebook of the assignment, nothing scored."""
-    when = {"timestamp": timestamp} if timestamp else {}
-    with Gradebook(f"sqlite:///{db_path}") as gb:
-        gb.update_or_create_student(student)
-        gb.update_or_create_submission(ASSIGNMENT, student, **when)
 
 
 # What nbgrader does to a refused submission's notebooks after its sanitizing steps (outputs
