@@ -410,10 +410,8 @@ def grade_submission(options: GradingOptions, student: str, template_db: Path) -
             why = "UNCONFINED=1" if bwrap.available() else bwrap.why_unavailable()
             problems.append(Problem("unconfined", "", why))
         coursedir = CourseDirectory(config=config, assignment_id=ASSIGNMENT, student_id=student)
-        app = SkippingAutograde(coursedir=coursedir, config=config)
+        app = SkippingAutograde(coursedir=coursedir, config=config, force=True, create_student=True)
         app.skip = frozenset(unreadable | no_tests)
-        app.force = True
-        app.create_student = True
         outcome, errors = _autograde(app)
         log = outcome.get("log", "") + outcome.get("error", "")
         graded = bool(outcome["success"])
@@ -601,9 +599,7 @@ def _sanitize(root: Path, submitted: Path, db_path: Path, student: str) -> tuple
     config.Autograde.autograde_preprocessors = list(_RECORD_ONLY)
     config.MarkupAsText.course_root = str(root)
     coursedir = CourseDirectory(config=config, assignment_id=ASSIGNMENT, student_id=student)
-    app = Autograde(coursedir=coursedir, config=config)
-    app.force = True
-    app.create_student = True
+    app = Autograde(coursedir=coursedir, config=config, force=True, create_student=True)
     outcome = capture_log(app)
     return bool(outcome["success"]), outcome.get("log", "") + outcome.get("error", "")
 
@@ -644,8 +640,7 @@ def write_pages(course_root: Path, student: str) -> str | None:
     # The student id is a glob to nbgrader: this student's folder alone.
     only = glob.escape(student)
     coursedir = CourseDirectory(config=config, assignment_id=ASSIGNMENT, student_id=only)
-    converter = GenerateFeedback(coursedir=coursedir, config=config)
-    converter.force = True
+    converter = GenerateFeedback(coursedir=coursedir, config=config, force=True)
     try:
         outcome, errors = _autograde(converter)
     except Exception as error:  # a bug of ours or nbgrader's: this student, not the class
