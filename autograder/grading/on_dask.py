@@ -7,14 +7,11 @@ programs with the course's certificate in ``<course>/.dask-tls/``). Before anyon
 process may import from a folder another account can write, and each worker must start a
 grading kernel (``why_cannot_grade``). ``grade_on_cluster`` submits each student with the run's
 configuration as data of the task, and calls back here with each result, so the caller stays
-the gradebook's one writer. ``feedback_task`` writes one student's feedback pages as a task on
-the same cluster: ``feedback`` (``make feedback``) finds every graded student, gives the
-gradebook the row nbgrader's readers look for (``gradebook_ready_for_readers``), and hands
-the students out, the largest first (``open_cluster(..., feedback=True)``: its workers proved
-only to import nothing from a folder another account can write, since feedback runs no
-student code), or writes them here with ``--in-process``; whose pages could not be written
-is said with why. Grading's own code (nbgrader, nbclient) is imported by the function that
-first needs it, so the feedback command's own process never loads it.
+the gradebook's one writer. ``feedback`` (``make feedback``) writes every graded student's
+feedback pages the same way, one ``feedback_task`` each (its workers proved only to import
+nothing from a folder another account can write, since feedback runs no student code), or
+here with ``--in-process``. Grading's own code (nbgrader, nbclient) is imported by the
+function that first needs it, so the feedback command's own process never loads it.
 
 >>> failed("ada", "the grading worker died").problems
 (Problem(kind='not_graded', notebook='', detail='the grading worker died'),)
@@ -22,9 +19,9 @@ first needs it, so the feedback command's own process never loads it.
 But: it writes no grade and judges nothing (feedback's one write is the row nbgrader's
 readers need), and a page is nbgrader's ``GenerateFeedback`` output, byte for byte. A task
 whose worker dies is run again (up to Dask's ``allowed-failures``; then the student is not
-graded). Workers must see the course
-folder at the same path. The certificate guards the connection, not the machines: whoever
-reads ``.dask-tls/`` (root, the instructor) can use the cluster.
+graded). Workers must see the course folder at the same path. The certificate guards the
+connection, not the machines: whoever reads ``.dask-tls/`` (root, the instructor) can use the
+cluster.
 """
 
 from __future__ import annotations
