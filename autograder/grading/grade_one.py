@@ -185,8 +185,7 @@ def _locked_cell_problems(
 ) -> list[Problem]:
     problems = []
     theirs = graded_ids(notebook)
-    ours = graded_ids(master)
-    for grade_id, cell in ours.items():
+    for grade_id, cell in graded_ids(master).items():
         meta = nbgrader_meta(cell)
         if meta.get("grade") and not meta.get("solution") and grade_id not in theirs:
             problems.append(Problem("deleted_test_cell", name, grade_id))
