@@ -40,6 +40,7 @@ from pathlib import Path
 
 from distributed import Client
 from nbgrader.api import Gradebook, MissingEntry
+from tqdm import tqdm
 
 from autograder.course import (
     ASSIGNMENT,
@@ -259,8 +260,6 @@ def grade_class(options: GradingOptions, students: list[str] | None = None) -> l
     """Grade ``students`` (default: all in submitted/) into the class gradebook, where
     ``options`` say, and record what was found in ``artifacts/grading/results.json``; return
     the results without their rows, sorted by student. The caller prints the summary."""
-    from tqdm import tqdm
-
     course_root = options.course_root.resolve()
     options = replace(options, course_root=course_root)
     refuse_untrusted("the grading process")
