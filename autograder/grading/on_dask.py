@@ -552,15 +552,6 @@ def result_of(future: Future[StudentResult], student: str) -> StudentResult:
 NBGRADER_DEFAULT_COURSE = "default_course"
 
 
-def graded_students(course_root: Path, assignment: str = ASSIGNMENT) -> list[str]:
-    """Every student with a folder ``autograded/<student>/<assignment>``, sorted: whom
-    nbgrader's generate_feedback gives pages."""
-    autograded = course_root / "autograded"
-    if not autograded.is_dir():
-        return []
-    return sorted(p.name for p in autograded.iterdir() if (p / assignment).is_dir())
-
-
 def gradebook_ready_for_readers(course_root: Path) -> None:
     """Give the class gradebook the course row nbgrader's ``GetGrades`` looks for, when it
     lacks it (run once, by the one process that writes the gradebook, before any
@@ -585,7 +576,10 @@ def feedback(options: GradingOptions) -> int:
     start = time.perf_counter()
     course_root = options.course_root
     refuse_untrusted("the feedback process")
-    students = graded_students(course_root)
+    # Whom nbgrader's generate_feedback gives pages: each autograded/<student>/<assignment>.
+    autograded = course_root / "autograded"
+    found = autograded.iterdir() if autograded.is_dir() else ()
+    students = sorted(p.name for p in found if (p / ASSIGNMENT).is_dir())
     if not students:
         print(f"no feedback to write: no folder autograded/<student>/{ASSIGNMENT} in {course_root}")
         return 0
@@ -608,7 +602,8 @@ def feedback(options: GradingOptions) -> int:
 
 
 def _write_all(options: GradingOptions, students: list[str]) -> dict[str, str]:
-    """Each student's pages, with a progress bar: whose could not be written, and why."""
+    """Each student's pages, with a progress bar: whose could not be written, and why. On
+    Dask, one task each, the largest first (``largest_first``)."""
     from tqdm import tqdm
 
     course_root = options.course_root
@@ -630,7 +625,15 @@ def _write_all(options: GradingOptions, students: list[str]) -> dict[str, str]:
         log_path = course_root / RECORDS / "workers.log"
         client = stack.enter_context(open_cluster(options, log_path, feedback=True))
         refuse_blind(client, course_root, "autograded", "No feedback was written.")
-        feedback_on_cluster(client, course_root, students, on_result)
+        run = uuid.uuid4().hex[:8]  # keys unique on a cluster that other runs share
+        futures = {
+            client.submit(feedback_task, course_root, s, key=f"feedback-{s}-{run}"): s
+            for s in largest_first(course_root, students)
+        }
+        stack.callback(client.cancel, list(futures))
+        for future in as_completed(futures, loop=client.loop):
+            on_result(futures[future], _why_not(future))
+            future.release()
     return failed
 
 
@@ -649,28 +652,6 @@ def largest_first(course_root: Path, students: list[str]) -> list[str]:
 
     weights = {student: weight(student) for student in students}
     return sorted(students, key=lambda student: (-weights[student], student))
-
-
-def feedback_on_cluster(
-    client: Client,
-    course_root: Path,
-    students: list[str],
-    on_result: Callable[[str, str | None], None],
-) -> None:
-    """Write each student's feedback pages as one task, the largest first
-    (``largest_first``); ``on_result(student, why)`` runs here once per student as they
-    finish (``why``: None, or why they have no pages)."""
-    run = uuid.uuid4().hex[:8]  # keys unique on a cluster that other runs share
-    futures = {
-        client.submit(feedback_task, course_root, s, key=f"feedback-{s}-{run}"): s
-        for s in largest_first(course_root, students)
-    }
-    try:
-        for future in as_completed(futures, loop=client.loop):
-            on_result(futures[future], _why_not(future))
-            future.release()
-    finally:
-        client.cancel(list(futures))
 
 
 def _why_not(future: Future[str | None]) -> str | None:
