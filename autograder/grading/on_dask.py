@@ -43,6 +43,7 @@ import uuid
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 from urllib.parse import quote
@@ -307,8 +308,7 @@ def _quiet(log_path: str | None) -> None:
 
 
 def setup_problem(plugin: str) -> str | None:
-    """Why this worker cannot run ``plugin``'s tasks, or None (run on every worker by the
-    client)."""
+    """Why this worker cannot run ``plugin``'s tasks, or None; the client runs it on each."""
     return _PROBLEMS.get(plugin)
 
 
@@ -474,18 +474,16 @@ def refuse_unready(client: Client, plugin: str) -> None:
                 problems.append(lines)
             elif lines:
                 problems.append(refusal(f"the Dask nanny {address}", lines))
-    problems += [why for why in _answers(client, setup_problem, plugin).values() if why]
+    problems += [why for why in _answers(client, partial(setup_problem, plugin)).values() if why]
     if problems:
         raise SystemExit("\n".join(dict.fromkeys(problems)))
 
 
-def _answers(
-    client: Client, function: Callable[..., Any], *args: str, nanny: bool = False
-) -> dict[str, Any]:
+def _answers(client: Client, function: Callable[[], Any], nanny: bool = False) -> dict[str, Any]:
     """Each process's answer, or for an error the problem it shows: the process cannot run
     the course's code. One that died meanwhile (its nanny restarts it, and the new one's setup
     is checked again by every task it runs) gives none."""
-    answers = client.run(function, *args, nanny=nanny, on_error="return")
+    answers = client.run(function, nanny=nanny, on_error="return")
     for address, answer in answers.items():
         if isinstance(answer, BaseException) and not isinstance(answer, OSError):
             why = " ".join(f"{type(answer).__name__}: {answer}".split())[:200]
