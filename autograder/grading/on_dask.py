@@ -53,6 +53,7 @@ from distributed import Client, Future, LocalCluster, WorkerPlugin, as_completed
 from distributed.comm.addressing import parse_address, parse_host_port
 from distributed.scheduler import KilledWorker
 from distributed.security import Security
+from traitlets.config import Config
 
 from autograder.course import ASSIGNMENT, CODE_ROOT, RECORDS, class_db_path, course_config
 from autograder.grading.options import GradingOptions
@@ -62,8 +63,6 @@ from autograder.sandbox.kernels import KERNEL_PROCESSES, give_kernels, jail_kern
 from autograder.sandbox.trusted_paths import refusal, refuse_untrusted, untrusted_entries
 
 if TYPE_CHECKING:
-    from traitlets.config import Config
-
     from autograder.grading.gradebook_rows import StudentResult
 
 DEFAULT_PORT = 8786
@@ -204,7 +203,6 @@ def why_cannot_grade(course_root: Path, process: str, settings: Config | None = 
     over them; by default its own defaults)."""
     import nbformat
     from nbclient import NotebookClient
-    from traitlets.config import Config
 
     from autograder.plugins.guarded_execute import SandboxKernelManager
 
