@@ -40,6 +40,7 @@ from pathlib import Path
 
 from distributed import Client
 from nbgrader.api import Gradebook, MissingEntry
+from tqdm import tqdm
 
 from autograder.course import (
     ASSIGNMENT,
@@ -55,11 +56,11 @@ from autograder.course import (
 from autograder.grading.grade_one import scratch_root
 from autograder.grading.gradebook_rows import StudentResult, make_template, merge_student
 from autograder.grading.on_dask import (
-    blind_workers,
     grade_on_cluster,
     grade_task,
     open_cluster,
     ready_to_grade,
+    refuse_blind,
 )
 from autograder.grading.options import GradingOptions
 from autograder.hidden_tests.cases import why_unfair
@@ -175,21 +176,6 @@ def notebooks_missing(course_root: Path, class_db: Path, assignment: str = ASSIG
     return [name for name in masters if name not in held]
 
 
-def ensure_assignment(course_root: Path, class_db: Path, assignment: str = ASSIGNMENT) -> None:
-    """Run generate_assignment (which keeps a due date already set) unless the gradebook
-    holds every notebook of the assignment."""
-    missing = notebooks_missing(course_root, class_db, assignment)
-    if not missing:
-        return
-    print(
-        f"{class_db.name} does not hold {', '.join(missing)} of assignment {assignment!r}: "
-        "running generate_assignment (a due date already set is kept)"
-    )
-    env = dict(os.environ, PATH=str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"])
-    nbgrader = [sys.executable, "-m", "nbgrader", "generate_assignment", assignment, "--force"]
-    subprocess.run([*nbgrader, "--log-level=WARN"], cwd=course_root, env=env, check=True)
-
-
 def record_refused(course_root: Path, refused: dict[str, str]) -> None:
     """Say which folders of submitted/ were refused, here and in ``refused.json``."""
     path = course_root / REFUSED_RECORD
@@ -201,21 +187,17 @@ def record_refused(course_root: Path, refused: dict[str, str]) -> None:
         print(f"refused submitted/{printable(folder)[:80]}: {printable(why)}; not graded")
 
 
-def log_error(course_root: Path, result: StudentResult) -> None:
-    """Keep the error of a student's grading that stopped, with its traceback."""
-    path = course_root / ERRORS_LOG
-    path.parent.mkdir(parents=True, exist_ok=True)
-    stamp = time.strftime("%Y-%m-%d %H:%M:%S")
-    with path.open("a") as log:
-        log.write(f"== {stamp} {result.student}\n{result.log}\n")
-
-
 def merge_result(course_root: Path, result: StudentResult) -> StudentResult:
     """Merge one student's rows into the class gradebook (this process is its one writer), or
-    log why their grading stopped; the result without its rows, with the merge's time."""
+    log why their grading stopped, with its traceback; the result without its rows, with the
+    merge's time."""
     start = time.perf_counter()
     if result.stopped:  # not the student's doing: their earlier grades stay
-        log_error(course_root, result)
+        path = course_root / ERRORS_LOG
+        path.parent.mkdir(parents=True, exist_ok=True)
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+        with path.open("a") as log:
+            log.write(f"== {stamp} {result.student}\n{result.log}\n")
     elif result.rows:
         merge_student(class_db_path(course_root), ASSIGNMENT, result.student, result.rows)
     return replace(result, rows={}, merge_seconds=time.perf_counter() - start)
@@ -244,13 +226,7 @@ def start_grading(
     else:
         log_path = course_root / RECORDS / "workers.log"
         client = stack.enter_context(open_cluster(options, log_path))
-        blind = blind_workers(client, course_root)
-        if blind:
-            raise SystemExit(
-                f"{len(blind)} Dask worker(s) do not see {course_root / 'submitted'} "
-                f"({', '.join(blind[:3])}): the course folder must be at the same path on "
-                "every worker's machine. Nothing was graded."
-            )
+        refuse_blind(client, course_root, "submitted", "Nothing was graded.")
     # Every student meets these same cases. Checked once the cluster answers: a scheduler
     # that cannot be reached stops the run before anything (the term's secret) is written.
     unfair = why_unfair(term_secret(course_root))
@@ -261,22 +237,29 @@ def start_grading(
     return client, scratch / "template.db"
 
 
-def ready_template(course_root: Path, template: Path) -> Path:
-    """``template`` (``start_grading``'s): the class gradebook, once it holds the assignment
-    (``ensure_assignment``), without its students. (The grading service makes its own at its
-    first grading, and never generates the assignment: ``Service.assignment_ready``.)"""
+def ready_template(course_root: Path, template: Path) -> None:
+    """Make ``template`` (``start_grading``'s): the class gradebook without its students, once
+    it holds every notebook of the assignment (else generate_assignment runs, which keeps a
+    due date already set). (The grading service makes its own at its first grading, and
+    never generates the assignment: ``Service.assignment_ready``.)"""
     class_db = class_db_path(course_root)
-    ensure_assignment(course_root, class_db)
+    missing = notebooks_missing(course_root, class_db)
+    if missing:
+        print(
+            f"{class_db.name} does not hold {', '.join(missing)} of assignment {ASSIGNMENT!r}: "
+            "running generate_assignment (a due date already set is kept)"
+        )
+        bin_dir = str(Path(sys.executable).parent)
+        env = dict(os.environ, PATH=bin_dir + os.pathsep + os.environ["PATH"])
+        nbgrader = [sys.executable, "-m", "nbgrader", "generate_assignment", ASSIGNMENT, "--force"]
+        subprocess.run([*nbgrader, "--log-level=WARN"], cwd=course_root, env=env, check=True)
     make_template(class_db, template)
-    return template
 
 
 def grade_class(options: GradingOptions, students: list[str] | None = None) -> list[StudentResult]:
     """Grade ``students`` (default: all in submitted/) into the class gradebook, where
     ``options`` say, and record what was found in ``artifacts/grading/results.json``; return
     the results without their rows, sorted by student. The caller prints the summary."""
-    from tqdm import tqdm
-
     course_root = options.course_root.resolve()
     options = replace(options, course_root=course_root)
     refuse_untrusted("the grading process")
@@ -295,11 +278,10 @@ def grade_class(options: GradingOptions, students: list[str] | None = None) -> l
     with contextlib.ExitStack() as stack:
         client, template = start_grading(options, stack)
         ready_template(course_root, template)
-        bar = tqdm(
-            total=len(students), unit="student", disable=not options.progress, file=sys.stderr
-        )
         stack.callback(save_grading_results, course_root, results)  # even if a run stops
-        stack.callback(bar.close)
+        bar = stack.enter_context(
+            tqdm(total=len(students), unit="student", disable=not options.progress, file=sys.stderr)
+        )
 
         def on_result(result: StudentResult) -> None:
             results.append(merge_result(course_root, result))

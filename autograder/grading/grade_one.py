@@ -37,7 +37,7 @@ from urllib.parse import quote
 import jsonschema
 import nbformat
 from nbgrader.api import Gradebook
-from nbgrader.converters import Autograde
+from nbgrader.converters import Autograde, GenerateFeedback
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.utils import capture_log, parse_utc
 from traitlets.config import Config
@@ -185,8 +185,7 @@ def _locked_cell_problems(
 ) -> list[Problem]:
     problems = []
     theirs = graded_ids(notebook)
-    ours = graded_ids(master)
-    for grade_id, cell in ours.items():
+    for grade_id, cell in graded_ids(master).items():
         meta = nbgrader_meta(cell)
         if meta.get("grade") and not meta.get("solution") and grade_id not in theirs:
             problems.append(Problem("deleted_test_cell", name, grade_id))
@@ -410,10 +409,8 @@ def grade_submission(options: GradingOptions, student: str, template_db: Path) -
             why = "UNCONFINED=1" if bwrap.available() else bwrap.why_unavailable()
             problems.append(Problem("unconfined", "", why))
         coursedir = CourseDirectory(config=config, assignment_id=ASSIGNMENT, student_id=student)
-        app = SkippingAutograde(coursedir=coursedir, config=config)
+        app = SkippingAutograde(coursedir=coursedir, config=config, force=True, create_student=True)
         app.skip = frozenset(unreadable | no_tests)
-        app.force = True
-        app.create_student = True
         outcome, errors = _autograde(app)
         log = outcome.get("log", "") + outcome.get("error", "")
         graded = bool(outcome["success"])
@@ -531,7 +528,10 @@ def record_refused(
         db_path = scratch / "gradebook.db"
         shutil.copyfile(template_db, db_path)
         carry_extension(class_db_path(root), db_path, ASSIGNMENT, student)
-        _add_submission(db_path, student, _timestamp(copy))
+        when = {"timestamp": stamp} if (stamp := _timestamp(copy)) else {}
+        with Gradebook(f"sqlite:///{db_path}") as gb:  # every notebook submitted, none scored
+            gb.update_or_create_student(student)
+            gb.update_or_create_submission(ASSIGNMENT, student, **when)
         if kept:
             ok, log = _sanitize(root, scratch / "submitted", db_path, student)
             kept = kept if ok else []
@@ -578,14 +578,6 @@ def _timestamp(copy: Path) -> datetime.datetime | None:
         return None
 
 
-def _add_submission(db_path: Path, student: str, timestamp: datetime.datetime | None) -> None:
-    """The student and a submission of every notebook of the assignment, nothing scored."""
-    when = {"timestamp": timestamp} if timestamp else {}
-    with Gradebook(f"sqlite:///{db_path}") as gb:
-        gb.update_or_create_student(student)
-        gb.update_or_create_submission(ASSIGNMENT, student, **when)
-
-
 # What nbgrader does to a refused submission's notebooks after its sanitizing steps (outputs
 # cleared, locked cells restored): the course's markup guard, and nothing that runs or scores.
 _RECORD_ONLY = [
@@ -606,9 +598,7 @@ def _sanitize(root: Path, submitted: Path, db_path: Path, student: str) -> tuple
     config.Autograde.autograde_preprocessors = list(_RECORD_ONLY)
     config.MarkupAsText.course_root = str(root)
     coursedir = CourseDirectory(config=config, assignment_id=ASSIGNMENT, student_id=student)
-    app = Autograde(coursedir=coursedir, config=config)
-    app.force = True
-    app.create_student = True
+    app = Autograde(coursedir=coursedir, config=config, force=True, create_student=True)
     outcome = capture_log(app)
     return bool(outcome["success"]), outcome.get("log", "") + outcome.get("error", "")
 
@@ -634,29 +624,22 @@ def _json_lines(record: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in record.read_text().splitlines() if line.strip()]
 
 
-def read_only_url(db_path: Path) -> str:
-    """An SQLAlchemy URL that opens the SQLite file ``db_path`` read-only (and never makes it)."""
-    return f"sqlite:///file:{quote(str(db_path))}?mode=ro&uri=true"
-
-
 def write_pages(course_root: Path, student: str) -> str | None:
     """``student``'s feedback pages, by nbgrader's ``GenerateFeedback`` with the course's
     ``nbgrader_config.py`` (``course_config``), as ``nbgrader generate_feedback bpe --force``
     writes them for each student; None, or one line saying why not (nbgrader then removed
     what it had written of them, as it does). The gradebook is opened read-only: call
-    ``feedback.gradebook_ready_for_readers`` once first."""
-    from nbgrader.converters import GenerateFeedback
-    from nbgrader.coursedir import CourseDirectory
-
+    ``on_dask.gradebook_ready_for_readers`` once first."""
     config = course_config(course_root)
     if "root" not in config.CourseDirectory:  # nbgrader's default: the folder it runs in
         config.CourseDirectory.root = str(course_root)
-    config.CourseDirectory.db_url = read_only_url(class_db_path(course_root))
+    # Read-only, and never made: an SQLite URI through SQLAlchemy.
+    db_path = quote(str(class_db_path(course_root)))
+    config.CourseDirectory.db_url = f"sqlite:///file:{db_path}?mode=ro&uri=true"
     # The student id is a glob to nbgrader: this student's folder alone.
     only = glob.escape(student)
     coursedir = CourseDirectory(config=config, assignment_id=ASSIGNMENT, student_id=only)
-    converter = GenerateFeedback(coursedir=coursedir, config=config)
-    converter.force = True
+    converter = GenerateFeedback(coursedir=coursedir, config=config, force=True)
     try:
         outcome, errors = _autograde(converter)
     except Exception as error:  # a bug of ours or nbgrader's: this student, not the class

@@ -7,14 +7,11 @@ programs with the course's certificate in ``<course>/.dask-tls/``). Before anyon
 process may import from a folder another account can write, and each worker must start a
 grading kernel (``why_cannot_grade``). ``grade_on_cluster`` submits each student with the run's
 configuration as data of the task, and calls back here with each result, so the caller stays
-the gradebook's one writer. ``feedback_task`` writes one student's feedback pages as a task on
-the same cluster: ``feedback`` (``make feedback``) finds every graded student, gives the
-gradebook the row nbgrader's readers look for (``gradebook_ready_for_readers``), and hands
-the students out, the largest first (``open_cluster(..., feedback=True)``: its workers proved
-only to import nothing from a folder another account can write, since feedback runs no
-student code), or writes them here with ``--in-process``; whose pages could not be written
-is said with why. Grading's own code (nbgrader, nbclient) is imported by the function that
-first needs it, so the feedback command's own process never loads it.
+the gradebook's one writer. ``feedback`` (``make feedback``) writes every graded student's
+feedback pages the same way, one ``feedback_task`` each (its workers proved only to import
+nothing from a folder another account can write, since feedback runs no student code), or
+here with ``--in-process``. Grading's own code (nbgrader, nbclient) is imported by the
+function that first needs it, so the feedback command's own process never loads it.
 
 >>> failed("ada", "the grading worker died").problems
 (Problem(kind='not_graded', notebook='', detail='the grading worker died'),)
@@ -22,9 +19,9 @@ first needs it, so the feedback command's own process never loads it.
 But: it writes no grade and judges nothing (feedback's one write is the row nbgrader's
 readers need), and a page is nbgrader's ``GenerateFeedback`` output, byte for byte. A task
 whose worker dies is run again (up to Dask's ``allowed-failures``; then the student is not
-graded). Workers must see the course
-folder at the same path. The certificate guards the connection, not the machines: whoever
-reads ``.dask-tls/`` (root, the instructor) can use the cluster.
+graded). Workers must see the course folder at the same path. The certificate guards the
+connection, not the machines: whoever reads ``.dask-tls/`` (root, the instructor) can use the
+cluster.
 """
 
 from __future__ import annotations
@@ -46,6 +43,7 @@ import uuid
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 from urllib.parse import quote
@@ -55,6 +53,7 @@ from distributed import Client, Future, LocalCluster, WorkerPlugin, as_completed
 from distributed.comm.addressing import parse_address, parse_host_port
 from distributed.scheduler import KilledWorker
 from distributed.security import Security
+from traitlets.config import Config
 
 from autograder.course import ASSIGNMENT, CODE_ROOT, RECORDS, class_db_path, course_config
 from autograder.grading.options import GradingOptions
@@ -64,8 +63,6 @@ from autograder.sandbox.kernels import KERNEL_PROCESSES, give_kernels, jail_kern
 from autograder.sandbox.trusted_paths import refusal, refuse_untrusted, untrusted_entries
 
 if TYPE_CHECKING:
-    from traitlets.config import Config
-
     from autograder.grading.gradebook_rows import StudentResult
 
 DEFAULT_PORT = 8786
@@ -206,7 +203,6 @@ def why_cannot_grade(course_root: Path, process: str, settings: Config | None = 
     over them; by default its own defaults)."""
     import nbformat
     from nbclient import NotebookClient
-    from traitlets.config import Config
 
     from autograder.plugins.guarded_execute import SandboxKernelManager
 
@@ -215,8 +211,7 @@ def why_cannot_grade(course_root: Path, process: str, settings: Config | None = 
         return refusal(process, lines)
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(PROBE)])
     with student_home("probe") as home, bwrap.process_cap("probe", KERNEL_PROCESSES) as cap:
-        config = Config()
-        config.merge(settings or Config())
+        config = Config(settings or {})
         give_kernels(config, home)
         jailed = jail_kernels(course_root, "probe", ASSIGNMENT, config, home, cap)
         client = NotebookClient(
@@ -270,7 +265,8 @@ class WorkerCannotGradeError(RuntimeError):
     """This worker failed its setup's proof that it can grade; the message says why."""
 
 
-_SETUP_PROBLEM: list[str] = []  # why this worker process cannot grade, once set up
+# Why this worker process cannot run a plugin's tasks, by the plugin's name, once set up.
+_PROBLEMS: dict[str, str | None] = {}
 
 
 def ready_to_grade(options: GradingOptions, process: str) -> str | None:
@@ -286,9 +282,8 @@ def ready_to_grade(options: GradingOptions, process: str) -> str | None:
 
 @dataclass
 class GradingWorker(WorkerPlugin):
-    """Once per worker process: quiet logs and, on a local cluster, the kernels' chatter
-    sent to ``log_path``; then ``ready_to_grade``, whose failure every later task of this
-    worker reports."""
+    """Once per worker process: ``_quiet``, then ``ready_to_grade``, whose failure every later
+    task of this worker reports."""
 
     options: GradingOptions
     log_path: str | None = None
@@ -296,8 +291,7 @@ class GradingWorker(WorkerPlugin):
 
     def setup(self, worker: Any) -> None:
         _quiet(self.log_path)
-        problem = ready_to_grade(self.options, f"the Dask worker {worker.address}")
-        _SETUP_PROBLEM[:] = [problem] if problem else []
+        _PROBLEMS[self.name] = ready_to_grade(self.options, f"the Dask worker {worker.address}")
 
 
 def _quiet(log_path: str | None) -> None:
@@ -311,19 +305,15 @@ def _quiet(log_path: str | None) -> None:
         os.close(log)
 
 
-def setup_problem() -> str | None:
-    """Why this worker cannot grade, or None (run on every worker by the client)."""
-    return _SETUP_PROBLEM[0] if _SETUP_PROBLEM else None
-
-
-_FEEDBACK_PROBLEM: list[str] = []  # why this worker process cannot write feedback
+def setup_problem(plugin: str) -> str | None:
+    """Why this worker cannot run ``plugin``'s tasks, or None; the client runs it on each."""
+    return _PROBLEMS.get(plugin)
 
 
 @dataclass
 class FeedbackWorker(WorkerPlugin):
-    """Once per worker process: quiet logs (on a local cluster, stderr sent to ``log_path``),
-    and whether it imports from a folder another account can write (a grading worker's own
-    proof, ``GradingWorker``, stays as it was)."""
+    """Once per worker process: ``_quiet``, and whether it imports from a folder another
+    account can write (a grading worker's own proof, ``GradingWorker``, stays as it was)."""
 
     log_path: str | None = None
     name = "bpe-feedback-worker"
@@ -332,21 +322,16 @@ class FeedbackWorker(WorkerPlugin):
         _quiet(self.log_path)
         logging.getLogger().setLevel(logging.CRITICAL)
         lines = untrusted_entries()
-        problem = refusal(f"the Dask worker {worker.address}", lines) if lines else None
-        _FEEDBACK_PROBLEM[:] = [problem] if problem else []
-
-
-def feedback_problem() -> str | None:
-    """Why this worker cannot write feedback, or None (run on every worker by the client)."""
-    return _FEEDBACK_PROBLEM[0] if _FEEDBACK_PROBLEM else None
+        why = refusal(f"the Dask worker {worker.address}", lines) if lines else None
+        _PROBLEMS[self.name] = why
 
 
 def feedback_task(course_root: Path, student: str) -> str | None:
     """``write_pages`` in a worker: None, or why the student has no feedback."""
     from autograder.grading.grade_one import write_pages
 
-    if _FEEDBACK_PROBLEM:
-        raise WorkerCannotGradeError(_FEEDBACK_PROBLEM[0])
+    if why := _PROBLEMS.get(FeedbackWorker.name):
+        raise WorkerCannotGradeError(why)
     return write_pages(course_root, student)
 
 
@@ -354,8 +339,8 @@ def grade_task(options: GradingOptions, student: str, template_db: Path) -> Stud
     """``grade_submission`` in a worker, unless the worker could not prove it can grade."""
     from autograder.grading.grade_one import grade_submission
 
-    if _SETUP_PROBLEM:
-        raise WorkerCannotGradeError(_SETUP_PROBLEM[0])
+    if why := _PROBLEMS.get(GradingWorker.name):
+        raise WorkerCannotGradeError(why)
     return grade_submission(options, student, template_db)
 
 
@@ -420,12 +405,9 @@ def open_cluster(
             client = _local_client(stack, options.jobs, log_path)
         stack.callback(client.close)
         local_log = str(log_path) if log_path and not options.scheduler else None
-        if feedback:
-            _register(client, FeedbackWorker(local_log))
-            refuse_unready(client, feedback_problem)
-        else:
-            _register(client, GradingWorker(options, local_log))
-            refuse_unready(client)
+        plugin = FeedbackWorker(local_log) if feedback else GradingWorker(options, local_log)
+        _register(client, plugin)
+        refuse_unready(client, plugin.name)
         yield client
 
 
@@ -470,10 +452,10 @@ def _register(client: Client, plugin: WorkerPlugin) -> None:
             time.sleep(1)
 
 
-def refuse_unready(client: Client, problem: Callable[[], str | None] = setup_problem) -> None:
+def refuse_unready(client: Client, plugin: str) -> None:
     """Stop before anyone is graded when the scheduler, a nanny or a worker imports from a
-    folder another account can write, or a worker failed its setup's proof (``problem``, run
-    on each worker: by default, that it can grade)."""
+    folder another account can write, or a worker failed the setup's proof of ``plugin``
+    (``setup_problem``)."""
     try:
         lines = client.run_on_scheduler(untrusted_entries)
     except Exception as error:  # it cannot import the course's grading code
@@ -490,7 +472,7 @@ def refuse_unready(client: Client, problem: Callable[[], str | None] = setup_pro
                 problems.append(lines)
             elif lines:
                 problems.append(refusal(f"the Dask nanny {address}", lines))
-    problems += [why for why in _answers(client, problem).values() if why]
+    problems += [why for why in _answers(client, partial(setup_problem, plugin)).values() if why]
     if problems:
         raise SystemExit("\n".join(dict.fromkeys(problems)))
 
@@ -510,10 +492,16 @@ def _answers(client: Client, function: Callable[[], Any], nanny: bool = False) -
     return {k: v for k, v in answers.items() if not isinstance(v, OSError)}
 
 
-def blind_workers(client: Client, course_root: Path, folder: str = "submitted") -> list[str]:
-    """The workers that do not see ``course_root/folder`` at the same path."""
+def refuse_blind(client: Client, course_root: Path, folder: str, nothing_done: str) -> None:
+    """Stop when a worker does not see ``course_root/folder`` at the same path."""
     seen = client.run(os.path.isdir, str(course_root / folder))
-    return sorted(address for address, ok in seen.items() if not ok)
+    blind = sorted(address for address, ok in seen.items() if not ok)
+    if blind:
+        raise SystemExit(
+            f"{len(blind)} Dask worker(s) do not see {course_root / folder} "
+            f"({', '.join(blind[:3])}): the course folder must be at the same path on "
+            f"every worker's machine. {nothing_done}"
+        )
 
 
 def grade_on_cluster(
@@ -555,21 +543,9 @@ def result_of(future: Future[StudentResult], student: str) -> StudentResult:
         return failed(student, why, f"{trace}{future.traceback() or ''}")
 
 
-# The class's feedback pages (make feedback): every graded student, one task each on the
-# grading cluster (feedback_task), the largest first, or here one after another. This
-# process loads no nbgrader for it: the workers do, so the command's own start stays short.
 # What nbgrader's GetGrades opens the gradebook with (``Gradebook(db_url)``): its default
 # course, which it adds, uncommitted, when the gradebook lacks it.
 NBGRADER_DEFAULT_COURSE = "default_course"
-
-
-def graded_students(course_root: Path, assignment: str = ASSIGNMENT) -> list[str]:
-    """Every student with a folder ``autograded/<student>/<assignment>``, sorted: whom
-    nbgrader's generate_feedback gives pages."""
-    autograded = course_root / "autograded"
-    if not autograded.is_dir():
-        return []
-    return sorted(p.name for p in autograded.iterdir() if (p / assignment).is_dir())
 
 
 def gradebook_ready_for_readers(course_root: Path) -> None:
@@ -596,7 +572,10 @@ def feedback(options: GradingOptions) -> int:
     start = time.perf_counter()
     course_root = options.course_root
     refuse_untrusted("the feedback process")
-    students = graded_students(course_root)
+    # Whom nbgrader's generate_feedback gives pages: each autograded/<student>/<assignment>.
+    autograded = course_root / "autograded"
+    found = autograded.iterdir() if autograded.is_dir() else ()
+    students = sorted(p.name for p in found if (p / ASSIGNMENT).is_dir())
     if not students:
         print(f"no feedback to write: no folder autograded/<student>/{ASSIGNMENT} in {course_root}")
         return 0
@@ -619,16 +598,14 @@ def feedback(options: GradingOptions) -> int:
 
 
 def _write_all(options: GradingOptions, students: list[str]) -> dict[str, str]:
-    """Each student's pages, with a progress bar: whose could not be written, and why."""
+    """Each student's pages, with a progress bar: whose could not be written, and why. On
+    Dask, one task each, the largest first (``largest_first``)."""
     from tqdm import tqdm
 
     course_root = options.course_root
     failed: dict[str, str] = {}
-    with contextlib.ExitStack() as stack:
-        bar = tqdm(
-            total=len(students), unit="student", disable=not options.progress, file=sys.stderr
-        )
-        stack.callback(bar.close)
+    bar = tqdm(total=len(students), unit="student", disable=not options.progress, file=sys.stderr)
+    with bar, contextlib.ExitStack() as stack:
 
         def on_result(student: str, why: str | None) -> None:
             if why:
@@ -643,14 +620,16 @@ def _write_all(options: GradingOptions, students: list[str]) -> dict[str, str]:
             return failed
         log_path = course_root / RECORDS / "workers.log"
         client = stack.enter_context(open_cluster(options, log_path, feedback=True))
-        blind = blind_workers(client, course_root, "autograded")
-        if blind:
-            raise SystemExit(
-                f"{len(blind)} Dask worker(s) do not see {course_root / 'autograded'} "
-                f"({', '.join(blind[:3])}): the course folder must be at the same path on "
-                "every worker's machine. No feedback was written."
-            )
-        feedback_on_cluster(client, course_root, students, on_result)
+        refuse_blind(client, course_root, "autograded", "No feedback was written.")
+        run = uuid.uuid4().hex[:8]  # keys unique on a cluster that other runs share
+        futures = {
+            client.submit(feedback_task, course_root, s, key=f"feedback-{s}-{run}"): s
+            for s in largest_first(course_root, students)
+        }
+        stack.callback(client.cancel, list(futures))
+        for future in as_completed(futures, loop=client.loop):
+            on_result(futures[future], _why_not(future))
+            future.release()
     return failed
 
 
@@ -669,28 +648,6 @@ def largest_first(course_root: Path, students: list[str]) -> list[str]:
 
     weights = {student: weight(student) for student in students}
     return sorted(students, key=lambda student: (-weights[student], student))
-
-
-def feedback_on_cluster(
-    client: Client,
-    course_root: Path,
-    students: list[str],
-    on_result: Callable[[str, str | None], None],
-) -> None:
-    """Write each student's feedback pages as one task, the largest first
-    (``largest_first``); ``on_result(student, why)`` runs here once per student as they
-    finish (``why``: None, or why they have no pages)."""
-    run = uuid.uuid4().hex[:8]  # keys unique on a cluster that other runs share
-    futures = {
-        client.submit(feedback_task, course_root, s, key=f"feedback-{s}-{run}"): s
-        for s in largest_first(course_root, students)
-    }
-    try:
-        for future in as_completed(futures, loop=client.loop):
-            on_result(futures[future], _why_not(future))
-            future.release()
-    finally:
-        client.cancel(list(futures))
 
 
 def _why_not(future: Future[str | None]) -> str | None:
