@@ -103,6 +103,17 @@ def class_db_path(course_root: Path) -> Path:
     return Path(url.removeprefix("sqlite:///"))
 
 
+def sqlite_uri(path: Path, read_only: bool = False) -> str:
+    """``path`` as the URI ``sqlite3.connect(..., uri=True)`` opens, read-only (and never made)
+    if asked; a ``?``, ``#`` or ``%`` in a folder's name stays part of the path.
+
+    >>> sqlite_uri(Path("/srv/CS #2/gradebook.db"), read_only=True)
+    'file:///srv/CS%20%232/gradebook.db?mode=ro'
+    """
+    uri = path.resolve().as_uri()
+    return f"{uri}?mode=ro" if read_only else uri
+
+
 def find_students(course_root: Path, assignment: str = ASSIGNMENT) -> list[str]:
     """Every student with a folder ``submitted/<student>/<assignment>``, sorted."""
     submitted = course_root / "submitted"

@@ -548,3 +548,25 @@ def test_an_entry_dated_ahead_by_its_files_clock_still_settles(root: Path) -> No
     os.utime(stamp, (ahead, ahead))
     time.sleep(1.1)  # older than settle_seconds by its ctime, which no account can set
     assert look(service(root, settle_seconds=1))[name][0] == QUEUED
+
+
+def test_a_course_folder_named_with_a_hash_keeps_its_queue_and_gradebook_inside(
+    tmp_path: Path, empty_gradebook: Path
+) -> None:
+    """SQLite reads a ``file:`` URI's ``#`` as the start of a fragment: the service's queue
+    and the gradebook the class check reads must still be the course's own files, not a file
+    cut off at the ``#`` beside the course folder."""
+    root = tmp_path / "CS 101 #2 50%"
+    root.mkdir()
+    shutil.copy(ROOT / "nbgrader_config.py", root)
+    shutil.copy(empty_gradebook, root / "gradebook.db")
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}", COURSE_ID) as gradebook:
+        gradebook.add_student("ada")
+    assert grade_class._gradebook_ids(root) == ["ada"]
+    store = Store(root / "queue.db")
+    store.add("ada+bpe+2026-12-06 10:00:00.000000 UTC", "ada", os.geteuid(), QUEUED)
+    store.close()
+    reread = Store(root / "queue.db", read_only=True)
+    assert [entry.student for entry in reread.entries(QUEUED)] == ["ada"]
+    reread.close()
+    assert [path.name for path in tmp_path.iterdir()] == [root.name]

@@ -51,6 +51,7 @@ from autograder.course import (
     VERDICTS_RECORD,
     class_db_path,
     find_students,
+    sqlite_uri,
     term_secret,
 )
 from autograder.grading.grade_one import scratch_root
@@ -78,7 +79,7 @@ def _gradebook_ids(course_root: Path) -> list[str]:
     path = class_db_path(course_root)
     if not path.exists():
         return []
-    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+    with sqlite3.connect(sqlite_uri(path, read_only=True), uri=True) as db:
         known = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'student'").fetchone()
         return [row[0] for row in db.execute("SELECT id FROM student")] if known else []
 

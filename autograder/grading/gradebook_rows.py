@@ -28,6 +28,7 @@ from typing import Any
 
 from nbgrader.api import Gradebook, MissingEntry, SubmittedNotebook
 
+from autograder.course import sqlite_uri
 from autograder.problems import NOT_GRADED_KIND, Problem
 
 Rows = dict[str, dict[str, Any]]  # table -> {"columns": [...], "rows": [[...], ...]}
@@ -136,7 +137,7 @@ def carry_extension(class_db: Path, private_db: Path, assignment: str, student: 
     one, keeps it. Copied as stored: both files are nbgrader's schema."""
     if not class_db.is_file():
         return
-    url = f"{class_db.resolve().as_uri()}?mode=ro"
+    url = sqlite_uri(class_db, read_only=True)
     with contextlib.closing(sqlite3.connect(url, uri=True, timeout=MERGE_WAIT_SECONDS)) as db:
         found = db.execute(_EXTENSION, (assignment, student)).fetchone()
     if found is None or found[0] is None:

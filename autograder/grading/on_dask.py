@@ -46,7 +46,6 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
-from urllib.parse import quote
 
 import dask
 from distributed import Client, Future, LocalCluster, WorkerPlugin, as_completed
@@ -55,7 +54,14 @@ from distributed.scheduler import KilledWorker
 from distributed.security import Security
 from traitlets.config import Config
 
-from autograder.course import ASSIGNMENT, CODE_ROOT, RECORDS, class_db_path, course_config
+from autograder.course import (
+    ASSIGNMENT,
+    CODE_ROOT,
+    RECORDS,
+    class_db_path,
+    course_config,
+    sqlite_uri,
+)
 from autograder.grading.options import GradingOptions
 from autograder.problems import NOT_GRADED_KIND, Problem, printable
 from autograder.sandbox import bwrap
@@ -554,7 +560,7 @@ def gradebook_ready_for_readers(course_root: Path) -> None:
     ``write_pages``): nbgrader's ``Gradebook`` adds that row whenever it opens a gradebook
     without it, which a read-only connection would refuse."""
     db_path = class_db_path(course_root)
-    with sqlite3.connect(f"file:{quote(str(db_path))}?mode=ro", uri=True) as db:
+    with sqlite3.connect(sqlite_uri(db_path, read_only=True), uri=True) as db:
         known = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'course'").fetchone()
         row = "SELECT 1 FROM course WHERE id = ?"
         if known and db.execute(row, (NBGRADER_DEFAULT_COURSE,)).fetchone():

@@ -72,7 +72,14 @@ from traitlets import Enum, Float, Instance, Integer
 from traitlets.config import Config, Configurable
 from traitlets.config.loader import PyFileConfigLoader
 
-from autograder.course import ASSIGNMENT, CODE_ROOT, RECORDS, class_db_path, course_config
+from autograder.course import (
+    ASSIGNMENT,
+    CODE_ROOT,
+    RECORDS,
+    class_db_path,
+    course_config,
+    sqlite_uri,
+)
 from autograder.grading.grade_class import (
     merge_result,
     notebooks_missing,
@@ -184,7 +191,7 @@ class Store:
     """Where each entry stands, in SQLite; this service is its one writer."""
 
     def __init__(self, path: Path, read_only: bool = False) -> None:
-        uri = f"file:{path}?mode=ro" if read_only else f"file:{path}"
+        uri = sqlite_uri(path, read_only)
         self.db = sqlite3.connect(uri, uri=True, timeout=30, isolation_level=None)
         if not read_only:
             self.db.execute(
