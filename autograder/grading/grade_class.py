@@ -69,7 +69,7 @@ from autograder.problems import printable
 from autograder.reports import summary
 from autograder.reports.export_grades import course_version
 from autograder.reports.safe_csv import replacing, write_csv
-from autograder.reports.summary import UNGRADED, given_score
+from autograder.reports.summary import UNGRADED, given_score, total
 from autograder.roster import read_roster, why_not_a_student
 from autograder.sandbox import bwrap
 from autograder.sandbox.trusted_paths import refuse_untrusted
@@ -381,13 +381,6 @@ def snapshot(course_root: Path, assignment: str = ASSIGNMENT) -> Snapshot:
             }
             for submission in submissions
         }
-
-
-def total(cells: dict[str, float | None]) -> float | None:
-    """A student's total, or None while any cell waits for a score (never a partial sum)."""
-    if any(score is None for score in cells.values()):
-        return None
-    return sum(score for score in cells.values() if score is not None)
 
 
 def changes(before: Snapshot, after: Snapshot) -> list[Change]:

@@ -80,14 +80,19 @@ class StudentRow:
 
     @property
     def total(self) -> float | None:
-        if any(score is None for score in self.scores.values()):
-            return None
-        return sum(s for s in self.scores.values() if s is not None)
+        return total(self.scores)
 
     @property
     def late(self) -> str:
         """'late by …' when submitted after the due date, else ''."""
         return late_words(self.seconds_late)
+
+
+def total(scores: dict[str, float | None]) -> float | None:
+    """The sum of ``scores``, or None while any waits for a score (never a partial sum)."""
+    if any(score is None for score in scores.values()):
+        return None
+    return sum(score for score in scores.values() if score is not None)
 
 
 def given_score(grade: Any) -> float | None:
