@@ -105,7 +105,7 @@ def _tls_address(text: str) -> str:
     return text
 
 
-# --jobs, of every command that runs on grading's cluster.
+# A count of worker processes: --jobs of grading's cluster (and worker's --nworkers).
 JOBS: dict[str, Any] = {
     "type": _count("worker processes"),
     "default": os.cpu_count() or 1,
@@ -342,12 +342,7 @@ def _scheduler_options(scheduler: argparse.ArgumentParser) -> None:
 
 def _worker_options(worker: argparse.ArgumentParser) -> None:
     worker.add_argument("address", type=_tls_address, help="the scheduler, tls://HOST:PORT")
-    worker.add_argument(
-        "--nworkers",
-        type=_count("worker processes"),
-        default=os.cpu_count() or 1,
-        help="worker processes (default: one a core)",
-    )
+    worker.add_argument("--nworkers", **JOBS | {"help": "worker processes (default: one a core)"})
 
 
 # Each command's own options (a command missing here takes only --root).
