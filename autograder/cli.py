@@ -51,11 +51,16 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n(`{self.prog} --help` lists what it takes)\n")
 
 
-def _settings_file(text: str) -> Path:
-    path = Path(text).resolve()
-    if not path.is_file():
-        raise argparse.ArgumentTypeError(f"no settings file {path}: give an nbgrader_config.py")
-    return path
+def _file(what: str, hint: str) -> Callable[[str], Path]:
+    """A type for the path of an existing file, refused as ``no <what> <path>: <hint>``."""
+
+    def read(text: str) -> Path:
+        path = Path(text).resolve()
+        if not path.is_file():
+            raise argparse.ArgumentTypeError(f"no {what} {path}: {hint}")
+        return path
+
+    return read
 
 
 def _count(what: str) -> Callable[[str], int]:
@@ -73,24 +78,23 @@ def _count(what: str) -> Callable[[str], int]:
     return read
 
 
-def _memory(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of GB") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{value:g} GB: give 0 (no limit) or more")
-    return value
+def _number(unit: str, refused: Callable[[float], bool], hint: str) -> Callable[[str], float]:
+    """A type for a number of ``unit``; a value ``refused`` is answered with ``hint``."""
+
+    def read(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number of {unit}") from None
+        if refused(value):
+            raise argparse.ArgumentTypeError(f"{value:g} {unit}: {hint}")
+        return value
+
+    return read
 
 
-def _threshold(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of spreads") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"{value:g} spreads: give a number above 0")
-    return value
+_memory = _number("GB", lambda value: value < 0, "give 0 (no limit) or more")
+_threshold = _number("spreads", lambda value: not value > 0, "give a number above 0")
 
 
 def _tls_address(text: str) -> str:
@@ -101,25 +105,18 @@ def _tls_address(text: str) -> str:
     return text
 
 
-def _canvas_export(text: str) -> Path:
-    path = Path(text).resolve()
-    if not path.is_file():
-        raise argparse.ArgumentTypeError(
-            f"no file {path}: download the gradebook from Canvas (Grades, Export) and give "
-            "that file's path"
-        )
-    return path
+# A count of worker processes: --jobs of grading's cluster (and worker's --nworkers).
+JOBS: dict[str, Any] = {
+    "type": _count("worker processes"),
+    "default": os.cpu_count() or 1,
+    "help": "worker processes of the local cluster (default: one a core)",
+}
 
 
 def _grading(parser: argparse.ArgumentParser, some_students: bool = True) -> None:
     """How to grade: the options ``grade``, ``regrade`` and ``serve`` share (the first two
     with ``--student``)."""
-    parser.add_argument(
-        "--jobs",
-        type=_count("worker processes"),
-        default=os.cpu_count() or 1,
-        help="worker processes of the local cluster (default: one a core)",
-    )
+    parser.add_argument("--jobs", **JOBS)
     if some_students:
         parser.add_argument(
             "--student", action="append", help="grade only this student (give it again for more)"
@@ -172,12 +169,7 @@ def _where(parser: argparse.ArgumentParser, work: str) -> None:
 
 def _cluster(parser: argparse.ArgumentParser, work: str) -> None:
     """The flags of a command that runs one task per student on grading's cluster."""
-    parser.add_argument(
-        "--jobs",
-        type=_count("worker processes"),
-        default=os.cpu_count() or 1,
-        help="worker processes of the local cluster (default: one a core)",
-    )
+    parser.add_argument("--jobs", **JOBS)
     _where(parser, work)
 
 
@@ -276,7 +268,7 @@ def _serve_options(serve: argparse.ArgumentParser) -> None:
     )
     serve.add_argument(
         "--config",
-        type=_settings_file,
+        type=_file("settings file", "give an nbgrader_config.py"),
         action="append",
         default=[],
         metavar="FILE",
@@ -288,7 +280,10 @@ def _serve_options(serve: argparse.ArgumentParser) -> None:
 def _canvas_options(canvas: argparse.ArgumentParser) -> None:
     from autograder.reports.canvas import OUT
 
-    canvas.add_argument("export", type=_canvas_export, help="the CSV from Canvas's Grades, Export")
+    download = "download the gradebook from Canvas (Grades, Export) and give that file's path"
+    canvas.add_argument(
+        "export", type=_file("file", download), help="the CSV from Canvas's Grades, Export"
+    )
     _lms(canvas, OUT)
     canvas.add_argument("--column", help="the assignment's column, as row 1 names it")
     canvas.add_argument(
@@ -347,12 +342,7 @@ def _scheduler_options(scheduler: argparse.ArgumentParser) -> None:
 
 def _worker_options(worker: argparse.ArgumentParser) -> None:
     worker.add_argument("address", type=_tls_address, help="the scheduler, tls://HOST:PORT")
-    worker.add_argument(
-        "--nworkers",
-        type=_count("worker processes"),
-        default=os.cpu_count() or 1,
-        help="worker processes (default: one a core)",
-    )
+    worker.add_argument("--nworkers", **JOBS | {"help": "worker processes (default: one a core)"})
 
 
 # Each command's own options (a command missing here takes only --root).

@@ -148,14 +148,6 @@ def seconds_late(
     return 0.0
 
 
-def nbgrader_lateness(gradebook: Gradebook, assignment_id: str) -> dict[str, float]:
-    """Each student in the gradebook with a submission of ``assignment_id``, and how late it
-    is: nbgrader's own ``total_seconds_late``, read for the whole class at once (asking
-    ``seconds_late`` once a student made a list of 1,000 take seconds)."""
-    rows = gradebook.assignment_submissions(assignment_id)
-    return {row.student_id: float(row.total_seconds_late) for row in rows}
-
-
 def stopped_students(course_root: Path) -> set[str]:
     """The students whose newest grading stopped for a reason not theirs."""
     path = course_root / RESULTS_RECORD
@@ -185,7 +177,10 @@ class LateAPI(NbGraderAPI):
                     continue
                 name, student = record["name"], record["student"]
                 if name not in known:
-                    known[name] = nbgrader_lateness(gradebook, name)
+                    # nbgrader's own figure for the whole class at once: asking seconds_late
+                    # once a student made a list of 1,000 take seconds.
+                    rows = gradebook.assignment_submissions(name)
+                    known[name] = {row.student_id: float(row.total_seconds_late) for row in rows}
                 if student in known[name]:
                     seconds = known[name][student]
                 else:  # not in the gradebook: its timestamp.txt against the due date

@@ -203,9 +203,8 @@ class StudentPaths(routing.Matcher):
         if found is None:
             return None
         path = next(group for group in found.groups() if group is not None)
-        if any(is_student_path(self.settings, spelled) for spelled in spellings(path)):
-            return {}
-        return None
+        student = any(is_student_path(self.settings, spelled) for spelled in spellings(path))
+        return {} if student else None
 
 
 def refuse(handler: web.RequestHandler) -> None:
