@@ -114,6 +114,15 @@ def sqlite_uri(path: Path, read_only: bool = False) -> str:
     return f"{uri}?mode=ro" if read_only else uri
 
 
+def read_only_db_url(path: Path) -> str:
+    """An nbgrader ``db_url`` that opens the SQLite file ``path`` read-only, never making it:
+    ``sqlite_uri``'s address, escaped once more for SQLAlchemy, which decodes it once."""
+    from sqlalchemy.engine import URL
+
+    query = {"mode": "ro", "uri": "true"}
+    return URL.create("sqlite", database=sqlite_uri(path), query=query).render_as_string()
+
+
 def find_students(course_root: Path, assignment: str = ASSIGNMENT) -> list[str]:
     """Every student with a folder ``submitted/<student>/<assignment>``, sorted."""
     submitted = course_root / "submitted"

@@ -32,13 +32,14 @@ import time
 from pathlib import Path
 
 import pytest
-from nbgrader.api import Gradebook
+from nbgrader.api import Gradebook, InvalidEntry
 from traitlets.config import Config
 
-from autograder.course import course_config
+from autograder.course import course_config, read_only_db_url
 from autograder.grading import grade_class, gradebook_rows
 from autograder.grading import service as grading_service
 from autograder.grading.gradebook_rows import StudentResult, student_rows
+from autograder.grading.on_dask import gradebook_ready_for_readers
 from autograder.grading.options import GradingOptions
 from autograder.grading.service import (
     GRADING,
@@ -569,4 +570,10 @@ def test_a_course_folder_named_with_a_hash_keeps_its_queue_and_gradebook_inside(
     reread = Store(root / "queue.db", read_only=True)
     assert [entry.student for entry in reread.entries(QUEUED)] == ["ada"]
     reread.close()
+    # The feedback pages' gradebook (write_pages), through SQLAlchemy: read, never written.
+    gradebook_ready_for_readers(root)
+    with Gradebook(read_only_db_url(root / "gradebook.db")) as gradebook:
+        assert [student.id for student in gradebook.students] == ["ada"]
+        with pytest.raises(InvalidEntry, match="readonly"):
+            gradebook.add_student("grace")
     assert [path.name for path in tmp_path.iterdir()] == [root.name]

@@ -32,7 +32,6 @@ import time
 import traceback
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import jsonschema
 import nbformat
@@ -42,7 +41,7 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.utils import capture_log, parse_utc
 from traitlets.config import Config
 
-from autograder.course import ASSIGNMENT, RECORDS, class_db_path, course_config
+from autograder.course import ASSIGNMENT, RECORDS, class_db_path, course_config, read_only_db_url
 from autograder.grading.gradebook_rows import (
     Rows,
     StudentResult,
@@ -633,9 +632,7 @@ def write_pages(course_root: Path, student: str) -> str | None:
     config = course_config(course_root)
     if "root" not in config.CourseDirectory:  # nbgrader's default: the folder it runs in
         config.CourseDirectory.root = str(course_root)
-    # Read-only, and never made: an SQLite URI through SQLAlchemy.
-    db_path = quote(str(class_db_path(course_root)))
-    config.CourseDirectory.db_url = f"sqlite:///file:{db_path}?mode=ro&uri=true"
+    config.CourseDirectory.db_url = read_only_db_url(class_db_path(course_root))
     # The student id is a glob to nbgrader: this student's folder alone.
     only = glob.escape(student)
     coursedir = CourseDirectory(config=config, assignment_id=ASSIGNMENT, student_id=only)
