@@ -279,10 +279,11 @@ def grade_class(options: GradingOptions, students: list[str] | None = None) -> l
     with contextlib.ExitStack() as stack:
         client, template = start_grading(options, stack)
         ready_template(course_root, template)
-        stack.callback(save_grading_results, course_root, results)  # even if a run stops
-        bar = stack.enter_context(
-            tqdm(total=len(students), unit="student", disable=not options.progress, file=sys.stderr)
+        bar = tqdm(
+            total=len(students), unit="student", disable=not options.progress, file=sys.stderr
         )
+        stack.callback(save_grading_results, course_root, results)  # even if a run stops
+        stack.enter_context(bar)
 
         def on_result(result: StudentResult) -> None:
             results.append(merge_result(course_root, result))

@@ -449,7 +449,8 @@ _RANDOM: dict[str, Callable[[random.Random], list[Case]]] = {
 }
 _EXAMPLES: dict[str, Callable[[], list[Case]]] = {"merge_and_update": _merge_and_update_examples}
 # One seed per exercise, so adding cases to one exercise leaves the others unchanged; a term's
-# secret (course.term_secret) replaces it, never a student's id (the module says why).
+# secret (course.term_secret) replaces it, so last term's cases buy nothing this term; never a
+# student's id (the module says why).
 _SEEDS = {name: 2024 + i for i, name in enumerate(EXERCISES)}
 
 
