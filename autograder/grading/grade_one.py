@@ -32,7 +32,6 @@ import time
 import traceback
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import jsonschema
 import nbformat
@@ -42,7 +41,7 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.utils import capture_log, parse_utc
 from traitlets.config import Config
 
-from autograder.course import ASSIGNMENT, RECORDS, class_db_path, course_config
+from autograder.course import ASSIGNMENT, RECORDS, class_db_path, course_config, sqlite_uri
 from autograder.grading.gradebook_rows import (
     Rows,
     StudentResult,
@@ -634,8 +633,8 @@ def write_pages(course_root: Path, student: str) -> str | None:
     if "root" not in config.CourseDirectory:  # nbgrader's default: the folder it runs in
         config.CourseDirectory.root = str(course_root)
     # Read-only, and never made: an SQLite URI through SQLAlchemy.
-    db_path = quote(str(class_db_path(course_root)))
-    config.CourseDirectory.db_url = f"sqlite:///file:{db_path}?mode=ro&uri=true"
+    read_only = sqlite_uri(class_db_path(course_root), read_only=True)
+    config.CourseDirectory.db_url = f"sqlite:///{read_only}&uri=true"
     # The student id is a glob to nbgrader: this student's folder alone.
     only = glob.escape(student)
     coursedir = CourseDirectory(config=config, assignment_id=ASSIGNMENT, student_id=only)
