@@ -867,14 +867,14 @@ def held_lines(entry: Entry, per_hour: int, until: float, left: int) -> list[str
     ]
 
 
-def superseded_lines(entry: Entry, newer: datetime.datetime | None) -> list[str]:
+def superseded_lines(entry: Entry, newer: datetime.datetime) -> list[str]:
     """The page telling a student their held submission gave way to a newer one."""
-    when = "" if newer is None else f" (made at {submitted_text(newer.isoformat())})"
+    when = submitted_text(newer.isoformat())
     return [
         "This submission will not be graded",
         f"Your submission of {ASSIGNMENT} made at {submitted_text(entry.copy_stamp)} was "
-        f"waiting to be graded. You have submitted a newer one since{when}, which is graded "
-        "in its place: fetch feedback again once it is graded.",
+        f"waiting to be graded. You have submitted a newer one since (made at {when}), which "
+        "is graded in its place: fetch feedback again once it is graded.",
     ]
 
 
