@@ -225,8 +225,7 @@ def start_grading(
         if problem:
             raise SystemExit(problem)
     else:
-        log_path = course_root / RECORDS / "workers.log"
-        client = stack.enter_context(open_cluster(options, log_path))
+        client = stack.enter_context(open_cluster(options, course_root / RECORDS / "workers.log"))
         refuse_blind(client, course_root, "submitted", "Nothing was graded.")
     # Every student meets these same cases. Checked once the cluster answers: a scheduler
     # that cannot be reached stops the run before anything (the term's secret) is written.
