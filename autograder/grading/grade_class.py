@@ -160,10 +160,10 @@ def save_grading_results(course_root: Path, results: list[StudentResult]) -> Non
         out.write(json.dumps(kept + fresh, indent=1))
 
 
-def notebooks_missing(course_root: Path, class_db: Path, assignment: str = ASSIGNMENT) -> list[str]:
+def notebooks_missing(course_root: Path, class_db: Path) -> list[str]:
     """The notebooks of ``source/<assignment>/`` that the gradebook does not hold (all, when
     it knows only the assignment's name, as ``nbgrader db assignment add`` leaves it)."""
-    masters = sorted(p.stem for p in (course_root / "source" / assignment).glob("*.ipynb"))
+    masters = sorted(p.stem for p in (course_root / "source" / ASSIGNMENT).glob("*.ipynb"))
     if not class_db.exists():
         return masters
     with sqlite3.connect(class_db) as db:  # a file that holds no gradebook yet is not made one
@@ -171,7 +171,7 @@ def notebooks_missing(course_root: Path, class_db: Path, assignment: str = ASSIG
             return masters
     with Gradebook(f"sqlite:///{class_db}") as gradebook:
         try:
-            held = {notebook.name for notebook in gradebook.find_assignment(assignment).notebooks}
+            held = {notebook.name for notebook in gradebook.find_assignment(ASSIGNMENT).notebooks}
         except MissingEntry:
             return masters
     return [name for name in masters if name not in held]
@@ -225,8 +225,7 @@ def start_grading(
         if problem:
             raise SystemExit(problem)
     else:
-        log_path = course_root / RECORDS / "workers.log"
-        client = stack.enter_context(open_cluster(options, log_path))
+        client = stack.enter_context(open_cluster(options, course_root / RECORDS / "workers.log"))
         refuse_blind(client, course_root, "submitted", "Nothing was graded.")
     # Every student meets these same cases. Checked once the cluster answers: a scheduler
     # that cannot be reached stops the run before anything (the term's secret) is written.
@@ -240,9 +239,8 @@ def start_grading(
 
 def ready_template(course_root: Path, template: Path) -> None:
     """Make ``template`` (``start_grading``'s): the class gradebook without its students, once
-    it holds every notebook of the assignment (else generate_assignment runs, which keeps a
-    due date already set). (The grading service makes its own at its first grading, and
-    never generates the assignment: ``Service.assignment_ready``.)"""
+    it holds every notebook of the assignment (else generate_assignment runs). The grading
+    service makes its own, never generating the assignment (``Service.assignment_ready``)."""
     class_db = class_db_path(course_root)
     missing = notebooks_missing(course_root, class_db)
     if missing:
@@ -367,13 +365,13 @@ class Change:
         return None if self.before is None or self.after is None else self.after - self.before
 
 
-def snapshot(course_root: Path, assignment: str = ASSIGNMENT) -> Snapshot:
-    """Every student's score on every test cell of ``assignment``, as the gradebook holds it."""
+def snapshot(course_root: Path) -> Snapshot:
+    """Every student's score on every test cell of the assignment, as the gradebook holds it."""
     db = class_db_path(course_root)
     if not db.exists():
         return {}
     with Gradebook(f"sqlite:///{db}") as gb:
-        submissions = sorted(gb.assignment_submissions(assignment), key=lambda s: s.student_id)
+        submissions = sorted(gb.assignment_submissions(ASSIGNMENT), key=lambda s: s.student_id)
         return {
             submission.student_id: {
                 grade.name: given_score(grade)

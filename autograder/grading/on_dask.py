@@ -652,8 +652,7 @@ def largest_first(course_root: Path, students: list[str]) -> list[str]:
         except OSError:  # gone meanwhile: its task says why
             return 0
 
-    weights = {student: weight(student) for student in students}
-    return sorted(students, key=lambda student: (-weights[student], student))
+    return sorted(students, key=lambda student: (-weight(student), student))
 
 
 def _why_not(future: Future[str | None]) -> str | None:

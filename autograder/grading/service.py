@@ -305,16 +305,14 @@ class Store:
         """Entries in any of ``states`` (all, with none), oldest first, then by name."""
         query = (
             "SELECT name, student, account, state, reason, seen, copy_stamp, gradings FROM entry"
+            " WHERE 1"
         )
-        where, values = [], []
+        values = list(states)
         if states:
-            where.append(f"state IN ({', '.join('?' * len(states))})")
-            values += list(states)
+            query += f" AND state IN ({', '.join('?' * len(states))})"
         if student is not None:
-            where.append("student = ?")
+            query += " AND student = ?"
             values.append(student)
-        if where:
-            query += " WHERE " + " AND ".join(where)
         return [Entry(*row) for row in self.db.execute(query + " ORDER BY seen, name", values)]
 
     def left_out(self, student: str) -> frozenset[str]:
@@ -581,8 +579,7 @@ class Service:
             except OSError:  # removed since the collect copied it: taken at the next look
                 return
             self.store.add(chosen, student, account, WAITING)
-        current = self.store.entries(student=student)
-        chosen_entry = next(e for e in current if e.name == chosen)
+        chosen_entry = next(e for e in self.store.entries(student=student) if e.name == chosen)
         # submitted/ holds it now: graded, even if refused before (dated ahead of the clock then).
         if chosen_entry.state in (WAITING, SUPERSEDED, REFUSED):
             for older in self.store.entries(QUEUED, HELD, student=student):
@@ -798,8 +795,7 @@ class Service:
     def idle(self) -> bool:
         """Nothing waits, is queued or grading, and no feedback waits to be released (held
         entries may still wait for their hour: ``done``)."""
-        busy = self.running or self.store.entries(*IN_FLIGHT) or self.store.feedback_pending()
-        return not busy
+        return not (self.running or self.store.entries(*IN_FLIGHT) or self.store.feedback_pending())
 
     def done(self) -> bool:
         """Idle, and no entry held for its hour either: nothing left to do at all."""
@@ -871,14 +867,14 @@ def held_lines(entry: Entry, per_hour: int, until: float, left: int) -> list[str
     ]
 
 
-def superseded_lines(entry: Entry, newer: datetime.datetime | None) -> list[str]:
+def superseded_lines(entry: Entry, newer: datetime.datetime) -> list[str]:
     """The page telling a student their held submission gave way to a newer one."""
-    when = "" if newer is None else f" (made at {submitted_text(newer.isoformat())})"
+    when = submitted_text(newer.isoformat())
     return [
         "This submission will not be graded",
         f"Your submission of {ASSIGNMENT} made at {submitted_text(entry.copy_stamp)} was "
-        f"waiting to be graded. You have submitted a newer one since{when}, which is graded "
-        "in its place: fetch feedback again once it is graded.",
+        f"waiting to be graded. You have submitted a newer one since (made at {when}), which "
+        "is graded in its place: fetch feedback again once it is graded.",
     ]
 
 
