@@ -17,7 +17,7 @@ comma := ,
 JOBS ?= $(shell nproc)
 WIDGET_PORT ?= 8866
 # Instructors' tools import solutions/ and autograder/ from the course root, never installed.
-GRADING := PYTHONPATH=$(CURDIR) $(BIN)/python
+GRADING := PYTHONPATH="$(CURDIR)" $(BIN)/python
 
 .PHONY: help venv lab test lint format notebooks bench clean clean-class widget autograde scheduler worker check-class \
   feedback export export-nbgrader canvas moodle similarity check student-bundle mutants regrade solutions release-solutions hub hub-venv \
@@ -195,7 +195,7 @@ regrade: venv  ## after fixing a test (edit source/bpe/, make notebooks): regrad
 	$(GRADING) -m autograder regrade --jobs $(JOBS) $(if $(FULL),,--lean) $(if $(SCHEDULER),--scheduler $(SCHEDULER),) $(if $(UNCONFINED),--unconfined,)
 
 # nbgrader runs `alembic` from PATH; the feedback preprocessor lives in autograder/.
-NBGRADER := PATH="$(CURDIR)/$(BIN):$$PATH" PYTHONPATH=$(CURDIR) $(BIN)/nbgrader
+NBGRADER := PATH="$(CURDIR)/$(BIN):$$PATH" PYTHONPATH="$(CURDIR)" $(BIN)/nbgrader
 
 feedback: venv  ## write feedback/<student>/bpe/*.html from autograded/ (hidden tests and checker tracebacks removed), a task per student on a local Dask cluster of JOBS workers (SCHEDULER=tls://host:8786: grading's cluster)
 	$(GRADING) -m autograder feedback --jobs $(JOBS) $(if $(SCHEDULER),--scheduler $(SCHEDULER),)
