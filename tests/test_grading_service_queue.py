@@ -30,13 +30,14 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from nbgrader.api import Gradebook, InvalidEntry
 from traitlets.config import Config
 
 from autograder.course import course_config, read_only_db_url
-from autograder.grading import grade_class, gradebook_rows
+from autograder.grading import grade_class, grade_one, gradebook_rows
 from autograder.grading import service as grading_service
 from autograder.grading.gradebook_rows import StudentResult, student_rows
 from autograder.grading.on_dask import gradebook_ready_for_readers
@@ -552,7 +553,7 @@ def test_an_entry_dated_ahead_by_its_files_clock_still_settles(root: Path) -> No
 
 
 def test_a_course_folder_named_with_a_hash_keeps_its_queue_and_gradebook_inside(
-    tmp_path: Path, empty_gradebook: Path
+    tmp_path: Path, empty_gradebook: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """SQLite reads a ``file:`` URI's ``#`` as the start of a fragment: the service's queue
     and the gradebook the class check reads must still be the course's own files, not a file
@@ -577,3 +578,14 @@ def test_a_course_folder_named_with_a_hash_keeps_its_queue_and_gradebook_inside(
         with pytest.raises(InvalidEntry, match="readonly"):
             gradebook.add_student("grace")
     assert [path.name for path in tmp_path.iterdir()] == [root.name]
+    # ... and it is the address make feedback's pages are written with.
+    addresses = []
+
+    def recorded(**kwargs: Any) -> None:
+        addresses.append(kwargs["config"].CourseDirectory.db_url)
+        raise RuntimeError("recorded")
+
+    monkeypatch.setattr(grade_one, "CourseDirectory", recorded)
+    with pytest.raises(RuntimeError, match="recorded"):
+        grade_one.write_pages(root, "ada")
+    assert addresses == [read_only_db_url(root / "gradebook.db")]
