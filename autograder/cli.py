@@ -19,6 +19,7 @@ can write is on the path comes before this module loads, in ``__main__`` (gradin
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from collections.abc import Callable
@@ -93,7 +94,8 @@ def _number(unit: str, refused: Callable[[float], bool], hint: str) -> Callable[
     return read
 
 
-_memory = _number("GB", lambda value: value < 0, "give 0 (no limit) or more")
+# Not a number, or infinite, would mean no limit (or a crash) where the flag asks for one.
+_memory = _number("GB", lambda value: not 0 <= value < math.inf, "give 0 (no limit) or more")
 _threshold = _number("spreads", lambda value: not value > 0, "give a number above 0")
 
 

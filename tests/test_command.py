@@ -74,6 +74,8 @@ def test_each_command_says_what_it_takes(name: str, capsys: pytest.CaptureFixtur
         (["regrade", "--jobs", "two"], "'two' is not a whole number of worker processes"),
         (["feedback", "--jobs", "0"], "argument --jobs: 0 worker processes: give 1 or more"),
         (["grade", "--memory-gb", "-1"], "-1 GB: give 0 (no limit) or more"),
+        (["grade", "--judge-memory-gb", "nan"], "nan GB: give 0 (no limit) or more"),
+        (["serve", "--memory-gb", "inf"], "inf GB: give 0 (no limit) or more"),
         (["canvas", "no-such-export.csv"], "download the gradebook from Canvas"),
         (["worker", "127.0.0.1:8786"], "must start with tls:// (got '127.0.0.1:8786')"),
         (["moodle", "--identifier", "name"], "argument --identifier: invalid choice: 'name'"),
