@@ -1,8 +1,9 @@
 """The bottom layer of the grading code: the course's facts and where its files live.
 
 One place for the assignment's name, its five exercises, the parts of the demonstration
-engine an answer may not use, the records a grading run leaves, a student's status, and the
-reading of the course's ``nbgrader_config.py`` (``course_config``).
+engine an answer may not use, the records a grading run leaves, a student's status, the
+reading of the course's ``nbgrader_config.py`` (``course_config``), and the addresses its
+SQLite files are opened by (``sqlite_uri``, ``read_only_db_url``).
 
 But: it reads no notebook and grades nothing; every other module of ``autograder`` may
 import it, and it imports none of them.
