@@ -35,6 +35,7 @@ c.JupyterHub.hub_ip = "127.0.0.1"
 c.JupyterHub.hub_port = settings["hub_port"]
 c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{settings['proxy_api_port']}"
 c.ConfigurableHTTPProxy.command = [settings["proxy"]]
+c.ConfigurableHTTPProxy.pid_file = settings["proxy_pid_file"]
 c.JupyterHub.db_url = "sqlite:///" + os.path.join(settings["state"], "jupyterhub.sqlite")
 c.JupyterHub.cookie_secret_file = os.path.join(settings["state"], "jupyterhub_cookie_secret")
 c.JupyterHub.pid_file = os.path.join(settings["state"], "jupyterhub.pid")

@@ -118,6 +118,11 @@ class HubFolder:
     def settings(self) -> Path:
         return self.state / "settings.json"
 
+    @property
+    def proxy_pid(self) -> Path:
+        """Where JupyterHub writes its proxy's id while the proxy runs."""
+        return self.state / "jupyterhub-proxy.pid"
+
 
 def course_settings(course_root: Path) -> tuple[str, str]:
     """The course id and the gradebook's URL that the course's own ``nbgrader_config.py``

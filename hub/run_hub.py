@@ -4,12 +4,12 @@
 
 JupyterHub also runs the grading service as the instructor (``hub.grading_service``;
 ``--grading-service off``: none), its output in the hub's log. It prints the address and each
-account's name and password, then waits. Ctrl-C (or SIGTERM)
-stops the hub, which stops every server and the proxy; anything an account still runs after
-that (a kernel someone detached) is ended by its id, and the command checks that nothing of
-the hub is left. Accounts, homes, the exchange and the course stay for the next start
-(``python -m hub.take_down`` asks, exports the grades, then deletes all of it). It records the
-class in its venv (``hub.classes``), so a venv two classes share outlives the first take-down.
+account's name and password, then waits. Ctrl-C (or SIGTERM) stops the hub, which stops every
+server and signals the proxy; the command waits for the proxy, ends by its id anything an
+account still runs after that (a kernel someone detached), and checks that nothing of the hub
+is left. Accounts, homes, the exchange and the course stay for the next start (``python -m
+hub.take_down`` asks, exports the grades, then deletes all of it). It records the class in its
+venv (``hub.classes``), so a venv two classes share outlives the first take-down.
 
 But: one class a command (a second class is a second ``make hub`` with its own prefix, folder
 and port), plain HTTP on 127.0.0.1 by default (``--ip 0.0.0.0`` serves a
@@ -92,6 +92,7 @@ def prepare(args: argparse.Namespace) -> dict:
         "hub_port": args.hub_port or free_port(),
         "proxy_api_port": args.proxy_api_port or free_port(),
         "proxy": str(PROXY),
+        "proxy_pid_file": str(folder.proxy_pid),
         "venv": str(args.venv),
         "state": str(folder.state),
         "exchange": str(folder.exchange),
@@ -116,9 +117,37 @@ def hub_answers(url: str) -> bool:
         return False
 
 
-def stop(process: subprocess.Popen, uids: set[int]) -> list[int]:
-    """Stop the hub (it stops the servers and the proxy), then end, by id, whatever the
-    class's accounts still run. Returns the ids found left over."""
+def proxy_of(folder: layout.HubFolder) -> int | None:
+    """The id of the proxy this hub started, from JupyterHub's pid file, or None."""
+    try:
+        pid = int(folder.proxy_pid.read_text())
+        command = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except (OSError, ValueError):
+        return None
+    return pid if os.fsencode(PROXY) in command.split(b"\0") else None  # not a reused id
+
+
+def running(pid: int) -> bool:
+    """Whether ``pid`` runs: an ended process nobody has reaped yet holds no port."""
+    try:
+        status = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return status.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+
+
+def wait_for_end(pid: int, seconds: float) -> bool:
+    """Wait up to ``seconds`` for ``pid`` to end; whether it did."""
+    deadline = time.monotonic() + seconds
+    while running(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return not running(pid)
+
+
+def stop(process: subprocess.Popen, uids: set[int], proxy: int | None) -> list[int]:
+    """Stop the hub (it stops the servers and asks the proxy to stop), wait for the proxy
+    (``proxy``: its id), then end, by id, whatever the class's accounts still run. Returns the
+    ids found left over."""
     if process.poll() is None:
         process.send_signal(signal.SIGTERM)
         try:
@@ -126,8 +155,12 @@ def stop(process: subprocess.Popen, uids: set[int]) -> list[int]:
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
-    with contextlib.suppress(ProcessLookupError):  # the proxy, if the hub left it
+    with contextlib.suppress(ProcessLookupError):  # anything else the hub left in its group
         os.killpg(process.pid, signal.SIGKILL)
+    if proxy is not None and not wait_for_end(proxy, 10):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(proxy, signal.SIGKILL)
+        wait_for_end(proxy, 5)
     return accounts.stop_processes(uids)
 
 
@@ -213,20 +246,26 @@ def main(argv: list[str] | None = None) -> int:
         while started and not stopping and process.poll() is None:
             time.sleep(0.3)
     finally:
-        stopped = shut_down(process, uids)
+        stopped = shut_down(process, uids, folder)
         log.close()
     return 0 if started and stopped else 1
 
 
-def shut_down(process: subprocess.Popen, uids: set[int]) -> bool:
+def shut_down(process: subprocess.Popen, uids: set[int], folder: layout.HubFolder) -> bool:
     """Stop everything and say whether anything is left."""
     print("stopping the hub ...", flush=True)
-    left = stop(process, uids)
+    # JupyterHub starts the proxy in a session of its own, signals it without waiting for it
+    # and deletes its pid file: learn its id first, or the proxy may outlive this command.
+    proxy = proxy_of(folder)
+    left = stop(process, uids, proxy)
     if left:
         print(f"ended {len(left)} process(es) the accounts still ran: {left}")
     still = accounts.processes_of(uids)
-    if still or process.poll() is None:
-        print(f"could not stop: the hub {process.pid}, the accounts' {still}", flush=True)
+    if still or process.poll() is None or (proxy is not None and running(proxy)):
+        print(
+            f"could not stop: the hub {process.pid}, the proxy {proxy}, the accounts' {still}",
+            flush=True,
+        )
         return False
     print("stopped: no server, kernel or proxy of the hub is running", flush=True)
     return True

@@ -42,6 +42,7 @@ def hub_settings(tmp_path: Path, switch: str) -> dict:
         "hub_port": 8081,
         "proxy_api_port": 8001,
         "proxy": "/nonexistent/configurable-http-proxy",
+        "proxy_pid_file": str(tmp_path / "state" / "jupyterhub-proxy.pid"),
         "venv": sys.prefix,
         "state": str(tmp_path / "state"),
         "exchange": str(tmp_path / "exchange"),
