@@ -62,7 +62,7 @@ import pytest
 from course_fixtures.catalogue import CORRECT, WRONG
 from course_fixtures.scratch_course import SCRATCH_SECRET
 from course_fixtures.synthetic import answer_cells
-from hub import accounts, classes
+from hub import accounts, classes, layout, run_hub
 from hub.preflight import why_not
 from hub.roles import role_environment
 from tests import test_browser as lab
@@ -955,6 +955,8 @@ def test_a_second_submission_replaces_the_first_only_when_collected(hub: Hub) ->
 
 def test_ctrl_c_stops_the_hub_and_leaves_nothing_running(hub: Hub) -> None:
     assert accounts.processes_of(prefixed_uids()), "the class's servers should be running now"
+    proxy = run_hub.proxy_of(layout.HubFolder(hub.root))
+    assert proxy is not None, "JupyterHub's pid file should name the proxy it started"
     os.killpg(hub.process.pid, signal.SIGINT)  # Ctrl-C: the terminal signals make and its child
     hub.process.wait(timeout=90)
     said = hub.output.read_text()
@@ -965,6 +967,7 @@ def test_ctrl_c_stops_the_hub_and_leaves_nothing_running(hub: Hub) -> None:
     log = (hub.root / "state" / "jupyterhub.log").read_text()
     assert "JupyterHub is now running" in log and "Starting service" not in log, log[-2000:]
     assert accounts.processes_of(prefixed_uids()) == []
+    assert not run_hub.running(proxy)  # JupyterHub only signals it; make hub waits for it
     for port in (
         hub.settings["hub_port"],
         hub.settings["proxy_api_port"],
