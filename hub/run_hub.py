@@ -117,31 +117,31 @@ def hub_answers(url: str) -> bool:
         return False
 
 
+def is_proxy(pid: int) -> bool:
+    """Whether ``pid`` runs this checkout's proxy: an ended one has no command line even before
+    it is reaped, and an id the system gave to another program has another."""
+    try:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+    return os.fsencode(PROXY) in command.split(b"\0")
+
+
 def proxy_of(folder: layout.HubFolder) -> int | None:
     """The id of the proxy this hub started, from JupyterHub's pid file, or None."""
     try:
         pid = int(folder.proxy_pid.read_text())
-        command = Path(f"/proc/{pid}/cmdline").read_bytes()
     except (OSError, ValueError):
         return None
-    return pid if os.fsencode(PROXY) in command.split(b"\0") else None  # not a reused id
-
-
-def running(pid: int) -> bool:
-    """Whether ``pid`` runs: an ended process nobody has reaped yet holds no port."""
-    try:
-        status = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return status.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    return pid if is_proxy(pid) else None
 
 
 def wait_for_end(pid: int, seconds: float) -> bool:
-    """Wait up to ``seconds`` for ``pid`` to end; whether it did."""
+    """Wait up to ``seconds`` for the proxy ``pid`` to end; whether it did."""
     deadline = time.monotonic() + seconds
-    while running(pid) and time.monotonic() < deadline:
+    while is_proxy(pid) and time.monotonic() < deadline:
         time.sleep(0.1)
-    return not running(pid)
+    return not is_proxy(pid)
 
 
 def stop(process: subprocess.Popen, uids: set[int], proxy: int | None) -> list[int]:
@@ -261,7 +261,7 @@ def shut_down(process: subprocess.Popen, uids: set[int], folder: layout.HubFolde
     if left:
         print(f"ended {len(left)} process(es) the accounts still ran: {left}")
     still = accounts.processes_of(uids)
-    if still or process.poll() is None or (proxy is not None and running(proxy)):
+    if still or process.poll() is None or (proxy is not None and is_proxy(proxy)):
         print(
             f"could not stop: the hub {process.pid}, the proxy {proxy}, the accounts' {still}",
             flush=True,

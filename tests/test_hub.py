@@ -967,7 +967,7 @@ def test_ctrl_c_stops_the_hub_and_leaves_nothing_running(hub: Hub) -> None:
     log = (hub.root / "state" / "jupyterhub.log").read_text()
     assert "JupyterHub is now running" in log and "Starting service" not in log, log[-2000:]
     assert accounts.processes_of(prefixed_uids()) == []
-    assert not run_hub.running(proxy)  # JupyterHub only signals it; make hub waits for it
+    assert not run_hub.is_proxy(proxy)  # JupyterHub only signals it; make hub waits for it
     for port in (
         hub.settings["hub_port"],
         hub.settings["proxy_api_port"],

@@ -8,6 +8,7 @@ neither root nor JupyterHub (tests/test_hub.py stops the real one).
 
 from __future__ import annotations
 
+import os
 import signal
 import socket
 import subprocess
@@ -80,9 +81,9 @@ def hub(tmp_path: Path) -> Iterator[tuple[subprocess.Popen, int, layout.HubFolde
     try:
         yield process, port, folder
     finally:
-        for pid in (process.pid, proxy):
-            if run_hub.running(pid):
-                run_hub.os.kill(pid, signal.SIGKILL)
+        if run_hub.is_proxy(proxy):
+            os.kill(proxy, signal.SIGKILL)
+        process.kill()
         process.wait()
 
 
@@ -92,7 +93,7 @@ def test_the_stop_returns_only_when_the_proxy_has_closed_its_port(hub) -> None:
     assert proxy is not None and answers(port)
     assert run_hub.shut_down(process, set(), folder)
     assert not answers(port), "the proxy still listens after the hub said it stopped"
-    assert not run_hub.running(proxy)
+    assert not run_hub.is_proxy(proxy)
 
 
 def test_a_pid_file_naming_another_program_names_no_proxy(tmp_path: Path) -> None:
