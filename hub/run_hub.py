@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -35,6 +36,7 @@ from hub.preflight import why_not
 REPO = Path(__file__).resolve().parent.parent
 PROXY = REPO / "hub" / "node_modules" / ".bin" / "configurable-http-proxy"
 CONFIG = REPO / "hub" / "jupyterhub_config.py"
+PROXY_GRACE = 10.0  # seconds the proxy has to close its ports before it is killed
 
 
 def free_port() -> int:
@@ -117,37 +119,49 @@ def hub_answers(url: str) -> bool:
         return False
 
 
-def is_proxy(pid: int) -> bool:
-    """Whether ``pid`` runs this checkout's proxy: an ended one has no command line even before
-    it is reaped, and an id the system gave to another program has another."""
+def proxies_serving(api_port: int) -> list[int]:
+    """The ids of the running proxies of this checkout whose API port is ``api_port``: the
+    hub's own, or the one a hub that was killed outright left behind."""
+    ours = b"\0" + os.fsencode(PROXY) + b"\0"
+    port = b"\0--api-port\0%d\0" % api_port
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:  # an ended process has no command line, even before it is reaped
+            command = (entry / "cmdline").read_bytes() if entry.name.isdigit() else b""
+        except OSError:
+            continue
+        if ours in command and port in command:
+            found.append(int(entry.name))
+    return found
+
+
+def end_proxy(pid: int, api_port: int) -> None:
+    """SIGTERM the proxy ``pid`` (again, if the hub did), give it ``PROXY_GRACE`` s to close
+    its ports, then SIGKILL it. A pidfd holds the process itself, so no signal can reach a
+    program that the system later gives the same id."""
     try:
-        command = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return False
-    return os.fsencode(PROXY) in command.split(b"\0")
-
-
-def proxy_of(folder: layout.HubFolder) -> int | None:
-    """The id of the proxy this hub started, from JupyterHub's pid file, or None."""
+        handle = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return
     try:
-        pid = int(folder.proxy_pid.read_text())
-    except (OSError, ValueError):
-        return None
-    return pid if is_proxy(pid) else None
+        if pid not in proxies_serving(api_port):  # it ended before the pidfd held it
+            return
+        ended = select.poll()
+        ended.register(handle, select.POLLIN)  # readable once every thread has exited
+        for sig, seconds in ((signal.SIGTERM, PROXY_GRACE), (signal.SIGKILL, 5.0)):
+            with contextlib.suppress(ProcessLookupError):  # it ended since: poll says so
+                signal.pidfd_send_signal(handle, sig)
+            if ended.poll(seconds * 1000):
+                return
+    finally:
+        os.close(handle)
 
 
-def wait_for_end(pid: int, seconds: float) -> bool:
-    """Wait up to ``seconds`` for the proxy ``pid`` to end; whether it did."""
-    deadline = time.monotonic() + seconds
-    while is_proxy(pid) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    return not is_proxy(pid)
-
-
-def stop(process: subprocess.Popen, uids: set[int], proxy: int | None) -> list[int]:
-    """Stop the hub (it stops the servers and asks the proxy to stop), wait for the proxy
-    (``proxy``: its id), then end, by id, whatever the class's accounts still run. Returns the
-    ids found left over."""
+def stop(
+    process: subprocess.Popen, uids: set[int], folder: layout.HubFolder, api_port: int
+) -> list[int]:
+    """Stop the hub (it stops the servers and signals the proxy), end its proxy, then end, by
+    id, whatever the class's accounts still run. Returns the ids found left over."""
     if process.poll() is None:
         process.send_signal(signal.SIGTERM)
         try:
@@ -157,10 +171,14 @@ def stop(process: subprocess.Popen, uids: set[int], proxy: int | None) -> list[i
             process.wait()
     with contextlib.suppress(ProcessLookupError):  # anything else the hub left in its group
         os.killpg(process.pid, signal.SIGKILL)
-    if proxy is not None and not wait_for_end(proxy, 10):
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(proxy, signal.SIGKILL)
-        wait_for_end(proxy, 5)
+    # JupyterHub starts the proxy in a session of its own and signals it without waiting;
+    # a hub killed outright does not even signal it.
+    for pid in proxies_serving(api_port):
+        end_proxy(pid, api_port)
+    if not proxies_serving(api_port):
+        # A hub killed outright leaves the pid file, and its next start would signal
+        # whatever then holds that id.
+        folder.proxy_pid.unlink(missing_ok=True)
     return accounts.stop_processes(uids)
 
 
@@ -246,26 +264,27 @@ def main(argv: list[str] | None = None) -> int:
         while started and not stopping and process.poll() is None:
             time.sleep(0.3)
     finally:
-        stopped = shut_down(process, uids, folder)
+        stopped = shut_down(process, uids, folder, settings["proxy_api_port"])
         log.close()
     return 0 if started and stopped else 1
 
 
-def shut_down(process: subprocess.Popen, uids: set[int], folder: layout.HubFolder) -> bool:
+def shut_down(
+    process: subprocess.Popen, uids: set[int], folder: layout.HubFolder, api_port: int
+) -> bool:
     """Stop everything and say whether anything is left."""
     print("stopping the hub ...", flush=True)
-    # JupyterHub starts the proxy in a session of its own, signals it without waiting for it
-    # and deletes its pid file: learn its id first, or the proxy may outlive this command.
-    proxy = proxy_of(folder)
-    left = stop(process, uids, proxy)
+    left = stop(process, uids, folder, api_port)
     if left:
         print(f"ended {len(left)} process(es) the accounts still ran: {left}")
-    still = accounts.processes_of(uids)
-    if still or process.poll() is None or (proxy is not None and is_proxy(proxy)):
-        print(
-            f"could not stop: the hub {process.pid}, the proxy {proxy}, the accounts' {still}",
-            flush=True,
-        )
+    still = {
+        "the hub": [process.pid] if process.poll() is None else [],
+        "the proxy": proxies_serving(api_port),
+        "the accounts": accounts.processes_of(uids),
+    }
+    if any(still.values()):
+        named = ", ".join(f"{what} {pids}" for what, pids in still.items() if pids)
+        print(f"could not stop: {named}", flush=True)
         return False
     print("stopped: no server, kernel or proxy of the hub is running", flush=True)
     return True

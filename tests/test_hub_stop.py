@@ -1,13 +1,15 @@
-"""``make hub``'s stop waits for the proxy, which JupyterHub only asks to stop.
+"""``make hub``'s stop ends the hub's proxy, which JupyterHub only signals, and nothing else.
 
 JupyterHub starts configurable-http-proxy in a session of its own, and on its way out signals
-it, deletes its pid file and exits without waiting. A stand-in hub here does the same with a
-stand-in proxy that takes a moment to close its port, so the test is deterministic and needs
-neither root nor JupyterHub (tests/test_hub.py stops the real one).
+it, deletes its pid file and exits without waiting; a hub killed outright does none of that.
+A stand-in hub here does the same with stand-in proxies that take their time over SIGTERM or
+ignore it, so each case happens every time, without root or JupyterHub (tests/test_hub.py
+stops the real one).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -15,52 +17,62 @@ import subprocess
 import sys
 import textwrap
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from hub import layout, run_hub
 
-# Listens, says its port, and on SIGTERM holds the port a while longer before it exits.
-SLOW_PROXY = textwrap.dedent(
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(sys.platform != "linux", reason="make hub runs on Linux alone"),
+]
+
+# A proxy's command line as JupyterHub gives it; it listens on its API port, then on SIGTERM
+# holds the port 1.5 s longer ("slow") or goes on as if nothing happened ("stubborn").
+PROXY = textwrap.dedent(
     """
     import signal, socket, sys, time
     server = socket.socket()
-    server.bind(("127.0.0.1", 0))
+    server.bind(("127.0.0.1", int(sys.argv[3])))
     server.listen()
-    def end(signum, frame):
+    def slow(signum, frame):
         time.sleep(1.5)
         sys.exit(0)
-    signal.signal(signal.SIGTERM, end)
-    print(server.getsockname()[1], flush=True)
+    signal.signal(signal.SIGTERM, slow if sys.argv[4] == "slow" else signal.SIG_IGN)
+    print("ready", flush=True)
     while True:
         time.sleep(0.1)
     """
 )
 
-# What JupyterHub does with its proxy: a session of its own, a pid file; on SIGTERM, signal
-# the proxy, delete the file and exit at once.
+# What JupyterHub does with its proxy: a session of its own and a pid file; on SIGTERM it
+# signals the proxy, deletes the file and exits at once.
 HUB = textwrap.dedent(
     """
-    import os, signal, subprocess, sys, time
-    pid_file, proxy_code, proxy_path = sys.argv[1:]
-    proxy = subprocess.Popen(
-        [sys.executable, "-c", proxy_code, proxy_path], start_new_session=True,
-        stdout=subprocess.PIPE, text=True,
+    import json, os, subprocess, sys, time, signal
+    proxy = json.loads(os.environ["STAND_IN_PROXY"])  # not in argv, where it would look a proxy
+    process = subprocess.Popen(
+        [sys.executable, "-c", *proxy], start_new_session=True, stdout=subprocess.PIPE
     )
-    port = proxy.stdout.readline().strip()
-    with open(pid_file, "w") as file:
-        file.write(str(proxy.pid))
+    process.stdout.readline()
+    with open(sys.argv[1], "w") as file:
+        file.write(str(process.pid))
     def end(signum, frame):
-        proxy.terminate()
-        os.remove(pid_file)
+        process.terminate()
+        os.remove(sys.argv[1])
         os._exit(0)
     signal.signal(signal.SIGTERM, end)
-    print(port, flush=True)
+    print("ready", flush=True)
     while True:
         time.sleep(0.1)
     """
 )
+
+
+def proxy_command(api_port: int, manner: str) -> list[str]:
+    return [PROXY, str(run_hub.PROXY), "--api-port", str(api_port), manner]
 
 
 def answers(port: int) -> bool:
@@ -68,43 +80,74 @@ def answers(port: int) -> bool:
         return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
-@pytest.fixture
-def hub(tmp_path: Path) -> Iterator[tuple[subprocess.Popen, int, layout.HubFolder]]:
+@dataclass
+class Class:
+    hub: subprocess.Popen
+    folder: layout.HubFolder
+    api_port: int
+    other_port: int  # another class's proxy, from the same checkout
+
+
+def start_class(tmp_path: Path, manner: str) -> Class:
     folder = layout.HubFolder(tmp_path)
     folder.state.mkdir()
-    process = subprocess.Popen(
-        [sys.executable, "-c", HUB, str(folder.proxy_pid), SLOW_PROXY, str(run_hub.PROXY)],
-        stdout=subprocess.PIPE, text=True, start_new_session=True,
+    api_port, other_port = run_hub.free_port(), run_hub.free_port()
+    other = subprocess.Popen(
+        [sys.executable, "-c", *proxy_command(other_port, "slow")],
+        start_new_session=True, stdout=subprocess.PIPE,
     )  # fmt: skip
-    port = int(process.stdout.readline())
-    proxy = int(folder.proxy_pid.read_text())
-    try:
-        yield process, port, folder
-    finally:
-        if run_hub.is_proxy(proxy):
-            os.kill(proxy, signal.SIGKILL)
-        process.kill()
-        process.wait()
+    hub = subprocess.Popen(
+        [sys.executable, "-c", HUB, str(folder.proxy_pid)], start_new_session=True,
+        stdout=subprocess.PIPE,
+        env=dict(os.environ, STAND_IN_PROXY=json.dumps(proxy_command(api_port, manner))),
+    )  # fmt: skip
+    for process in (other, hub):
+        assert process.stdout.readline() == b"ready\n"
+        process.stdout.close()
+    return Class(hub, folder, api_port, other_port)
 
 
-def test_the_stop_returns_only_when_the_proxy_has_closed_its_port(hub) -> None:
-    process, port, folder = hub
-    proxy = run_hub.proxy_of(folder)
-    assert proxy is not None and answers(port)
-    assert run_hub.shut_down(process, set(), folder)
-    assert not answers(port), "the proxy still listens after the hub said it stopped"
-    assert not run_hub.is_proxy(proxy)
+@pytest.fixture
+def start(tmp_path: Path) -> Iterator:
+    started: list[Class] = []
+
+    def starter(manner: str) -> Class:
+        started.append(start_class(tmp_path, manner))
+        return started[-1]
+
+    yield starter
+    for one in started:
+        for pid in run_hub.proxies_serving(one.api_port) + run_hub.proxies_serving(one.other_port):
+            os.kill(pid, signal.SIGKILL)
+        one.hub.kill()
+        one.hub.wait()
 
 
-def test_a_pid_file_naming_another_program_names_no_proxy(tmp_path: Path) -> None:
-    folder = layout.HubFolder(tmp_path)
-    folder.state.mkdir()
-    other = subprocess.Popen(["sleep", "60"])
-    try:
-        folder.proxy_pid.write_text(str(other.pid))
-        assert run_hub.proxy_of(folder) is None  # an id the system gave to something else
-        folder.proxy_pid.write_text("not a number")
-        assert run_hub.proxy_of(folder) is None
-    finally:
-        other.kill()
-        other.wait()
+def test_the_stop_returns_once_the_proxy_has_closed_its_port(start) -> None:
+    one = start("slow")
+    [proxy] = run_hub.proxies_serving(one.api_port)
+    assert int(one.folder.proxy_pid.read_text()) == proxy and answers(one.api_port)
+    assert run_hub.shut_down(one.hub, set(), one.folder, one.api_port)
+    assert not answers(one.api_port), "the proxy still listens after the hub said it stopped"
+    assert run_hub.proxies_serving(one.api_port) == []
+    assert answers(one.other_port), "another class's proxy was stopped too"
+
+
+def test_the_proxy_of_a_hub_killed_outright_is_ended_and_its_pid_file_removed(start) -> None:
+    one = start("slow")
+    one.hub.kill()  # no signal reaches the proxy and the pid file stays
+    one.hub.wait()
+    assert run_hub.proxies_serving(one.api_port) and one.folder.proxy_pid.exists()
+    assert run_hub.shut_down(one.hub, set(), one.folder, one.api_port)
+    assert not answers(one.api_port)
+    # JupyterHub's next start would signal whatever then held the id the file names.
+    assert not one.folder.proxy_pid.exists()
+    assert answers(one.other_port)
+
+
+def test_a_proxy_deaf_to_sigterm_is_killed_after_its_grace(start, monkeypatch) -> None:
+    monkeypatch.setattr(run_hub, "PROXY_GRACE", 0.5)
+    one = start("stubborn")
+    assert run_hub.shut_down(one.hub, set(), one.folder, one.api_port)
+    assert not answers(one.api_port)
+    assert answers(one.other_port)
