@@ -16,7 +16,7 @@ import socket
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -88,42 +88,48 @@ class Class:
     other_port: int  # another class's proxy, from the same checkout
 
 
-def start_class(tmp_path: Path, manner: str) -> Class:
-    folder = layout.HubFolder(tmp_path)
-    folder.state.mkdir()
-    api_port, other_port = run_hub.free_port(), run_hub.free_port()
-    other = subprocess.Popen(
-        [sys.executable, "-c", *proxy_command(other_port, "slow")],
-        start_new_session=True, stdout=subprocess.PIPE,
-    )  # fmt: skip
-    hub = subprocess.Popen(
-        [sys.executable, "-c", HUB, str(folder.proxy_pid)], start_new_session=True,
-        stdout=subprocess.PIPE,
-        env=dict(os.environ, STAND_IN_PROXY=json.dumps(proxy_command(api_port, manner))),
-    )  # fmt: skip
-    for process in (other, hub):
-        assert process.stdout.readline() == b"ready\n"
-        process.stdout.close()
-    return Class(hub, folder, api_port, other_port)
+Starter = Callable[[str], Class]
 
 
 @pytest.fixture
-def start(tmp_path: Path) -> Iterator:
-    started: list[Class] = []
+def start(tmp_path: Path) -> Iterator[Starter]:
+    """Starts another class's proxy and a hub whose proxy behaves in the ``manner`` given;
+    ends all of them, by id, whatever the test did."""
+    api_port, other_port = run_hub.free_port(), run_hub.free_port()
+    started: list[subprocess.Popen] = []
 
     def starter(manner: str) -> Class:
-        started.append(start_class(tmp_path, manner))
-        return started[-1]
+        folder = layout.HubFolder(tmp_path)
+        folder.state.mkdir()
+        started.append(
+            subprocess.Popen(
+                [sys.executable, "-c", *proxy_command(other_port, "slow")],
+                start_new_session=True,
+                stdout=subprocess.PIPE,
+            )  # fmt: skip
+        )
+        started.append(
+            subprocess.Popen(
+                [sys.executable, "-c", HUB, str(folder.proxy_pid)],
+                start_new_session=True,
+                stdout=subprocess.PIPE,
+                env=dict(os.environ, STAND_IN_PROXY=json.dumps(proxy_command(api_port, manner))),
+            )  # fmt: skip
+        )
+        for process in started:
+            assert process.stdout.readline() == b"ready\n"
+            process.stdout.close()
+        return Class(started[-1], folder, api_port, other_port)
 
     yield starter
-    for one in started:
-        for pid in run_hub.proxies_serving(one.api_port) + run_hub.proxies_serving(one.other_port):
-            os.kill(pid, signal.SIGKILL)
-        one.hub.kill()
-        one.hub.wait()
+    for pid in run_hub.proxies_serving(api_port) + run_hub.proxies_serving(other_port):
+        os.kill(pid, signal.SIGKILL)
+    for process in started:
+        process.kill()
+        process.wait()
 
 
-def test_the_stop_returns_once_the_proxy_has_closed_its_port(start) -> None:
+def test_the_stop_returns_once_the_proxy_has_closed_its_port(start: Starter) -> None:
     one = start("slow")
     [proxy] = run_hub.proxies_serving(one.api_port)
     assert int(one.folder.proxy_pid.read_text()) == proxy and answers(one.api_port)
@@ -133,7 +139,9 @@ def test_the_stop_returns_once_the_proxy_has_closed_its_port(start) -> None:
     assert answers(one.other_port), "another class's proxy was stopped too"
 
 
-def test_the_proxy_of_a_hub_killed_outright_is_ended_and_its_pid_file_removed(start) -> None:
+def test_the_proxy_of_a_hub_killed_outright_is_ended_and_its_pid_file_removed(
+    start: Starter,
+) -> None:
     one = start("slow")
     one.hub.kill()  # no signal reaches the proxy and the pid file stays
     one.hub.wait()
@@ -145,7 +153,9 @@ def test_the_proxy_of_a_hub_killed_outright_is_ended_and_its_pid_file_removed(st
     assert answers(one.other_port)
 
 
-def test_a_proxy_deaf_to_sigterm_is_killed_after_its_grace(start, monkeypatch) -> None:
+def test_a_proxy_deaf_to_sigterm_is_killed_after_its_grace(
+    start: Starter, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(run_hub, "PROXY_GRACE", 0.5)
     one = start("stubborn")
     assert run_hub.shut_down(one.hub, set(), one.folder, one.api_port)
