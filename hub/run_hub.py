@@ -135,26 +135,33 @@ def proxies_serving(api_port: int) -> list[int]:
     return found
 
 
-def end_proxy(pid: int, api_port: int) -> None:
-    """SIGTERM the proxy ``pid`` (again, if the hub did), give it ``PROXY_GRACE`` s to close
-    its ports, then SIGKILL it. A pidfd holds the process itself, so no signal can reach a
-    program that the system later gives the same id."""
-    try:
-        handle = os.pidfd_open(pid)
-    except ProcessLookupError:
-        return
-    try:
-        if pid not in proxies_serving(api_port):  # it ended before the pidfd held it
+def hold_proxies(api_port: int, held: dict[int, int]) -> None:
+    """Add to ``held`` a pidfd on each proxy serving ``api_port`` that it lacks. A pidfd holds
+    the process itself: no signal sent through it can reach a program the system later gives
+    the same id, and it says when every thread of the process has exited."""
+    for pid in proxies_serving(api_port):
+        if pid in held:
+            continue
+        try:
+            handle = os.pidfd_open(pid)
+        except ProcessLookupError:
+            continue
+        if pid in proxies_serving(api_port):  # still the proxy now that the pidfd holds it
+            held[pid] = handle
+        else:
+            os.close(handle)
+
+
+def end_proxy(handle: int) -> None:
+    """SIGTERM the proxy ``handle`` holds (again, if the hub did), give it ``PROXY_GRACE`` s
+    to close its ports, then SIGKILL it."""
+    ended = select.poll()
+    ended.register(handle, select.POLLIN)  # readable once every thread has exited
+    for sig, seconds in ((signal.SIGTERM, PROXY_GRACE), (signal.SIGKILL, 5.0)):
+        with contextlib.suppress(ProcessLookupError):  # it ended since: poll says so
+            signal.pidfd_send_signal(handle, sig)
+        if ended.poll(seconds * 1000):
             return
-        ended = select.poll()
-        ended.register(handle, select.POLLIN)  # readable once every thread has exited
-        for sig, seconds in ((signal.SIGTERM, PROXY_GRACE), (signal.SIGKILL, 5.0)):
-            with contextlib.suppress(ProcessLookupError):  # it ended since: poll says so
-                signal.pidfd_send_signal(handle, sig)
-            if ended.poll(seconds * 1000):
-                return
-    finally:
-        os.close(handle)
 
 
 def stop(
@@ -162,6 +169,11 @@ def stop(
 ) -> list[int]:
     """Stop the hub (it stops the servers and signals the proxy), end its proxy, then end, by
     id, whatever the class's accounts still run. Returns the ids found left over."""
+    # JupyterHub starts the proxy in a session of its own and signals it without waiting (a
+    # hub killed outright does not even signal it): hold it before the hub signals it, when
+    # its command line is sure to be there, and again after, for a proxy started meanwhile.
+    proxies: dict[int, int] = {}
+    hold_proxies(api_port, proxies)
     if process.poll() is None:
         process.send_signal(signal.SIGTERM)
         try:
@@ -171,10 +183,13 @@ def stop(
             process.wait()
     with contextlib.suppress(ProcessLookupError):  # anything else the hub left in its group
         os.killpg(process.pid, signal.SIGKILL)
-    # JupyterHub starts the proxy in a session of its own and signals it without waiting;
-    # a hub killed outright does not even signal it.
-    for pid in proxies_serving(api_port):
-        end_proxy(pid, api_port)
+    hold_proxies(api_port, proxies)
+    try:
+        for handle in proxies.values():
+            end_proxy(handle)
+    finally:
+        for handle in proxies.values():
+            os.close(handle)
     if not proxies_serving(api_port):
         # A hub killed outright leaves the pid file, and its next start would signal
         # whatever then holds that id.
