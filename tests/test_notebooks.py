@@ -257,12 +257,12 @@ def executed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, nbformat.Not
 
 
 def printed(nb: nbformat.NotebookNode) -> str:
+    """What the code cells printed, a cell's stream outputs joined as they were written: the
+    kernel flushes on a timer, so one print can arrive in two outputs on a busy machine."""
     return "\n".join(
-        output.get("text", "")
+        "".join(output.get("text", "") for output in cell.outputs if output.output_type == "stream")
         for cell in nb.cells
         if cell.cell_type == "code"
-        for output in cell.outputs
-        if output.output_type == "stream"
     )
 
 
