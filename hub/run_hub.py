@@ -119,20 +119,21 @@ def hub_answers(url: str) -> bool:
         return False
 
 
+def serves(pid: int, api_port: int) -> bool:
+    """Whether ``pid`` runs this checkout's proxy with API port ``api_port`` (an ended process
+    has no command line, even before it is reaped)."""
+    try:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+    return b"\0%s\0" % os.fsencode(PROXY) in command and b"\0--api-port\0%d\0" % api_port in command
+
+
 def proxies_serving(api_port: int) -> list[int]:
-    """The ids of the running proxies of this checkout whose API port is ``api_port``: the
-    hub's own, or the one a hub that was killed outright left behind."""
-    ours = b"\0" + os.fsencode(PROXY) + b"\0"
-    port = b"\0--api-port\0%d\0" % api_port
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:  # an ended process has no command line, even before it is reaped
-            command = (entry / "cmdline").read_bytes() if entry.name.isdigit() else b""
-        except OSError:
-            continue
-        if ours in command and port in command:
-            found.append(int(entry.name))
-    return found
+    """The ids of the running proxies serving ``api_port``: the hub's own, or the one a hub
+    that was killed outright left behind."""
+    pids = (int(entry.name) for entry in Path("/proc").iterdir() if entry.name.isdigit())
+    return [pid for pid in pids if serves(pid, api_port)]
 
 
 def hold_proxies(api_port: int, held: dict[int, int]) -> None:
@@ -146,7 +147,7 @@ def hold_proxies(api_port: int, held: dict[int, int]) -> None:
             handle = os.pidfd_open(pid)
         except ProcessLookupError:
             continue
-        if pid in proxies_serving(api_port):  # still the proxy now that the pidfd holds it
+        if serves(pid, api_port):  # still the proxy now that the pidfd holds it
             held[pid] = handle
         else:
             os.close(handle)
@@ -164,9 +165,7 @@ def end_proxy(handle: int) -> None:
             return
 
 
-def stop(
-    process: subprocess.Popen, uids: set[int], folder: layout.HubFolder, api_port: int
-) -> list[int]:
+def stop(process: subprocess.Popen, uids: set[int], api_port: int) -> list[int]:
     """Stop the hub (it stops the servers and signals the proxy), end its proxy, then end, by
     id, whatever the class's accounts still run. Returns the ids found left over."""
     # JupyterHub starts the proxy in a session of its own and signals it without waiting (a
@@ -190,10 +189,6 @@ def stop(
     finally:
         for handle in proxies.values():
             os.close(handle)
-    if not proxies_serving(api_port):
-        # A hub killed outright leaves the pid file, and its next start would signal
-        # whatever then holds that id.
-        folder.proxy_pid.unlink(missing_ok=True)
     return accounts.stop_processes(uids)
 
 
@@ -289,7 +284,7 @@ def shut_down(
 ) -> bool:
     """Stop everything and say whether anything is left."""
     print("stopping the hub ...", flush=True)
-    left = stop(process, uids, folder, api_port)
+    left = stop(process, uids, api_port)
     if left:
         print(f"ended {len(left)} process(es) the accounts still ran: {left}")
     still = {
@@ -297,6 +292,10 @@ def shut_down(
         "the proxy": proxies_serving(api_port),
         "the accounts": accounts.processes_of(uids),
     }
+    if not still["the proxy"]:
+        # A hub killed outright leaves the pid file, and its next start would signal
+        # whatever then holds that id.
+        folder.proxy_pid.unlink(missing_ok=True)
     if any(still.values()):
         named = ", ".join(f"{what} {pids}" for what, pids in still.items() if pids)
         print(f"could not stop: {named}", flush=True)
