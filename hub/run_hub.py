@@ -121,10 +121,14 @@ def hub_answers(url: str) -> bool:
 
 def serves(pid: int, api_port: int) -> bool:
     """Whether ``pid`` runs this checkout's proxy with API port ``api_port`` (an ended process
-    has no command line, even before it is reaped)."""
+    has no command line, even before it is reaped) as this command's user: an account can
+    give a process of its own any command line, to make the stop wait on it."""
     try:
+        mine = Path(f"/proc/{pid}").stat().st_uid == os.geteuid()
         command = Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
+        return False
+    if not mine:
         return False
     return b"\0%s\0" % os.fsencode(PROXY) in command and b"\0--api-port\0%d\0" % api_port in command
 

@@ -161,3 +161,19 @@ def test_a_proxy_deaf_to_sigterm_is_killed_after_its_grace(
     assert run_hub.shut_down(one.hub, set(), one.folder, one.api_port)
     assert not answers(one.api_port)
     assert answers(one.other_port)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root, to start a process as another user")
+def test_another_accounts_look_alike_is_no_proxy_of_the_hub() -> None:
+    """A student can give a process of their own the proxy's command line; the stop, run as
+    root, must neither wait on it nor count it."""
+    api_port = run_hub.free_port()
+    command = ["sh", "-c", "sleep 60", str(run_hub.PROXY), "--api-port", str(api_port)]
+    mine = subprocess.Popen(command)
+    theirs = subprocess.Popen(command, user=65534, group=65534)
+    try:
+        assert run_hub.proxies_serving(api_port) == [mine.pid]
+    finally:
+        for process in (mine, theirs):
+            process.kill()
+            process.wait()
